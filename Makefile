@@ -1,0 +1,45 @@
+# ferry's entry points. `make demo` and `make test` work on a fresh Debian 12
+# machine as root: they install what is missing, build, and run.
+BUILD_DIR ?= build
+ASAN_DIR ?= build-asan
+JOBS ?= 2
+CMAKE_FLAGS ?=
+
+.PHONY: all setup build test test-fast sanitize demo bench clean format
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+build: setup $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+# The whole suite: unit, conformance and integration tests with real peers.
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS) --timeout 600
+
+# Unit tests only (no peers, seconds).
+test-fast: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS) -L unit
+
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+sanitize: setup
+	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFERRY_SANITIZE=ON
+	cmake --build $(ASAN_DIR) -j$(JOBS)
+	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j$(JOBS) -LE bench --timeout 900
+
+demo: build
+	@scripts/demo.sh $(BUILD_DIR)
+
+bench: build
+	@bench/run.sh $(BUILD_DIR)
+
+format:
+	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what ferry needs to build, test and benchmark on Debian 12, and only
+# what is missing: Debian packages with apt-get, test peers with npm ci.
+# Safe to run again; it prints nothing when everything is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Build: compiler, build tools and the libraries the product links.
+BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
+  libboost-dev libssl-dev libzstd-dev libsqlite3-dev libpq-dev
+  nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev)
+# Tests and benchmarks: independent peers and the tools that drive them.
+PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl time)
+
+missing=()
+for p in "${BUILD_PKGS[@]}" "${PEER_PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  # node and npm may come from elsewhere on a developer machine; only ask apt
+  # for them when the commands are absent too.
+  pkgs=()
+  for p in "${missing[@]}"; do
+    case "$p" in
+      nodejs) command -v node >/dev/null || pkgs+=("$p") ;;
+      npm) command -v npm >/dev/null || pkgs+=("$p") ;;
+      python3) [ -x /usr/bin/python3 ] || pkgs+=("$p") ;;
+      *) pkgs+=("$p") ;;
+    esac
+  done
+  if [ ${#pkgs[@]} -gt 0 ]; then
+    echo "setup: installing ${pkgs[*]}"
+    if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+  fi
+fi
+
+# npm test peers, pinned by testing/peers/package-lock.json.
+if [ ! -x testing/peers/node_modules/.bin/s3rver ] ||
+   [ testing/peers/package-lock.json -nt testing/peers/node_modules/.package-lock.json ]; then
+  echo "setup: npm ci (test peers)"
+  (cd testing/peers && npm ci --no-audit --no-fund --silent)
+fi

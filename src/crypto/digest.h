@@ -1,0 +1,55 @@
+#pragma once
+// Hashes and encodings used by the S3 protocol and by integrity checks:
+// SHA-256, HMAC-SHA256 and MD5 (OpenSSL 3 EVP), hex and base64.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace ferry {
+
+using Sha256Digest = std::array<uint8_t, 32>;
+using Md5Digest = std::array<uint8_t, 16>;
+
+Sha256Digest Sha256(std::string_view data);
+Sha256Digest HmacSha256(std::string_view key, std::string_view data);
+Md5Digest Md5(std::string_view data);
+
+std::string HexLower(const uint8_t* data, size_t n);
+template <size_t N>
+std::string HexLower(const std::array<uint8_t, N>& d) {
+  return HexLower(d.data(), N);
+}
+inline std::string AsBytes(const Sha256Digest& d) {
+  return std::string(reinterpret_cast<const char*>(d.data()), d.size());
+}
+
+std::string Base64Encode(std::string_view data);
+template <size_t N>
+std::string Base64Encode(const std::array<uint8_t, N>& d) {
+  return Base64Encode(std::string_view(reinterpret_cast<const char*>(d.data()), N));
+}
+// Returns false on malformed input.
+bool Base64Decode(std::string_view in, std::string* out);
+
+// Incremental hashing for streamed bodies.
+class StreamingDigest {
+ public:
+  enum class Kind { kMd5, kSha256 };
+  explicit StreamingDigest(Kind kind);
+  ~StreamingDigest();
+  StreamingDigest(const StreamingDigest&) = delete;
+  StreamingDigest& operator=(const StreamingDigest&) = delete;
+  void Update(std::string_view data);
+  // Raw digest bytes; the object is reset afterwards.
+  std::string Finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  Kind kind_;
+};
+
+}  // namespace ferry

@@ -1,0 +1,145 @@
+#pragma once
+// The object-store interface every backend implements (local directory, S3),
+// in the spirit of rclone's fs.Fs: a small required surface plus a Features
+// struct for optional powers, with callers falling back when one is missing.
+//
+// Threading: every method may be called from any thread, concurrently, unless
+// a backend documents otherwise. Keys are raw UTF-8 object keys, never
+// URL-encoded. Bodies are streamed through ByteSource / ByteSink so memory is
+// bounded by the caller's buffers, never by object size.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "store/stream.h"
+
+namespace ferry {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+// System metadata that S3 keeps as HTTP headers, and user metadata
+// (x-amz-meta-NAME, NAME stored lower-case without the prefix).
+struct ObjectHeaders {
+  std::string content_type;
+  std::string content_encoding;
+  std::string content_disposition;
+  std::string cache_control;
+  std::string content_language;
+  std::string expires;  // as sent (an HTTP date); not interpreted
+  std::map<std::string, std::string> user;
+
+  bool operator==(const ObjectHeaders&) const = default;
+};
+
+struct ObjectInfo {
+  std::string key;
+  uint64_t size = 0;
+  std::string etag;  // without surrounding quotes; "" when unknown
+  TimePoint last_modified{};
+  ObjectHeaders headers;  // filled by Head/Get; List fills none
+};
+
+struct ListOptions {
+  std::string prefix;
+  std::string delimiter;           // "" for a flat listing
+  std::string start_after;         // keys strictly greater than this
+  std::string continuation_token;  // from a previous page
+  int max_keys = 1000;             // 1..1000
+};
+
+struct ListPage {
+  std::vector<ObjectInfo> objects;          // in key (byte) order
+  std::vector<std::string> common_prefixes;  // with delimiter only
+  bool truncated = false;
+  std::string next_continuation_token;  // set when truncated
+};
+
+struct ByteRange {
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;  // to the end when unset
+};
+
+struct GetOptions {
+  std::optional<ByteRange> range;
+};
+
+struct PutOptions {
+  ObjectHeaders headers;
+  // Base64 MD5 of the body. When set the store rejects a body that does not
+  // match (kCorruption) and keeps nothing.
+  std::string content_md5;
+};
+
+struct PartInfo {
+  int number = 0;  // 1..10000
+  std::string etag;
+  uint64_t size = 0;
+};
+
+struct StoreFeatures {
+  bool server_side_copy = false;  // Copy() works within this store
+  bool multipart = true;
+  uint64_t min_part_size = 5ull << 20;   // every part but the last
+  uint64_t max_part_size = 5ull << 30;
+  int max_parts = 10000;
+  uint64_t max_single_put = 5ull << 30;  // larger objects need multipart
+};
+
+class ObjectStore {
+ public:
+  virtual ~ObjectStore() = default;
+
+  // "s3://bucket" or "/abs/dir": how errors name this store.
+  virtual std::string Describe() const = 0;
+  virtual StoreFeatures Features() const = 0;
+
+  // One page of keys in byte order. Pages hold at most max_keys entries
+  // (objects + common prefixes). Keys equal to start_after are excluded.
+  virtual Result<ListPage> List(const ListOptions& options) = 0;
+
+  virtual Result<ObjectInfo> Head(std::string_view key) = 0;
+
+  // Streams the object (or the requested range) into `sink`. Returns the
+  // object's info (size is the whole object's). On error the sink may have
+  // received a prefix of the body; callers that need all-or-nothing discard it.
+  virtual Result<ObjectInfo> Get(std::string_view key, const GetOptions& options,
+                                 ByteSink& sink) = 0;
+
+  // Writes a whole object of exactly `size` bytes read from `body`. Atomic: a
+  // reader sees the old object or the new one, never a part.
+  virtual Result<ObjectInfo> Put(std::string_view key, ByteSource& body, uint64_t size,
+                                 const PutOptions& options) = 0;
+
+  // Multipart upload. Parts may be uploaded concurrently and in any order.
+  virtual Result<std::string> CreateMultipart(std::string_view key,
+                                              const PutOptions& options) = 0;
+  virtual Result<PartInfo> UploadPart(std::string_view key, std::string_view upload_id,
+                                      int part_number, ByteSource& body, uint64_t size,
+                                      std::string_view content_md5) = 0;
+  // `parts` in ascending part order. Errors (including an S3 200 whose body
+  // is an error) leave the upload in place so it can be retried or aborted.
+  virtual Result<ObjectInfo> CompleteMultipart(std::string_view key,
+                                               std::string_view upload_id,
+                                               const std::vector<PartInfo>& parts) = 0;
+  virtual Status AbortMultipart(std::string_view key, std::string_view upload_id) = 0;
+  virtual Result<std::vector<PartInfo>> ListParts(std::string_view key,
+                                                  std::string_view upload_id) = 0;
+
+  // Server-side copy within this store; kUnsupported when
+  // !Features().server_side_copy (callers then stream through Get/Put).
+  // Headers are copied from the source unless `replace_headers` is set.
+  virtual Result<ObjectInfo> Copy(std::string_view src_key, std::string_view dst_key,
+                                  const std::optional<ObjectHeaders>& replace_headers) = 0;
+
+  // Deleting a missing key succeeds (S3 semantics).
+  virtual Status Delete(std::string_view key) = 0;
+};
+
+}  // namespace ferry

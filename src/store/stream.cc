@@ -1,0 +1,32 @@
+#include "store/stream.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace ferry {
+
+Result<size_t> StringSource::Read(char* buf, size_t cap) {
+  size_t n = std::min(cap, data_.size() - pos_);
+  std::memcpy(buf, data_.data() + pos_, n);
+  pos_ += n;
+  return n;
+}
+
+Result<size_t> FileRangeSource::Read(char* buf, size_t cap) {
+  uint64_t left = length_ - pos_;
+  if (left == 0) return size_t{0};
+  size_t want = static_cast<size_t>(std::min<uint64_t>(cap, left));
+  for (;;) {
+    ssize_t n = ::pread(fd_, buf, want, static_cast<off_t>(offset_ + pos_));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::FromErrno(errno, "read");
+    if (n == 0) return Status::Corruption("file shrank while reading");
+    pos_ += static_cast<uint64_t>(n);
+    return static_cast<size_t>(n);
+  }
+}
+
+}  // namespace ferry

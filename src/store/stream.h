@@ -1,0 +1,79 @@
+#pragma once
+// Byte streams for object bodies. A source is pulled by the store that writes
+// an object; a sink is pushed to by the store that reads one.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace ferry {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to `cap` bytes into `buf`; 0 means end of stream.
+  virtual Result<size_t> Read(char* buf, size_t cap) = 0;
+  // Starts again from the first byte, so a failed upload can be retried.
+  // Sources that cannot (a pipe) return kUnsupported.
+  virtual Status Rewind() = 0;
+};
+
+class ByteSink {
+ public:
+  virtual ~ByteSink() = default;
+  // Consumes the next bytes of the body. An error aborts the transfer.
+  virtual Status Write(std::string_view data) = 0;
+};
+
+// A source over bytes held in memory (tests, small bodies).
+class StringSource : public ByteSource {
+ public:
+  explicit StringSource(std::string data) : data_(std::move(data)) {}
+  Result<size_t> Read(char* buf, size_t cap) override;
+  Status Rewind() override {
+    pos_ = 0;
+    return Status::Ok();
+  }
+
+ private:
+  std::string data_;
+  size_t pos_ = 0;
+};
+
+// A sink that appends to a string (tests, small bodies such as XML).
+class StringSink : public ByteSink {
+ public:
+  Status Write(std::string_view data) override {
+    data_.append(data);
+    return Status::Ok();
+  }
+  const std::string& data() const { return data_; }
+  std::string& data() { return data_; }
+
+ private:
+  std::string data_;
+};
+
+// A source reading [offset, offset + length) of an open file with pread, so
+// several can share one descriptor (parallel multipart parts). Does not own fd.
+class FileRangeSource : public ByteSource {
+ public:
+  FileRangeSource(int fd, uint64_t offset, uint64_t length)
+      : fd_(fd), offset_(offset), length_(length) {}
+  Result<size_t> Read(char* buf, size_t cap) override;
+  Status Rewind() override {
+    pos_ = 0;
+    return Status::Ok();
+  }
+
+ private:
+  int fd_;
+  uint64_t offset_;
+  uint64_t length_;
+  uint64_t pos_ = 0;
+};
+
+}  // namespace ferry
