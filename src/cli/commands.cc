@@ -1,23 +1,42 @@
 #include "cli/commands.h"
 
-#include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "base/version.h"
+#include "cli/registry.h"
 
 namespace ferry::cli {
+
+void AddGlobalOptions(CLI::App& cmd, GlobalOptions* g) {
+  cmd.add_option("--profile", g->profile, "AWS profile for S3 locations (default: $AWS_PROFILE or default)");
+  cmd.add_option("--connect-timeout", g->connect_timeout_s, "Seconds to connect (TCP + TLS)")
+      ->capture_default_str();
+  cmd.add_option("--timeout", g->timeout_s, "Seconds a network read or write may stall")
+      ->capture_default_str();
+  cmd.add_option("--retries", g->retries, "Attempts per request for retryable errors")
+      ->capture_default_str();
+}
 
 int Main(int argc, char** argv) {
   CLI::App app{"ferry: moves data between storage tiers, fast and without losing a byte"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("ferry ") + kVersion);
+  int exit_code = 0;
   auto* version = app.add_subcommand("version", "Print ferry's version");
   version->callback([] { std::printf("ferry %s\n", kVersion); });
+  AddLsCommand(app, &exit_code);
+  AddCpCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0) {
+      std::fprintf(stderr, "ferry: %s\n", e.what());
+      std::fprintf(stderr, "Run with --help for usage.\n");
+      return 2;
+    }
     return app.exit(e);
   }
-  return 0;
+  return exit_code;
 }
 
 }  // namespace ferry::cli

@@ -68,6 +68,9 @@ struct ByteRange {
 
 struct GetOptions {
   std::optional<ByteRange> range;
+  // When set, the read fails with kPreconditionFailed unless the object's
+  // ETag equals this (so the ranges of one copy all come from one version).
+  std::string if_match;
 };
 
 struct PutOptions {

@@ -1,0 +1,97 @@
+// ferry ls LOCATION [-r] [--json]: lists objects under a prefix or directory.
+#include <sys/stat.h>
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_util.h"
+#include "cli/registry.h"
+
+namespace ferry::cli {
+namespace {
+
+struct LsArgs {
+  std::string location;
+  bool recursive = false;
+  bool json = false;
+  GlobalOptions global;
+};
+
+std::string Iso8601(TimePoint t) {
+  std::time_t s = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&s, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string Listing(TimePoint t) {
+  std::time_t s = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&s, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+int RunLs(const LsArgs& a) {
+  auto loc = ParseLocation(a.location);
+  if (!loc.ok()) return Fail("", loc.status());
+  OpenOptions oo = a.global.ToOpenOptions("");
+  oo.http.io_threads = 1;
+  std::string prefix = loc->is_s3() ? loc->key : "";
+  if (!loc->is_s3()) {
+    struct stat st;
+    if (::stat(loc->path.c_str(), &st) != 0) {
+      return Fail(loc->text, Status::FromErrno(errno, "stat").WithContext("cannot list"));
+    }
+  }
+  auto store = OpenStore(*loc, oo);
+  if (!store.ok()) return Fail(loc->text, store.status());
+  ListOptions lo;
+  lo.prefix = prefix;
+  lo.delimiter = a.recursive ? "" : "/";
+  // Non-recursive names are shown relative to the prefix's "directory", as
+  // aws s3 ls does; recursive listings show whole keys.
+  size_t cut = a.recursive ? 0 : (prefix.rfind('/') == std::string::npos ? 0 : prefix.rfind('/') + 1);
+  for (;;) {
+    auto page = (*store)->List(lo);
+    if (!page.ok()) return Fail(loc->text, page.status());
+    for (const auto& p : page->common_prefixes) {
+      if (a.json) {
+        std::printf("%s\n", nlohmann::json{{"prefix", p}}.dump().c_str());
+      } else {
+        std::printf("%30s %s\n", "PRE", p.substr(cut).c_str());
+      }
+    }
+    for (const auto& o : page->objects) {
+      if (a.json) {
+        nlohmann::json j{{"key", o.key}, {"size", o.size}, {"etag", o.etag},
+                         {"last_modified", Iso8601(o.last_modified)}};
+        std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+      } else {
+        std::printf("%s %10llu %s\n", Listing(o.last_modified).c_str(),
+                    static_cast<unsigned long long>(o.size), o.key.substr(cut).c_str());
+      }
+    }
+    if (!page->truncated) break;
+    lo.continuation_token = page->next_continuation_token;
+  }
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+void AddLsCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<LsArgs>();
+  auto* cmd = app.add_subcommand("ls", "List objects under s3://bucket/prefix or a local directory");
+  cmd->add_option("location", args->location, "s3://bucket[/prefix] or a local directory")
+      ->required();
+  cmd->add_flag("-r,--recursive", args->recursive, "List every key below the prefix");
+  cmd->add_flag("--json", args->json, "One JSON object per line");
+  AddGlobalOptions(*cmd, &args->global);
+  cmd->callback([args, exit_code] { *exit_code = RunLs(*args); });
+}
+
+}  // namespace ferry::cli

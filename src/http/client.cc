@@ -1,0 +1,332 @@
+// Coroutine implementation of http::Client. See client.h for the contract.
+#include <utility>  // must precede Asio's awaitable.hpp under g++ 12
+
+#include "http/client.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <cctype>
+#include <future>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+namespace ferry::http {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using asio::awaitable;
+using asio::ip::tcp;
+using boost::system::error_code;
+
+constexpr size_t kChunk = 256 * 1024;
+constexpr size_t kMaxErrorBody = 1 << 20;
+
+bool IEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  }
+  return true;
+}
+
+// Maps a socket-level error to a classified Status.
+Status TransportError(const error_code& ec, std::string_view during) {
+  std::string what = std::string(during) + ": ";
+  if (ec == beast::error::timeout || ec == asio::error::timed_out) {
+    return Status::Timeout(what + "timed out");
+  }
+  if (ec == asio::error::connection_refused) return Status::Network(what + "connection refused");
+  if (ec == asio::error::connection_reset || ec == asio::error::broken_pipe) {
+    return Status::Network(what + "connection reset by peer");
+  }
+  if (ec == asio::error::eof || ec == bhttp::error::end_of_stream ||
+      ec == asio::ssl::error::stream_truncated) {
+    return Status::Network(what + "connection closed by peer");
+  }
+  if (ec == bhttp::error::partial_message) {
+    return Status::Corruption(what + "connection closed mid-body");
+  }
+  if (ec == asio::error::host_not_found || ec == asio::error::host_not_found_try_again) {
+    return Status::Network(what + "cannot resolve host");
+  }
+  if (ec.category() == asio::error::get_ssl_category()) {
+    // Certificate problems do not go away on retry.
+    Status s = Status::Network(what + "TLS: " + ec.message());
+    s.set_retryable(false);
+    return s;
+  }
+  if (ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category()) {
+    Status s = Status::Protocol(what + "bad HTTP from peer: " + ec.message());
+    return s;
+  }
+  return Status::Network(what + ec.message());
+}
+
+// One pooled connection, plain or TLS. Used by one coroutine at a time.
+struct Connection {
+  explicit Connection(asio::any_io_executor ex) : tcp(ex) {}
+  beast::tcp_stream tcp;
+  std::optional<beast::ssl_stream<beast::tcp_stream&>> tls;
+  beast::flat_buffer buffer;
+  bool reused = false;
+};
+
+}  // namespace
+
+const std::string* Response::Find(std::string_view name) const {
+  for (const auto& [k, v] : headers) {
+    if (IEquals(k, name)) return &v;
+  }
+  return nullptr;
+}
+
+struct Client::Impl {
+  explicit Impl(ClientOptions o)
+      : options(std::move(o)), ssl_ctx(asio::ssl::context::tls_client),
+        work(asio::make_work_guard(ioc)) {
+    if (options.verify_tls) {
+      ssl_ctx.set_verify_mode(asio::ssl::verify_peer);
+      error_code ec;
+      if (!options.ca_file.empty()) {
+        ssl_ctx.load_verify_file(options.ca_file, ec);
+        if (ec) ca_error = "cannot load CA bundle " + options.ca_file + ": " + ec.message();
+      } else {
+        ssl_ctx.set_default_verify_paths(ec);
+      }
+    } else {
+      ssl_ctx.set_verify_mode(asio::ssl::verify_none);
+    }
+    int n = std::max(1, options.io_threads);
+    for (int i = 0; i < n; ++i) threads.emplace_back([this] { ioc.run(); });
+  }
+
+  ~Impl() {
+    work.reset();
+    ioc.stop();
+    for (auto& t : threads) t.join();
+  }
+
+  std::unique_ptr<Connection> TakeIdle(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = idle.find(key);
+    if (it == idle.end() || it->second.empty()) return nullptr;
+    auto c = std::move(it->second.back());
+    it->second.pop_back();
+    return c;
+  }
+
+  void ReturnIdle(const std::string& key, std::unique_ptr<Connection> c) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto& list = idle[key];
+    if (list.size() >= options.max_idle_per_endpoint) return;
+    c->reused = true;
+    list.push_back(std::move(c));
+  }
+
+  awaitable<Status> Connect(const Endpoint& ep, std::unique_ptr<Connection>* out) {
+    if (ep.tls && !ca_error.empty()) co_return Status::InvalidArgument(ca_error);
+    auto ex = co_await asio::this_coro::executor;
+    error_code ec;
+    tcp::resolver resolver(ex);
+    auto results = co_await resolver.async_resolve(ep.host, std::to_string(ep.port),
+                                                   asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return TransportError(ec, "connect " + ep.ToString());
+    auto c = std::make_unique<Connection>(ex);
+    c->tcp.expires_after(options.connect_timeout);
+    co_await c->tcp.async_connect(results, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return TransportError(ec, "connect " + ep.ToString());
+    c->tcp.socket().set_option(tcp::no_delay(true), ec);
+    if (ep.tls) {
+      c->tls.emplace(c->tcp, ssl_ctx);
+      error_code addr_ec;
+      asio::ip::make_address(ep.host, addr_ec);
+      if (addr_ec) SSL_set_tlsext_host_name(c->tls->native_handle(), ep.host.c_str());
+      if (options.verify_tls) c->tls->set_verify_callback(asio::ssl::host_name_verification(ep.host));
+      co_await c->tls->async_handshake(asio::ssl::stream_base::client,
+                                       asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return TransportError(ec, "TLS handshake with " + ep.ToString());
+    }
+    stats.connections_opened++;
+    *out = std::move(c);
+    co_return Status::Ok();
+  }
+
+  // One request/response on an established connection. *sent_any tells the
+  // caller whether a retry on a fresh connection is still safe; *reusable
+  // whether the connection may go back to the pool.
+  template <class Stream>
+  awaitable<Status> Exchange(Stream& stream, Connection& c, const Endpoint& ep,
+                             const Request& req, ByteSink* sink, Response* resp,
+                             bool* got_response_bytes, bool* reusable) {
+    error_code ec;
+    bhttp::request<bhttp::buffer_body> r;
+    r.version(11);
+    r.method_string(req.method);
+    r.target(req.target);
+    bool has_host = false;
+    for (const auto& [k, v] : req.headers) {
+      if (IEquals(k, "host")) has_host = true;
+      r.set(k, v);
+    }
+    if (!has_host) r.set(bhttp::field::host, ep.HostHeader());
+    if (req.body != nullptr || req.method == "PUT" || req.method == "POST") {
+      r.content_length(req.body ? req.body_size : 0);
+    }
+    bhttp::request_serializer<bhttp::buffer_body> sr{r};
+    std::unique_ptr<char[]> chunk(new char[kChunk]);
+
+    if (req.body == nullptr || req.body_size == 0) {
+      r.body().data = nullptr;
+      r.body().size = 0;
+      r.body().more = false;
+      c.tcp.expires_after(options.io_timeout);
+      co_await bhttp::async_write(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return TransportError(ec, "send request");
+    } else {
+      c.tcp.expires_after(options.io_timeout);
+      co_await bhttp::async_write_header(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return TransportError(ec, "send request");
+      uint64_t left = req.body_size;
+      while (left > 0) {
+        auto n = req.body->Read(chunk.get(), static_cast<size_t>(std::min<uint64_t>(kChunk, left)));
+        if (!n.ok()) co_return n.status();
+        if (*n == 0) co_return Status::Corruption("request body ended before Content-Length");
+        left -= *n;
+        stats.bytes_sent += *n;
+        r.body().data = chunk.get();
+        r.body().size = *n;
+        r.body().more = left > 0;
+        c.tcp.expires_after(options.io_timeout);
+        co_await bhttp::async_write(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
+        if (ec == bhttp::error::need_buffer) ec = {};
+        if (ec) co_return TransportError(ec, "send body");
+      }
+      if (!sr.is_done()) {
+        r.body().data = nullptr;
+        r.body().size = 0;
+        r.body().more = false;
+        co_await bhttp::async_write(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) co_return TransportError(ec, "send body");
+      }
+    }
+
+    bhttp::response_parser<bhttp::buffer_body> p;
+    // Not boost::none: Beast 1.74 compares Content-Length against the
+    // optional itself, and any length is "greater" than an empty one.
+    p.body_limit(std::numeric_limits<std::uint64_t>::max());
+    p.header_limit(64 * 1024);
+    if (req.method == "HEAD") p.skip(true);
+    c.tcp.expires_after(options.io_timeout);
+    co_await bhttp::async_read_header(stream, c.buffer, p,
+                                      asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return TransportError(ec, "read response");
+    *got_response_bytes = true;
+    resp->status = static_cast<int>(p.get().result_int());
+    for (const auto& f : p.get()) {
+      resp->headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+    }
+    bool to_sink = sink != nullptr && resp->status >= 200 && resp->status < 300;
+    while (!p.is_done()) {
+      p.get().body().data = chunk.get();
+      p.get().body().size = kChunk;
+      c.tcp.expires_after(options.io_timeout);
+      co_await bhttp::async_read(stream, c.buffer, p, asio::redirect_error(asio::use_awaitable, ec));
+      if (ec == bhttp::error::need_buffer) ec = {};
+      if (ec) co_return TransportError(ec, "read body");
+      size_t n = kChunk - p.get().body().size;
+      if (n == 0) continue;
+      stats.bytes_received += n;
+      if (to_sink) {
+        Status s = sink->Write(std::string_view(chunk.get(), n));
+        if (!s.ok()) co_return s;
+      } else if (resp->body.size() < kMaxErrorBody) {
+        resp->body.append(chunk.get(), std::min(n, kMaxErrorBody - resp->body.size()));
+      }
+    }
+    *reusable = p.get().keep_alive();
+    co_return Status::Ok();
+  }
+
+  awaitable<Status> DoSend(Endpoint ep, const Request& req, ByteSink* sink, Response* resp) {
+    std::string key = ep.ToString();
+    for (int attempt = 0;; ++attempt) {
+      std::unique_ptr<Connection> c = attempt == 0 ? TakeIdle(key) : nullptr;
+      if (c) {
+        stats.connections_reused++;
+      } else {
+        Status s = co_await Connect(ep, &c);
+        if (!s.ok()) co_return s;
+      }
+      *resp = Response();
+      bool got_bytes = false, reusable = false;
+      // (No co_await inside ?: — g++ 12 miscompiles it.)
+      Status s;
+      if (c->tls) {
+        s = co_await Exchange(*c->tls, *c, ep, req, sink, resp, &got_bytes, &reusable);
+      } else {
+        s = co_await Exchange(c->tcp, *c, ep, req, sink, resp, &got_bytes, &reusable);
+      }
+      if (s.ok()) {
+        if (reusable) ReturnIdle(key, std::move(c));
+        co_return s;
+      }
+      // A pooled connection the server closed while idle: try once more on a
+      // fresh one, if nothing of the response arrived and the body can rewind.
+      bool stale = c->reused && !got_bytes &&
+                   (s.code() == ErrorCode::kNetwork || s.code() == ErrorCode::kTimeout);
+      if (stale && attempt == 0 && (req.body == nullptr || req.body->Rewind().ok())) continue;
+      co_return s;
+    }
+  }
+
+  ClientOptions options;
+  asio::io_context ioc;
+  asio::ssl::context ssl_ctx;
+  asio::executor_work_guard<asio::io_context::executor_type> work;
+  std::vector<std::thread> threads;
+  std::string ca_error;
+  std::mutex mu;
+  std::unordered_map<std::string, std::vector<std::unique_ptr<Connection>>> idle;
+  ClientStats stats;
+};
+
+Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Client::~Client() = default;
+
+const ClientStats& Client::stats() const { return impl_->stats; }
+
+Result<Response> Client::Send(const Endpoint& endpoint, const Request& req, ByteSink* sink) {
+  Response resp;
+  std::promise<Status> done;
+  auto fut = done.get_future();
+  asio::co_spawn(impl_->ioc, impl_->DoSend(endpoint, req, sink, &resp),
+                 [&done](std::exception_ptr e, Status s) {
+                   if (e) {
+                     try {
+                       std::rethrow_exception(e);
+                     } catch (const std::exception& ex) {
+                       s = Status::Internal(std::string("http client: ") + ex.what());
+                     }
+                   }
+                   done.set_value(std::move(s));
+                 });
+  Status s = fut.get();
+  if (!s.ok()) return s;
+  return resp;
+}
+
+}  // namespace ferry::http

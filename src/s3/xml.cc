@@ -1,0 +1,202 @@
+#include "s3/xml.h"
+
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <charconv>
+#include <ctime>
+#include <sstream>
+
+#include "s3/sigv4.h"
+
+namespace ferry::s3 {
+namespace {
+
+namespace pt = boost::property_tree;
+
+Result<pt::ptree> ParseTree(std::string_view xml, std::string_view what) {
+  pt::ptree tree;
+  try {
+    std::istringstream in{std::string(xml)};
+    pt::read_xml(in, tree, pt::xml_parser::no_comments);
+  } catch (const pt::xml_parser_error& e) {
+    return Status::Protocol("malformed " + std::string(what) + " XML: " + e.message());
+  }
+  return tree;
+}
+
+// The child of the document's root element named `root`, or an error.
+Result<const pt::ptree*> Root(const pt::ptree& tree, const char* root, std::string_view what) {
+  auto it = tree.find(root);
+  if (it == tree.not_found()) {
+    return Status::Protocol(std::string(what) + ": expected <" + root + "> document");
+  }
+  return &it->second;
+}
+
+std::string Text(const pt::ptree& node, const char* name) {
+  return node.get<std::string>(name, "");
+}
+
+// Decodes encoding-type=url values: %XX escapes, '+' for space.
+std::string UrlDecodeValue(const std::string& v) {
+  std::string plus = v;
+  for (auto& c : plus)
+    if (c == '+') c = ' ';
+  std::string out;
+  if (!UriDecode(plus, &out)) return v;
+  return out;
+}
+
+}  // namespace
+
+bool ParseIso8601(std::string_view s, TimePoint* out) {
+  std::tm tm{};
+  int frac_ms = 0;
+  if (s.size() < 19) return false;
+  std::string str(s);
+  if (std::sscanf(str.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6) {
+    return false;
+  }
+  if (s.size() > 20 && s[19] == '.') {
+    std::from_chars(str.data() + 20, str.data() + std::min<size_t>(23, str.size()), frac_ms);
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  std::time_t t = timegm(&tm);
+  *out = std::chrono::system_clock::from_time_t(t) + std::chrono::milliseconds(frac_ms);
+  return true;
+}
+
+std::string Unquote(std::string_view etag) {
+  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') {
+    etag = etag.substr(1, etag.size() - 2);
+  }
+  return std::string(etag);
+}
+
+std::string XmlEscape(std::string_view in) {
+  std::string out;
+  out.reserve(in.size());
+  for (char c : in) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\r': out += "&#13;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+bool ParseError(std::string_view xml, ErrorDocument* out) {
+  if (xml.find("<Error") == std::string_view::npos) return false;
+  auto tree = ParseTree(xml, "error");
+  if (!tree.ok()) return false;
+  auto root = tree->find("Error");
+  if (root == tree->not_found()) return false;
+  out->code = Text(root->second, "Code");
+  out->message = Text(root->second, "Message");
+  return !out->code.empty();
+}
+
+Result<ListPage> ParseListObjectsV2(std::string_view xml) {
+  FERRY_ASSIGN_OR_RETURN(pt::ptree tree, ParseTree(xml, "ListObjectsV2"));
+  FERRY_ASSIGN_OR_RETURN(const pt::ptree* root, Root(tree, "ListBucketResult", "ListObjectsV2"));
+  bool url = Text(*root, "EncodingType") == "url";
+  auto decode = [url](std::string v) { return url ? UrlDecodeValue(v) : v; };
+  ListPage page;
+  page.truncated = Text(*root, "IsTruncated") == "true";
+  page.next_continuation_token = Text(*root, "NextContinuationToken");
+  for (const auto& [name, child] : *root) {
+    if (name == "Contents") {
+      ObjectInfo info;
+      info.key = decode(Text(child, "Key"));
+      info.etag = Unquote(Text(child, "ETag"));
+      std::string size = Text(child, "Size");
+      auto [p, ec] = std::from_chars(size.data(), size.data() + size.size(), info.size);
+      if (ec != std::errc()) return Status::Protocol("ListObjectsV2: bad <Size> for " + info.key);
+      ParseIso8601(Text(child, "LastModified"), &info.last_modified);
+      page.objects.push_back(std::move(info));
+    } else if (name == "CommonPrefixes") {
+      page.common_prefixes.push_back(decode(Text(child, "Prefix")));
+    }
+  }
+  if (page.truncated && page.next_continuation_token.empty()) {
+    return Status::Protocol("ListObjectsV2: truncated page without NextContinuationToken");
+  }
+  return page;
+}
+
+Result<std::string> ParseInitiateMultipartUpload(std::string_view xml) {
+  FERRY_ASSIGN_OR_RETURN(pt::ptree tree, ParseTree(xml, "InitiateMultipartUpload"));
+  FERRY_ASSIGN_OR_RETURN(const pt::ptree* root,
+                         Root(tree, "InitiateMultipartUploadResult", "CreateMultipartUpload"));
+  std::string id = Text(*root, "UploadId");
+  if (id.empty()) return Status::Protocol("CreateMultipartUpload: no UploadId");
+  return id;
+}
+
+Result<std::string> ParseCompleteMultipartUpload(std::string_view xml) {
+  ErrorDocument err;
+  if (ParseError(xml, &err)) {
+    Status s(err.code == "InternalError" || err.code == "SlowDown" ? ErrorCode::kServerError
+                                                                   : ErrorCode::kInvalidArgument,
+             "complete multipart upload failed: " +
+                 (err.message.empty() ? err.code : err.message));
+    s.set_remote(200, err.code);
+    return s;
+  }
+  FERRY_ASSIGN_OR_RETURN(pt::ptree tree, ParseTree(xml, "CompleteMultipartUpload"));
+  FERRY_ASSIGN_OR_RETURN(const pt::ptree* root,
+                         Root(tree, "CompleteMultipartUploadResult", "CompleteMultipartUpload"));
+  return Unquote(Text(*root, "ETag"));
+}
+
+Result<std::vector<PartInfo>> ParseListParts(std::string_view xml, bool* truncated,
+                                             int* next_marker) {
+  FERRY_ASSIGN_OR_RETURN(pt::ptree tree, ParseTree(xml, "ListParts"));
+  FERRY_ASSIGN_OR_RETURN(const pt::ptree* root, Root(tree, "ListPartsResult", "ListParts"));
+  *truncated = Text(*root, "IsTruncated") == "true";
+  *next_marker = root->get<int>("NextPartNumberMarker", 0);
+  std::vector<PartInfo> parts;
+  for (const auto& [name, child] : *root) {
+    if (name != "Part") continue;
+    PartInfo p;
+    p.number = child.get<int>("PartNumber", 0);
+    p.etag = Unquote(Text(child, "ETag"));
+    p.size = child.get<uint64_t>("Size", 0);
+    parts.push_back(std::move(p));
+  }
+  return parts;
+}
+
+Result<std::string> ParseCopyResult(std::string_view xml) {
+  ErrorDocument err;
+  if (ParseError(xml, &err)) {
+    Status s(ErrorCode::kServerError, "copy failed: " + err.code);
+    s.set_remote(200, err.code);
+    return s;
+  }
+  FERRY_ASSIGN_OR_RETURN(pt::ptree tree, ParseTree(xml, "CopyObject"));
+  for (const char* root : {"CopyObjectResult", "CopyPartResult"}) {
+    auto it = tree.find(root);
+    if (it != tree.not_found()) return Unquote(Text(it->second, "ETag"));
+  }
+  return Status::Protocol("CopyObject: expected <CopyObjectResult>");
+}
+
+std::string BuildCompleteMultipartUpload(const std::vector<PartInfo>& parts) {
+  std::string out = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">";
+  for (const auto& p : parts) {
+    out += "<Part><PartNumber>" + std::to_string(p.number) + "</PartNumber><ETag>\"" +
+           XmlEscape(p.etag) + "\"</ETag></Part>";
+  }
+  out += "</CompleteMultipartUpload>";
+  return out;
+}
+
+}  // namespace ferry::s3

@@ -1,0 +1,95 @@
+#include "s3/xml.h"
+
+#include <gtest/gtest.h>
+
+namespace ferry::s3 {
+namespace {
+
+TEST(S3Xml, ListObjectsV2WithUrlEncodingAndPrefixes) {
+  const char* xml = R"(<?xml version="1.0" encoding="UTF-8"?>
+<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">
+  <Name>b</Name><Prefix>a%2B</Prefix><KeyCount>3</KeyCount><MaxKeys>2</MaxKeys>
+  <EncodingType>url</EncodingType><IsTruncated>true</IsTruncated>
+  <NextContinuationToken>tok/en+=</NextContinuationToken>
+  <Contents><Key>a%2Bb+c%25d</Key><LastModified>2024-01-02T03:04:05.678Z</LastModified>
+    <ETag>&quot;0123456789abcdef0123456789abcdef&quot;</ETag><Size>42</Size></Contents>
+  <Contents><Key>%C3%BC%26%3C</Key><LastModified>2024-01-02T03:04:05Z</LastModified>
+    <ETag>"x-2"</ETag><Size>0</Size></Contents>
+  <CommonPrefixes><Prefix>dir%2F%2F/</Prefix></CommonPrefixes>
+</ListBucketResult>)";
+  auto page = ParseListObjectsV2(xml);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->objects.size(), 2u);
+  EXPECT_EQ(page->objects[0].key, "a+b c%d");
+  EXPECT_EQ(page->objects[0].size, 42u);
+  EXPECT_EQ(page->objects[0].etag, "0123456789abcdef0123456789abcdef");
+  EXPECT_EQ(page->objects[1].key, "\xc3\xbc&<");
+  EXPECT_EQ(page->objects[1].etag, "x-2");
+  ASSERT_EQ(page->common_prefixes.size(), 1u);
+  EXPECT_EQ(page->common_prefixes[0], "dir///");
+  EXPECT_TRUE(page->truncated);
+  EXPECT_EQ(page->next_continuation_token, "tok/en+=");
+  auto t = std::chrono::system_clock::to_time_t(page->objects[0].last_modified);
+  EXPECT_EQ(t, 1704164645);
+}
+
+TEST(S3Xml, ListWithoutEncodingKeepsKeysVerbatim) {
+  auto page = ParseListObjectsV2(
+      "<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>a+b%20&amp;</Key>"
+      "<Size>1</Size></Contents></ListBucketResult>");
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->objects[0].key, "a+b%20&");
+}
+
+TEST(S3Xml, MalformedDocumentsAreProtocolErrors) {
+  EXPECT_EQ(ParseListObjectsV2("<ListBucketResult><Contents>").status().code(),
+            ErrorCode::kProtocol);
+  EXPECT_EQ(ParseListObjectsV2("<Other/>").status().code(), ErrorCode::kProtocol);
+  EXPECT_EQ(ParseListObjectsV2("<ListBucketResult><IsTruncated>true</IsTruncated>"
+                               "</ListBucketResult>")
+                .status()
+                .code(),
+            ErrorCode::kProtocol);
+  EXPECT_FALSE(ParseInitiateMultipartUpload("<InitiateMultipartUploadResult/>").ok());
+}
+
+TEST(S3Xml, CompleteMultipartAnswering200WithErrorIsAnError) {
+  auto ok = ParseCompleteMultipartUpload(
+      "<CompleteMultipartUploadResult><ETag>\"abc-3\"</ETag></CompleteMultipartUploadResult>");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(*ok, "abc-3");
+  auto bad = ParseCompleteMultipartUpload(
+      "<?xml version=\"1.0\"?>\n<Error><Code>InternalError</Code><Message>We encountered an "
+      "internal error.</Message></Error>");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.status().retryable());
+  EXPECT_EQ(bad.status().remote_code(), "InternalError");
+}
+
+TEST(S3Xml, BuildCompleteAndEscape) {
+  std::string xml = BuildCompleteMultipartUpload({{1, "aa", 5}, {2, "b<b", 5}});
+  EXPECT_NE(xml.find("<Part><PartNumber>1</PartNumber><ETag>\"aa\"</ETag></Part>"),
+            std::string::npos);
+  EXPECT_NE(xml.find("b&lt;b"), std::string::npos);
+  EXPECT_EQ(XmlEscape("<a&'\">"), "&lt;a&amp;&apos;&quot;&gt;");
+}
+
+TEST(S3Xml, ListParts) {
+  bool truncated = false;
+  int marker = 0;
+  auto parts = ParseListParts(
+      "<ListPartsResult><IsTruncated>true</IsTruncated><NextPartNumberMarker>2"
+      "</NextPartNumberMarker><Part><PartNumber>1</PartNumber><ETag>\"e1\"</ETag><Size>5</Size>"
+      "</Part><Part><PartNumber>2</PartNumber><ETag>\"e2\"</ETag><Size>6</Size></Part>"
+      "</ListPartsResult>",
+      &truncated, &marker);
+  ASSERT_TRUE(parts.ok());
+  ASSERT_EQ(parts->size(), 2u);
+  EXPECT_EQ((*parts)[1].etag, "e2");
+  EXPECT_EQ((*parts)[1].size, 6u);
+  EXPECT_TRUE(truncated);
+  EXPECT_EQ(marker, 2);
+}
+
+}  // namespace
+}  // namespace ferry::s3

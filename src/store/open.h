@@ -1,0 +1,33 @@
+#pragma once
+// Opens the ObjectStore a Location names: an S3 bucket (configured from the
+// environment and shared AWS files, see s3/config.h) or a local directory.
+
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+#include "engine/retry.h"
+#include "http/client.h"
+#include "s3/config.h"
+#include "store/location.h"
+#include "store/object_store.h"
+
+namespace ferry {
+
+struct OpenOptions {
+  std::string profile;  // AWS profile for S3 locations; "" = environment/default
+  s3::EnvLookup env = s3::ProcessEnv();
+  http::ClientOptions http;
+  RetryPolicy retry;
+  bool create_local = false;  // create a missing local directory
+};
+
+// For S3 locations the store is the bucket (the location's key is left to
+// the caller). For local ones it is the directory `loc.path`.
+Result<std::unique_ptr<ObjectStore>> OpenStore(const Location& loc, const OpenOptions& o);
+
+// Identifies a store's endpoint + bucket, so two locations can tell whether
+// a server-side copy between them is possible.
+std::string StoreIdentity(const Location& loc, const OpenOptions& o);
+
+}  // namespace ferry

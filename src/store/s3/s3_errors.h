@@ -1,0 +1,15 @@
+#pragma once
+// Turns an S3 error answer into a classified Status: permanent for
+// AccessDenied, NoSuchKey, SignatureDoesNotMatch...; retryable for 500, 502,
+// 503 SlowDown, 504, RequestTimeout, with any Retry-After kept.
+
+#include "base/status.h"
+#include "http/client.h"
+
+namespace ferry::s3 {
+
+// `resp` is a non-2xx answer (HEAD answers have no body: the status alone
+// decides).
+Status ErrorFromResponse(const http::Response& resp);
+
+}  // namespace ferry::s3

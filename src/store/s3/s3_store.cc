@@ -1,0 +1,437 @@
+#include "store/s3/s3_store.h"
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#include <random>
+#include <thread>
+
+#include "crypto/digest.h"
+#include "s3/sigv4.h"
+#include "s3/xml.h"
+#include "store/s3/s3_errors.h"
+
+namespace ferry {
+namespace {
+
+using s3::KeyValues;
+
+// Hashes (MD5) what it forwards, so an upload's ETag can be checked without
+// reading the body twice.
+class Md5Source : public ByteSource {
+ public:
+  explicit Md5Source(ByteSource& inner) : inner_(inner), md5_(StreamingDigest::Kind::kMd5) {}
+  Result<size_t> Read(char* buf, size_t cap) override {
+    auto n = inner_.Read(buf, cap);
+    if (n.ok()) md5_.Update(std::string_view(buf, *n));
+    return n;
+  }
+  Status Rewind() override {
+    md5_.Finish();  // resets
+    return inner_.Rewind();
+  }
+  std::string HexDigest() {
+    std::string raw = md5_.Finish();
+    return HexLower(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+  }
+
+ private:
+  ByteSource& inner_;
+  StreamingDigest md5_;
+};
+
+// Counts what reaches the caller's sink, so a retried GET resumes after it.
+class CountingSink : public ByteSink {
+ public:
+  explicit CountingSink(ByteSink& inner) : inner_(inner) {}
+  Status Write(std::string_view data) override {
+    Status s = inner_.Write(data);
+    if (s.ok()) count_ += data.size();
+    return s;
+  }
+  uint64_t count() const { return count_; }
+
+ private:
+  ByteSink& inner_;
+  uint64_t count_ = 0;
+};
+
+bool IsMd5Hex(std::string_view etag) {
+  return etag.size() == 32 &&
+         std::all_of(etag.begin(), etag.end(), [](char c) { return std::isxdigit(c); });
+}
+
+std::string Lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool ParseHttpDate(const std::string& s, TimePoint* out) {
+  std::tm tm{};
+  if (strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S", &tm) == nullptr) return false;
+  *out = std::chrono::system_clock::from_time_t(timegm(&tm));
+  return true;
+}
+
+void AddObjectHeaders(const ObjectHeaders& h, http::Headers* out) {
+  auto add = [out](const char* name, const std::string& v) {
+    if (!v.empty()) out->emplace_back(name, v);
+  };
+  add("Content-Type", h.content_type);
+  add("Content-Encoding", h.content_encoding);
+  add("Content-Disposition", h.content_disposition);
+  add("Cache-Control", h.cache_control);
+  add("Content-Language", h.content_language);
+  add("Expires", h.expires);
+  for (const auto& [k, v] : h.user) out->emplace_back("x-amz-meta-" + k, v);
+}
+
+ObjectInfo InfoFromHeaders(std::string_view key, const http::Response& r) {
+  ObjectInfo info;
+  info.key = std::string(key);
+  info.etag = s3::Unquote(r.Get("etag"));
+  std::string len = r.Get("content-length");
+  info.size = len.empty() ? 0 : std::strtoull(len.c_str(), nullptr, 10);
+  std::string range = r.Get("content-range");  // "bytes 0-9/1234"
+  if (size_t slash = range.rfind('/'); slash != std::string::npos && range.back() != '*') {
+    info.size = std::strtoull(range.c_str() + slash + 1, nullptr, 10);
+  }
+  ParseHttpDate(r.Get("last-modified"), &info.last_modified);
+  auto& h = info.headers;
+  h.content_type = r.Get("content-type");
+  h.content_encoding = r.Get("content-encoding");
+  h.content_disposition = r.Get("content-disposition");
+  h.cache_control = r.Get("cache-control");
+  h.content_language = r.Get("content-language");
+  h.expires = r.Get("expires");
+  for (const auto& [k, v] : r.headers) {
+    std::string name = Lower(k);
+    if (name.rfind("x-amz-meta-", 0) == 0) h.user[name.substr(11)] = v;
+  }
+  return info;
+}
+
+class S3Store : public ObjectStore {
+ public:
+  S3Store(S3StoreOptions o, http::Endpoint ep, bool path_style)
+      : opt_(std::move(o)), endpoint_(std::move(ep)), path_style_(path_style) {}
+
+  std::string Describe() const override { return "s3://" + opt_.bucket; }
+
+  StoreFeatures Features() const override {
+    StoreFeatures f;
+    f.server_side_copy = true;
+    return f;
+  }
+
+  Result<ListPage> List(const ListOptions& o) override {
+    Call c;
+    c.method = "GET";
+    c.query = {{"list-type", "2"}, {"encoding-type", "url"},
+               {"max-keys", std::to_string(std::clamp(o.max_keys, 1, 1000))}};
+    if (!o.prefix.empty()) c.query.emplace_back("prefix", o.prefix);
+    if (!o.delimiter.empty()) c.query.emplace_back("delimiter", o.delimiter);
+    if (!o.start_after.empty()) c.query.emplace_back("start-after", o.start_after);
+    if (!o.continuation_token.empty()) {
+      c.query.emplace_back("continuation-token", o.continuation_token);
+    }
+    FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
+    return s3::ParseListObjectsV2(r.body);
+  }
+
+  Result<ObjectInfo> Head(std::string_view key) override {
+    Call c;
+    c.method = "HEAD";
+    c.key = key;
+    FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
+    return InfoFromHeaders(key, r);
+  }
+
+  Result<ObjectInfo> Get(std::string_view key, const GetOptions& o, ByteSink& sink) override {
+    CountingSink counted(sink);
+    std::string etag = o.if_match;
+    for (int attempt = 1;; ++attempt) {
+      Call c;
+      c.method = "GET";
+      c.key = key;
+      uint64_t offset = (o.range ? o.range->offset : 0) + counted.count();
+      std::optional<uint64_t> length;
+      if (o.range && o.range->length) length = *o.range->length - counted.count();
+      if (length && *length == 0) length.reset();  // nothing left: fetch no range
+      if (offset > 0 || length) {
+        std::string range = "bytes=" + std::to_string(offset) + "-";
+        if (length) range += std::to_string(offset + *length - 1);
+        c.headers.emplace_back("Range", range);
+      }
+      if (!etag.empty()) c.headers.emplace_back("If-Match", "\"" + etag + "\"");
+      auto r = Once(c, &counted);
+      if (r.ok()) return InfoFromHeaders(key, *r);
+      // Remember which version we were reading before the failure.
+      if (etag.empty() && counted.count() > 0) {
+        auto info = Head(key);
+        if (info.ok()) etag = info->etag;
+      }
+      if (!ShouldRetry(opt_.retry, r.status(), attempt)) return Named(r.status(), key);
+      Sleep(r.status(), attempt);
+    }
+  }
+
+  Result<ObjectInfo> Put(std::string_view key, ByteSource& body, uint64_t size,
+                         const PutOptions& o) override {
+    Md5Source md5(body);
+    Call c;
+    c.method = "PUT";
+    c.key = key;
+    c.body = &md5;
+    c.body_size = size;
+    AddObjectHeaders(o.headers, &c.headers);
+    if (!o.content_md5.empty()) c.headers.emplace_back("Content-MD5", o.content_md5);
+    c.verify_md5 = &md5;
+    FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
+    ObjectInfo info;
+    info.key = std::string(key);
+    info.size = size;
+    info.etag = s3::Unquote(r.Get("etag"));
+    info.headers = o.headers;
+    return info;
+  }
+
+  Result<std::string> CreateMultipart(std::string_view key, const PutOptions& o) override {
+    Call c;
+    c.method = "POST";
+    c.key = key;
+    c.query = {{"uploads", ""}};
+    AddObjectHeaders(o.headers, &c.headers);
+    FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
+    return s3::ParseInitiateMultipartUpload(r.body);
+  }
+
+  Result<PartInfo> UploadPart(std::string_view key, std::string_view upload_id, int part_number,
+                              ByteSource& body, uint64_t size,
+                              std::string_view content_md5) override {
+    Md5Source md5(body);
+    Call c;
+    c.method = "PUT";
+    c.key = key;
+    c.query = {{"partNumber", std::to_string(part_number)}, {"uploadId", std::string(upload_id)}};
+    c.body = &md5;
+    c.body_size = size;
+    if (!content_md5.empty()) c.headers.emplace_back("Content-MD5", std::string(content_md5));
+    c.verify_md5 = &md5;
+    FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
+    return PartInfo{part_number, s3::Unquote(r.Get("etag")), size};
+  }
+
+  Result<ObjectInfo> CompleteMultipart(std::string_view key, std::string_view upload_id,
+                                       const std::vector<PartInfo>& parts) override {
+    std::string xml = s3::BuildCompleteMultipartUpload(parts);
+    uint64_t total = 0;
+    for (const auto& p : parts) total += p.size;
+    for (int attempt = 1;; ++attempt) {
+      StringSource body(xml);
+      Call c;
+      c.method = "POST";
+      c.key = key;
+      c.query = {{"uploadId", std::string(upload_id)}};
+      c.body = &body;
+      c.body_size = xml.size();
+      c.payload_hash = HexLower(Sha256(xml));
+      c.headers.emplace_back("Content-Type", "application/xml");
+      auto r = Once(c, nullptr);
+      Result<std::string> etag =
+          r.ok() ? s3::ParseCompleteMultipartUpload(r->body) : Result<std::string>(r.status());
+      if (etag.ok()) {
+        ObjectInfo info;
+        info.key = std::string(key);
+        info.size = total;
+        info.etag = *etag;
+        return info;
+      }
+      // A retry after a lost answer finds the upload already completed.
+      if (attempt > 1 && etag.status().remote_code() == "NoSuchUpload") {
+        auto info = Head(key);
+        if (info.ok() && info->size == total &&
+            info->etag.ends_with("-" + std::to_string(parts.size()))) {
+          return info;
+        }
+      }
+      if (!ShouldRetry(opt_.retry, etag.status(), attempt)) return Named(etag.status(), key);
+      Sleep(etag.status(), attempt);
+    }
+  }
+
+  Status AbortMultipart(std::string_view key, std::string_view upload_id) override {
+    Call c;
+    c.method = "DELETE";
+    c.key = key;
+    c.query = {{"uploadId", std::string(upload_id)}};
+    auto r = Run(c, nullptr);
+    return r.ok() ? Status::Ok() : r.status();
+  }
+
+  Result<std::vector<PartInfo>> ListParts(std::string_view key,
+                                          std::string_view upload_id) override {
+    std::vector<PartInfo> all;
+    int marker = 0;
+    for (;;) {
+      Call c;
+      c.method = "GET";
+      c.key = key;
+      c.query = {{"uploadId", std::string(upload_id)}, {"max-parts", "1000"}};
+      if (marker > 0) c.query.emplace_back("part-number-marker", std::to_string(marker));
+      FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
+      bool truncated = false;
+      FERRY_ASSIGN_OR_RETURN(auto parts, s3::ParseListParts(r.body, &truncated, &marker));
+      all.insert(all.end(), parts.begin(), parts.end());
+      if (!truncated || marker == 0) return all;
+    }
+  }
+
+  Result<ObjectInfo> Copy(std::string_view src_key, std::string_view dst_key,
+                          const std::optional<ObjectHeaders>& replace) override {
+    Call c;
+    c.method = "PUT";
+    c.key = dst_key;
+    c.headers.emplace_back("x-amz-copy-source",
+                           s3::UriEncode("/" + opt_.bucket + "/" + std::string(src_key), false));
+    c.headers.emplace_back("x-amz-metadata-directive", replace ? "REPLACE" : "COPY");
+    if (replace) AddObjectHeaders(*replace, &c.headers);
+    FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
+    FERRY_ASSIGN_OR_RETURN(std::string etag, s3::ParseCopyResult(r.body));
+    ObjectInfo info;
+    info.key = std::string(dst_key);
+    info.etag = etag;
+    return info;
+  }
+
+  Status Delete(std::string_view key) override {
+    Call c;
+    c.method = "DELETE";
+    c.key = key;
+    auto r = Run(c, nullptr);
+    if (!r.ok() && r.status().code() == ErrorCode::kNotFound &&
+        r.status().remote_code() == "NoSuchKey") {
+      return Status::Ok();
+    }
+    return r.ok() ? Status::Ok() : r.status();
+  }
+
+  static Result<std::unique_ptr<ObjectStore>> Open(S3StoreOptions o);
+
+ private:
+  struct Call {
+    std::string method;
+    std::string_view key;  // "" for bucket-level requests
+    KeyValues query;
+    http::Headers headers;
+    ByteSource* body = nullptr;
+    uint64_t body_size = 0;
+    std::string payload_hash;  // "" = UNSIGNED-PAYLOAD with a body, empty hash without
+    Md5Source* verify_md5 = nullptr;  // compare the answer's ETag with this
+  };
+
+  // One attempt: sign, send, map a non-2xx answer to a Status.
+  Result<http::Response> Once(const Call& c, ByteSink* sink) {
+    std::string path = path_style_ ? "/" + opt_.bucket : std::string();
+    if (!c.key.empty() || !path_style_) path += "/" + std::string(c.key);
+    s3::RequestToSign req;
+    req.method = c.method;
+    req.path = path;
+    req.query = c.query;
+    req.headers = c.headers;
+    req.headers.emplace_back("host", endpoint_.HostHeader());
+    if (!c.payload_hash.empty()) {
+      req.payload_hash = c.payload_hash;
+    } else {
+      req.payload_hash = c.body ? std::string(s3::kUnsignedPayload)
+                                : std::string(s3::kEmptyPayloadSha256);
+    }
+    s3::SignRequest(req, opt_.config.credentials, opt_.config.region, s3::AmzDateNow());
+
+    http::Request hr;
+    hr.method = c.method;
+    hr.target = s3::UriEncode(path, false);
+    std::string q = s3::CanonicalQuery(c.query);
+    if (!q.empty()) hr.target += "?" + q;
+    hr.headers = std::move(req.headers);
+    hr.body = c.body;
+    hr.body_size = c.body_size;
+    auto r = opt_.client->Send(endpoint_, hr, sink);
+    if (!r.ok()) return r.status();
+    if (r->status < 200 || r->status >= 300) return s3::ErrorFromResponse(*r);
+    if (c.verify_md5 != nullptr) {
+      std::string etag = s3::Unquote(r->Get("etag"));
+      if (IsMd5Hex(etag) && Lower(etag) != c.verify_md5->HexDigest()) {
+        return Status::Corruption("uploaded body's MD5 differs from the ETag the server returned");
+      }
+    }
+    return r;
+  }
+
+  // Once() under the retry policy, rewinding any body between attempts.
+  // Requests with a sink are not retried here (see Get()).
+  Result<http::Response> Run(const Call& c, ByteSink* sink) {
+    for (int attempt = 1;; ++attempt) {
+      auto r = Once(c, sink);
+      if (r.ok()) return r;
+      bool can_rewind = c.body == nullptr || c.body->Rewind().ok();
+      if (sink != nullptr || !can_rewind || !ShouldRetry(opt_.retry, r.status(), attempt)) {
+        return Named(r.status(), c.key);
+      }
+      Sleep(r.status(), attempt);
+    }
+  }
+
+  // Gives a remote "not found" its precise meaning for messages.
+  Status Named(const Status& s, std::string_view key) const {
+    if (s.code() == ErrorCode::kNotFound && s.remote_code().empty()) {
+      Status n = Status::NotFound(key.empty() ? "no such bucket" : "no such key");
+      n.set_remote(s.http_status(), "");
+      return n;
+    }
+    return s;
+  }
+
+  void Sleep(const Status& s, int attempt) {
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    double r = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+    std::this_thread::sleep_for(BackoffDelay(opt_.retry, s, attempt, r));
+  }
+
+  S3StoreOptions opt_;
+  http::Endpoint endpoint_;
+  bool path_style_;
+};
+
+Result<std::unique_ptr<ObjectStore>> S3Store::Open(S3StoreOptions o) {
+  if (o.bucket.empty()) return Status::InvalidArgument("missing bucket name");
+  http::Endpoint ep;
+  bool path_style = true;
+  if (!o.config.endpoint_url.empty()) {
+    std::string path;
+    FERRY_ASSIGN_OR_RETURN(ep, http::ParseEndpoint(o.config.endpoint_url, &path));
+    if (!path.empty() && path != "/") {
+      return Status::InvalidArgument("endpoint " + o.config.endpoint_url +
+                                     ": a path is not supported");
+    }
+  } else {
+    ep.tls = true;
+    ep.port = 443;
+    path_style = o.bucket.find('.') != std::string::npos;
+    ep.host = path_style ? "s3." + o.config.region + ".amazonaws.com"
+                         : o.bucket + ".s3." + o.config.region + ".amazonaws.com";
+  }
+  if (!o.client) {
+    if (o.http.ca_file.empty()) o.http.ca_file = o.config.ca_bundle;
+    o.client = std::make_shared<http::Client>(o.http);
+  }
+  return std::unique_ptr<ObjectStore>(new S3Store(std::move(o), std::move(ep), path_style));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ObjectStore>> OpenS3Store(S3StoreOptions options) {
+  return S3Store::Open(std::move(options));
+}
+
+}  // namespace ferry

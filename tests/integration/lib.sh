@@ -1,0 +1,106 @@
+# Sourced by the integration tests: starts peers on loopback, stops them on
+# exit, and gives small assertion helpers. Each test script is one scenario;
+# exit 77 means "skipped" (a peer is missing), as in automake and nbdkit.
+set -euo pipefail
+
+: "${FERRY_BUILD:?set FERRY_BUILD to the build directory}"
+: "${FERRY_SOURCE:?set FERRY_SOURCE to the source directory}"
+FERRY="$FERRY_BUILD/ferry"
+TEST_S3="$FERRY_BUILD/ferry-test-s3"
+S3RVER="$FERRY_SOURCE/testing/peers/node_modules/.bin/s3rver"
+TMP=$(mktemp -d /tmp/ferry-it.XXXXXX)
+PIDS=()
+
+cleanup() {
+  local p
+  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+need() { command -v "$1" >/dev/null 2>&1 || skip "$1 not installed"; }
+
+# Keep the user's AWS files and variables out of every test.
+export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
+unset AWS_PROFILE AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3 AWS_SESSION_TOKEN AWS_DEFAULT_PROFILE || true
+export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 AWS_PAGER=""
+export TEST_KEY=ferrytest TEST_SECRET=ferrytestsecret
+
+free_port() {
+  /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+wait_port() {  # wait_port PORT: until something listens there (10 s at most)
+  local i
+  for i in $(seq 1 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  fail "nothing listening on port $1"
+}
+
+# start_test_s3 [extra flags...]: starts ferry's test S3 server with bucket
+# "bkt" and sets S3_URL / S3_PORT.
+start_test_s3() {
+  local pf="$TMP/test-s3.port.$RANDOM"
+  "$TEST_S3" --listen 127.0.0.1:0 --port-file "$pf" --bucket bkt \
+      --access-key "$TEST_KEY" --secret-key "$TEST_SECRET" "$@" >"$TMP/test-s3.log" 2>&1 &
+  PIDS+=($!)
+  local i
+  for i in $(seq 1 100); do [ -s "$pf" ] && break; sleep 0.1; done
+  [ -s "$pf" ] || { cat "$TMP/test-s3.log" >&2; fail "test S3 server did not start"; }
+  S3_PORT=$(cat "$pf")
+  S3_URL="http://127.0.0.1:$S3_PORT"
+  wait_port "$S3_PORT"
+}
+
+# start_s3rver: starts s3rver (npm) with bucket "bkt"; sets S3_URL / S3_PORT.
+# s3rver accepts any signature made with its fixed key pair S3RVER/S3RVER.
+start_s3rver() {
+  [ -x "$S3RVER" ] || skip "s3rver not installed (make setup)"
+  need node
+  S3_PORT=$(free_port)
+  mkdir -p "$TMP/s3rver"
+  "$S3RVER" -d "$TMP/s3rver" -a 127.0.0.1 -p "$S3_PORT" -s --configure-bucket bkt \
+      >"$TMP/s3rver.log" 2>&1 &
+  PIDS+=($!)
+  wait_port "$S3_PORT"
+  S3_URL="http://127.0.0.1:$S3_PORT"
+  TEST_KEY=S3RVER TEST_SECRET=S3RVER
+}
+
+# use_endpoint: points ferry and aws at $S3_URL with the test credentials.
+use_endpoint() {
+  export AWS_ACCESS_KEY_ID="$TEST_KEY" AWS_SECRET_ACCESS_KEY="$TEST_SECRET"
+  export AWS_ENDPOINT_URL="$S3_URL"
+}
+
+aws_s3() { aws --endpoint-url "$S3_URL" "$@"; }
+
+# admin GET|POST PATH [JSON]: the test server's admin API.
+admin() {
+  if [ $# -ge 3 ]; then
+    curl -sf -X "$1" -H 'Content-Type: application/json' --data "$3" "$S3_URL$2"
+  else
+    curl -sf -X "$1" "$S3_URL$2"
+  fi
+}
+
+make_file() {  # make_file PATH SIZE_BYTES: deterministic pseudo-random bytes
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import random, sys
+path, size = sys.argv[1], int(sys.argv[2])
+r = random.Random(size)
+with open(path, "wb") as f:
+    left = size
+    while left:
+        n = min(left, 1 << 20)
+        f.write(r.randbytes(n))
+        left -= n
+PY
+}
+
+same_bytes() { cmp -s "$1" "$2" || fail "$1 and $2 differ"; }
