@@ -115,11 +115,7 @@ int RunCp(const CpArgs& a) {
     auto store = OpenStore(*src, src_open);
     if (!store.ok()) return Fail(src->text, store.status());
     where = src->text;
-    r = DownloadFile(**store, src->key, d.path, co);
-    if (!r.ok() && r.status().code() != ErrorCode::kNotFound &&
-        r.status().code() != ErrorCode::kAccessDenied && r.status().remote_code().empty()) {
-      where = d.path;  // a local failure: name the file
-    }
+    r = DownloadFile(**store, src->key, d.path, co);  // local errors name the file
   } else {
     auto s = OpenStore(*src, src_open);
     if (!s.ok()) return Fail(src->text, s.status());

@@ -64,7 +64,9 @@ start_s3rver() {
   need node
   S3_PORT=$(free_port)
   mkdir -p "$TMP/s3rver"
-  "$S3RVER" -d "$TMP/s3rver" -a 127.0.0.1 -p "$S3_PORT" -s --configure-bucket bkt \
+  # s3rver 3.7 makes continuation tokens with DES, which Node 20's OpenSSL 3
+  # only has in its legacy provider.
+  NODE_OPTIONS=--openssl-legacy-provider "$S3RVER" -d "$TMP/s3rver" -a 127.0.0.1 -p "$S3_PORT" --configure-bucket bkt \
       >"$TMP/s3rver.log" 2>&1 &
   PIDS+=($!)
   wait_port "$S3_PORT"
@@ -78,7 +80,8 @@ use_endpoint() {
   export AWS_ENDPOINT_URL="$S3_URL"
 }
 
-aws_s3() { aws --endpoint-url "$S3_URL" "$@"; }
+AWS=/usr/bin/aws  # Debian's awscli, not one a user put earlier on PATH
+aws_s3() { "$AWS" --endpoint-url "$S3_URL" "$@"; }
 
 # admin GET|POST PATH [JSON]: the test server's admin API.
 admin() {

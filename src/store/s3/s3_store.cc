@@ -143,8 +143,21 @@ class S3Store : public ObjectStore {
     Call c;
     c.method = "HEAD";
     c.key = key;
-    FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
-    return InfoFromHeaders(key, r);
+    auto r = Run(c, nullptr);
+    if (r.ok()) return InfoFromHeaders(key, *r);
+    // HEAD answers carry no error document, so "403" or "404" alone cannot
+    // tell a wrong key id from a wrong secret, or a missing bucket from a
+    // missing key. A one-byte GET, made only on this error path, can.
+    if (r.status().remote_code().empty() && r.status().http_status() >= 400 &&
+        r.status().http_status() < 500) {
+      Call probe = c;
+      probe.method = "GET";
+      probe.headers.emplace_back("Range", "bytes=0-0");
+      StringSink discard;
+      auto detail = Once(probe, &discard);
+      if (!detail.ok() && !detail.status().remote_code().empty()) return detail.status();
+    }
+    return r.status();
   }
 
   Result<ObjectInfo> Get(std::string_view key, const GetOptions& o, ByteSink& sink) override {

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# make bench: ferry beside its peers, in the same run on the same server.
+#
+#   1. cp of a 1 GiB object, test server -> local and local -> test server:
+#      ferry cp, aws s3 cp (Debian's awscli) and rclone copyto (Debian's
+#      rclone), each with its default settings; GiB/s (median of $RUNS runs)
+#      and peak RSS (/usr/bin/time).
+#   2. Google Benchmark micro-benchmarks: SigV4 signing, list-page parsing.
+#
+# Machines are noisy: read the ratios within one run, not absolute figures
+# across runs. Results also land in bench/results/latest.md.
+set -euo pipefail
+BUILD=${1:-build}
+BUILD=$(cd "$BUILD" && pwd)
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-3}
+SIZE_MIB=${SIZE_MIB:-1024}
+TMP=$(mktemp -d /tmp/ferry-bench.XXXXXX)
+SERVER_PID=
+cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+mkdir -p bench/results
+OUT=bench/results/latest.md
+
+"$BUILD/ferry-test-s3" --listen 127.0.0.1:0 --port-file "$TMP/port" --bucket bench \
+    --access-key bench --secret-key bench-secret >"$TMP/server.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 1 100); do [ -s "$TMP/port" ] && break; sleep 0.1; done
+PORT=$(cat "$TMP/port")
+URL="http://127.0.0.1:$PORT"
+
+export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_REGION=us-east-1
+export AWS_DEFAULT_REGION=us-east-1 AWS_ENDPOINT_URL="$URL" AWS_PAGER=""
+export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
+export RCLONE_CONFIG_BENCH_TYPE=s3 RCLONE_CONFIG_BENCH_PROVIDER=Other
+export RCLONE_CONFIG_BENCH_ACCESS_KEY_ID=bench RCLONE_CONFIG_BENCH_SECRET_ACCESS_KEY=bench-secret
+export RCLONE_CONFIG_BENCH_ENDPOINT="$URL" RCLONE_CONFIG_BENCH_REGION=us-east-1
+export RCLONE_CONFIG=/dev/null
+
+echo "making a ${SIZE_MIB} MiB file..."
+head -c $((SIZE_MIB << 20)) /dev/urandom >"$TMP/src.bin"
+
+# measure NAME DIRECTION CMD...: runs CMD $RUNS times; records median seconds
+# and the largest peak RSS.
+declare -A SECS RSS
+measure() {
+  local name=$1 dir=$2; shift 2
+  local times=() peak=0 i
+  for i in $(seq 1 "$RUNS"); do
+    rm -f "$TMP/dst.bin"
+    /usr/bin/time -f "%e %M" -o "$TMP/time" "$@" >/dev/null 2>"$TMP/err" ||
+      { cat "$TMP/err" >&2; echo "bench: $name $dir failed" >&2; exit 1; }
+    read -r t m <"$TMP/time"
+    times+=("$t")
+    [ "$m" -gt "$peak" ] && peak=$m
+    if [ "$dir" = download ]; then cmp -s "$TMP/src.bin" "$TMP/dst.bin" || { echo "bench: $name download differs" >&2; exit 1; }; fi
+  done
+  SECS[$name.$dir]=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")
+  RSS[$name.$dir]=$peak
+  printf '  %-8s %-8s median %6ss  peak RSS %6d MiB\n' "$name" "$dir" "${SECS[$name.$dir]}" $((peak / 1024))
+}
+
+echo "cp of ${SIZE_MIB} MiB, $RUNS runs each (server: ferry-test-s3 in memory, $URL)"
+measure ferry upload "$BUILD/ferry" cp -q "$TMP/src.bin" s3://bench/obj.bin
+measure aws upload /usr/bin/aws --endpoint-url "$URL" s3 cp --quiet "$TMP/src.bin" s3://bench/obj-aws.bin
+measure rclone upload env -u AWS_CA_BUNDLE /usr/bin/rclone copyto "$TMP/src.bin" bench:bench/obj-rclone.bin
+measure ferry download "$BUILD/ferry" cp -q s3://bench/obj.bin "$TMP/dst.bin"
+measure aws download /usr/bin/aws --endpoint-url "$URL" s3 cp --quiet s3://bench/obj.bin "$TMP/dst.bin"
+measure rclone download env -u AWS_CA_BUNDLE /usr/bin/rclone copyto bench:bench/obj.bin "$TMP/dst.bin"
+
+gibs() { awk -v s="$1" -v m="$SIZE_MIB" 'BEGIN { printf "%.2f", (m / 1024) / s }'; }
+{
+  echo "### cp of a ${SIZE_MIB} MiB object ($(date -u +%Y-%m-%d), $(nproc) cores, median of $RUNS)"
+  echo
+  echo "| direction | ferry GiB/s | aws s3 cp GiB/s | rclone copyto GiB/s | ferry ÷ faster peer | ferry peak RSS | aws RSS | rclone RSS |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for dir in upload download; do
+    f=${SECS[ferry.$dir]} a=${SECS[aws.$dir]} r=${SECS[rclone.$dir]}
+    best=$(awk -v a="$a" -v r="$r" 'BEGIN { print (a < r ? a : r) }')
+    ratio=$(awk -v b="$best" -v f="$f" 'BEGIN { printf "%.2f", b / f }')
+    echo "| $dir | $(gibs "$f") | $(gibs "$a") | $(gibs "$r") | ${ratio}× | $(( ${RSS[ferry.$dir]} / 1024 )) MiB | $(( ${RSS[aws.$dir]} / 1024 )) MiB | $(( ${RSS[rclone.$dir]} / 1024 )) MiB |"
+  done
+  echo
+  echo "### Micro-benchmarks (Google Benchmark)"
+  echo
+  echo '```'
+  "$BUILD/bench/ferry_micro_bench" --benchmark_min_time=0.3 2>/dev/null | grep -E '^(BM_|Benchmark|-)'
+  echo '```'
+} | tee "$OUT"

@@ -1,0 +1,316 @@
+// Conformance cases for single objects: Put/Get/Head/Delete, headers,
+// ETags, ranges, odd and long keys, Content-MD5.
+
+#include <string>
+#include <vector>
+
+#include "conformance/conformance_util.h"
+#include "conformance/store_conformance.h"
+
+namespace ferry::conformance {
+namespace {
+
+ObjectHeaders AllHeaders() {
+  ObjectHeaders h;
+  h.content_type = "text/plain; charset=utf-8";
+  h.content_encoding = "gzip";
+  h.content_disposition = "attachment; filename=\"report.txt\"";
+  h.cache_control = "max-age=60, private";
+  h.content_language = "de-CH";
+  h.expires = "Thu, 01 Dec 2033 16:00:00 GMT";
+  h.user = {{"color", "blue"}, {"owner-id", "42"}};
+  return h;
+}
+
+TEST_P(StoreConformanceTest, PutGetHeadRoundTripBytesAndHeaders) {
+  const std::string data = TestBytes(100'003, 1);
+  PutOptions options;
+  options.headers = AllHeaders();
+  ObjectInfo put = PutString(K("round-trip.bin"), data, options);
+  EXPECT_EQ(put.size, data.size());
+  EXPECT_EQ(put.etag, Md5Hex(data));
+
+  auto head = store().Head(K("round-trip.bin"));
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(head->key, K("round-trip.bin"));
+  EXPECT_EQ(head->size, data.size());
+  EXPECT_EQ(head->etag, Md5Hex(data));
+  EXPECT_EQ(head->headers, AllHeaders());
+  EXPECT_GT(head->last_modified.time_since_epoch(), std::chrono::hours(24 * 365 * 50));
+
+  StringSink sink;
+  auto got = store().Get(K("round-trip.bin"), {}, sink);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_TRUE(sink.data() == data) << "body differs";
+  EXPECT_EQ(got->size, data.size());
+  EXPECT_EQ(got->etag, Md5Hex(data));
+  EXPECT_EQ(got->headers, AllHeaders());
+}
+
+TEST_P(StoreConformanceTest, EtagIsMd5OfSinglePut) {
+  for (size_t size : {size_t{1}, size_t{4096}, size_t{(1 << 20) + 3}}) {
+    const std::string data = TestBytes(size, static_cast<uint32_t>(size));
+    std::string key = K("etag-" + std::to_string(size));
+    EXPECT_EQ(PutString(key, data).etag, Md5Hex(data));
+    auto head = store().Head(key);
+    ASSERT_TRUE(head.ok()) << head.status().ToString();
+    EXPECT_EQ(head->etag, Md5Hex(data));
+    EXPECT_EQ(head->size, size);
+  }
+}
+
+TEST_P(StoreConformanceTest, EmptyObject) {
+  ObjectInfo put = PutString(K("empty"), "");
+  EXPECT_EQ(put.etag, "d41d8cd98f00b204e9800998ecf8427e");
+  auto head = store().Head(K("empty"));
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(head->size, 0u);
+  EXPECT_EQ(head->etag, "d41d8cd98f00b204e9800998ecf8427e");
+  EXPECT_EQ(GetString(K("empty")), "");
+  ListOptions list;
+  list.prefix = K("");
+  auto listing = ListAll(list);
+  EXPECT_EQ(listing.keys, std::vector<std::string>{K("empty")});
+}
+
+TEST_P(StoreConformanceTest, RangedGet) {
+  const std::string data = TestBytes(10'000, 2);
+  PutString(K("ranged"), data);
+  struct Case {
+    uint64_t offset;
+    std::optional<uint64_t> length;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {0, 100, data.substr(0, 100)},            // head
+      {4000, 1000, data.substr(4000, 1000)},    // middle
+      {9900, 100, data.substr(9900)},           // tail
+      {9000, std::nullopt, data.substr(9000)},  // to the end
+      {9990, 1000, data.substr(9990)},          // clamped at the end
+      {0, std::nullopt, data},                  // whole, as a range
+      {9999, 1, data.substr(9999)},             // last byte
+  };
+  for (const Case& c : cases) {
+    GetOptions options;
+    options.range = ByteRange{c.offset, c.length};
+    StringSink sink;
+    auto info = store().Get(K("ranged"), options, sink);
+    ASSERT_TRUE(info.ok()) << "offset " << c.offset << ": " << info.status().ToString();
+    EXPECT_EQ(info->size, data.size()) << "size is the whole object's";
+    EXPECT_TRUE(sink.data() == c.want)
+        << "offset " << c.offset << " got " << sink.data().size() << " bytes";
+  }
+  GetOptions past;
+  past.range = ByteRange{10'000, 10};
+  StringSink sink;
+  EXPECT_FALSE(store().Get(K("ranged"), past, sink).ok()) << "range past the end";
+}
+
+TEST_P(StoreConformanceTest, GetIfMatch) {
+  const std::string data = TestBytes(5000, 3);
+  PutString(K("if-match"), data);
+  GetOptions ok;
+  ok.if_match = Md5Hex(data);
+  EXPECT_TRUE(GetString(K("if-match"), ok) == data);
+  GetOptions stale;
+  stale.if_match = Md5Hex("other");
+  StringSink sink;
+  auto got = store().Get(K("if-match"), stale, sink);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), ErrorCode::kPreconditionFailed) << got.status().ToString();
+}
+
+TEST_P(StoreConformanceTest, MissingKeyIsNotFound) {
+  StringSink sink;
+  auto got = store().Get(K("missing"), {}, sink);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), ErrorCode::kNotFound) << got.status().ToString();
+  EXPECT_TRUE(sink.data().empty());
+  auto head = store().Head(K("missing"));
+  ASSERT_FALSE(head.ok());
+  EXPECT_EQ(head.status().code(), ErrorCode::kNotFound) << head.status().ToString();
+}
+
+TEST_P(StoreConformanceTest, DeleteRemovesObjectAndMissingIsOk) {
+  PutString(K("doomed"), "bye");
+  PutString(K("kept"), "stay");
+  ASSERT_TRUE(store().Delete(K("doomed")).ok());
+  auto head = store().Head(K("doomed"));
+  ASSERT_FALSE(head.ok());
+  EXPECT_EQ(head.status().code(), ErrorCode::kNotFound);
+  EXPECT_TRUE(store().Delete(K("doomed")).ok()) << "deleting twice";
+  EXPECT_TRUE(store().Delete(K("never-existed")).ok());
+  EXPECT_EQ(GetString(K("kept")), "stay");
+}
+
+TEST_P(StoreConformanceTest, DeletingAPrefixKeepsKeysBelowIt) {
+  PutString(K("dir/child"), "child");
+  EXPECT_TRUE(store().Delete(K("dir")).ok());
+  EXPECT_TRUE(store().Delete(K("dir/")).ok());
+  EXPECT_EQ(GetString(K("dir/child")), "child");
+  ASSERT_TRUE(store().Delete(K("dir/child")).ok());
+  ListOptions list;
+  list.prefix = K("");
+  EXPECT_TRUE(ListAll(list).keys.empty());
+}
+
+TEST_P(StoreConformanceTest, OverwriteReplacesBytesAndHeaders) {
+  PutOptions first;
+  first.headers.content_type = "text/plain";
+  first.headers.user = {{"version", "1"}, {"only-in-first", "x"}};
+  PutString(K("over"), "first version", first);
+  PutOptions second;
+  second.headers.content_type = "application/json";
+  second.headers.user = {{"version", "2"}};
+  PutString(K("over"), "{\"second\":true}", second);
+  auto head = store().Head(K("over"));
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->headers, second.headers);
+  EXPECT_EQ(head->etag, Md5Hex("{\"second\":true}"));
+  EXPECT_EQ(GetString(K("over")), "{\"second\":true}");
+}
+
+// Keys whose bytes must survive every layer (URL encoding, signing, paths).
+std::vector<std::string> OddKeyNames() {
+  return {
+      "with space",
+      "plus+sign",
+      "percent%25literal",
+      "100%",
+      "tilde~name",
+      "caf\xC3\xA9/\xE6\x97\xA5\xE6\x9C\xAC/\xF0\x9F\x98\x80",
+      "double//slash",
+      "trailing/",
+      "quote\"s'and`tick",
+      "amp&eq=q?x#hash",
+      "back\\slash",
+      "colon:semi;comma,",
+      "star*paren()bracket[]",
+      "%2E%2E",
+      "%mpu",
+      "...",
+      ".hidden",
+  };
+}
+
+TEST_P(StoreConformanceTest, OddKeysRoundTrip) {
+  std::vector<std::string> keys;
+  for (const std::string& name : OddKeyNames()) {
+    std::string key = K(name);
+    keys.push_back(key);
+    PutOptions options;
+    options.headers.user = {{"name", "odd"}};
+    ObjectInfo put = PutString(key, "body of " + name, options);
+    EXPECT_EQ(put.etag, Md5Hex("body of " + name)) << name;
+  }
+  for (const std::string& key : keys) {
+    auto head = store().Head(key);
+    ASSERT_TRUE(head.ok()) << key << ": " << head.status().ToString();
+    EXPECT_EQ(head->key, key);
+    EXPECT_EQ(head->headers.user.at("name"), "odd");
+    EXPECT_EQ(GetString(key), "body of " + key.substr(prefix().size()));
+  }
+  std::sort(keys.begin(), keys.end());
+  ListOptions list;
+  list.prefix = K("");
+  list.max_keys = 5;
+  EXPECT_EQ(ListAll(list).keys, keys);
+  for (const std::string& key : keys) EXPECT_TRUE(store().Delete(key).ok()) << key;
+  EXPECT_TRUE(ListAll(list).keys.empty());
+}
+
+TEST_P(StoreConformanceTest, DotSegmentKeysRoundTrip) {
+  FERRY_REQUIRE_CAPABILITY(dot_segment_keys);
+  const std::vector<std::string> names = {"a/./b", "a/../c", "..", ".", "x/.."};
+  std::vector<std::string> keys;
+  for (const std::string& name : names) {
+    keys.push_back(K(name));
+    PutString(keys.back(), "dots " + name);
+  }
+  for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ(GetString(keys[i]), "dots " + names[i]);
+  std::sort(keys.begin(), keys.end());
+  ListOptions list;
+  list.prefix = K("");
+  EXPECT_EQ(ListAll(list).keys, keys);
+}
+
+TEST_P(StoreConformanceTest, KeyOf1024Bytes) {
+  // Segments of at most 200 bytes: within every backend's limits.
+  std::string key = prefix();
+  while (key.size() < 1024) {
+    size_t n = std::min<size_t>(200, 1024 - key.size());
+    key += std::string(n, static_cast<char>('a' + key.size() % 26));
+    if (key.size() < 1024) key += '/';
+  }
+  ASSERT_EQ(key.size(), 1024u);
+  PutString(key, "long key");
+  EXPECT_EQ(GetString(key), "long key");
+  ListOptions list;
+  list.prefix = K("");
+  EXPECT_EQ(ListAll(list).keys, std::vector<std::string>{key});
+  EXPECT_TRUE(store().Delete(key).ok());
+  std::string too_long = key + "x";
+  StringSource body("x");
+  EXPECT_FALSE(store().Put(too_long, body, 1, {}).ok()) << "keys are limited to 1024 bytes";
+}
+
+TEST_P(StoreConformanceTest, LongKeySegments) {
+  FERRY_REQUIRE_CAPABILITY(long_key_segments);
+  const std::string q(300, 'q');
+  // A 1024-byte key with one segment, including multi-byte characters and
+  // '%', plus long and short siblings whose order interleaves.
+  std::string one = prefix();
+  while (one.size() + 3 <= 1024) one += (one.size() % 7 == 0) ? "\xE6\x97\xA5" : "%";
+  while (one.size() < 1024) one += 'z';
+  // ("p"+q+"/child" is left out: with "p"+q an object it is a file/directory
+  // conflict for the local backend, tested there.)
+  std::vector<std::string> stored = {
+      one,
+      K("p" + q),
+      K("p" + q + "a"),
+      K("p" + q.substr(0, 100) + "a"),
+      K("p" + q.substr(0, 100) + "z"),
+  };
+  for (const std::string& key : stored) PutString(key, "v:" + key);
+  for (const std::string& key : stored) EXPECT_EQ(GetString(key), "v:" + key);
+  std::sort(stored.begin(), stored.end());
+  ListOptions list;
+  list.prefix = K("");
+  list.max_keys = 2;
+  EXPECT_EQ(ListAll(list).keys, stored);
+  list.prefix = K("p" + q);
+  EXPECT_EQ(ListAll(list).keys, (std::vector<std::string>{K("p" + q), K("p" + q + "a")}));
+}
+
+TEST_P(StoreConformanceTest, ContentMd5MismatchIsRejectedAndNothingStored) {
+  FERRY_REQUIRE_CAPABILITY(content_md5);
+  const std::string data = TestBytes(20'000, 4);
+  PutOptions bad;
+  bad.content_md5 = Md5Base64("something else");
+  StringSource body(data);
+  auto put = store().Put(K("md5-bad"), body, data.size(), bad);
+  ASSERT_FALSE(put.ok());
+  EXPECT_EQ(put.status().code(), ErrorCode::kCorruption) << put.status().ToString();
+  auto head = store().Head(K("md5-bad"));
+  ASSERT_FALSE(head.ok());
+  EXPECT_EQ(head.status().code(), ErrorCode::kNotFound);
+  ListOptions list;
+  list.prefix = K("");
+  EXPECT_TRUE(ListAll(list).keys.empty());
+
+  // A failed overwrite keeps the old object.
+  PutString(K("md5-keep"), "old");
+  StringSource body2(data);
+  EXPECT_FALSE(store().Put(K("md5-keep"), body2, data.size(), bad).ok());
+  EXPECT_EQ(GetString(K("md5-keep")), "old");
+
+  PutOptions good;
+  good.content_md5 = Md5Base64(data);
+  StringSource body3(data);
+  auto ok = store().Put(K("md5-good"), body3, data.size(), good);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_TRUE(GetString(K("md5-good")) == data);
+}
+
+}  // namespace
+}  // namespace ferry::conformance

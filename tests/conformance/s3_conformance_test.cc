@@ -1,0 +1,190 @@
+// Runs the backend conformance suite against the S3 backend talking to two
+// servers: ferry-test-s3 (our own, verifying signatures) and s3rver (npm, an
+// independent implementation with known gaps declared in its Capabilities).
+// Each server is started once for the whole binary on a loopback port and
+// stopped at exit.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "conformance/store_conformance.h"
+#include "store/s3/s3_store.h"
+
+extern char** environ;
+
+namespace ferry::conformance {
+namespace {
+
+// A child process (a test server) killed when this object dies.
+class ChildProcess {
+ public:
+  ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env_extra) {
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+    for (const auto& e : env_extra) env_strings.push_back(e);
+    std::vector<char*> envp;
+    for (auto& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    if (posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), envp.data()) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&fa);
+  }
+  ~ChildProcess() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      int st;
+      ::waitpid(pid_, &st, 0);
+    }
+  }
+  bool ok() const { return pid_ > 0; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+bool WaitForPort(int port) {
+  for (int i = 0; i < 200; ++i) {
+    std::string cmd = "exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(port) + " 2>/dev/null";
+    if (std::system(("bash -c '" + cmd + "'").c_str()) == 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+int FreePort() {
+  FILE* p = ::popen(
+      "/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); "
+      "print(s.getsockname()[1])'",
+      "r");
+  int port = 0;
+  if (p && std::fscanf(p, "%d", &port) != 1) port = 0;
+  if (p) ::pclose(p);
+  return port;
+}
+
+struct Server {
+  std::unique_ptr<ChildProcess> process;
+  std::string endpoint;
+  std::string access_key, secret_key;
+  std::string dir;
+  std::string error;
+};
+
+class S3Factory : public StoreFixtureFactory {
+ public:
+  S3Factory(std::string name, Capabilities caps) : name_(std::move(name)), caps_(std::move(caps)) {}
+  std::string Name() const override { return name_; }
+  Capabilities Caps() const override { return caps_; }
+
+  Result<std::unique_ptr<ObjectStore>> Make() override {
+    if (!server_) server_ = Start();
+    if (!server_->error.empty()) return Status::Internal(server_->error);
+    S3StoreOptions o;
+    o.bucket = "conformance";
+    o.config.credentials = {server_->access_key, server_->secret_key, ""};
+    o.config.region = "us-east-1";
+    o.config.endpoint_url = server_->endpoint;
+    o.retry.max_attempts = 2;
+    return OpenS3Store(std::move(o));
+  }
+
+ protected:
+  virtual std::unique_ptr<Server> Start() = 0;
+
+ private:
+  std::string name_;
+  Capabilities caps_;
+  std::unique_ptr<Server> server_;
+};
+
+std::string TempDir(const char* what) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / what).string() + "-XXXXXX";
+  return ::mkdtemp(tmpl.data()) ? tmpl : "";
+}
+
+class TestServerFactory : public S3Factory {
+ public:
+  TestServerFactory() : S3Factory("TestS3", {}) {}
+
+ protected:
+  std::unique_ptr<Server> Start() override {
+    auto s = std::make_unique<Server>();
+    s->access_key = "conformance";
+    s->secret_key = "conformance-secret";
+    s->dir = TempDir("ferry-conf-s3");
+    std::string port_file = s->dir + "/port";
+    s->process = std::make_unique<ChildProcess>(
+        std::vector<std::string>{FERRY_TEST_S3_BIN, "--listen", "127.0.0.1:0", "--port-file",
+                                 port_file, "--bucket", "conformance", "--access-key",
+                                 s->access_key, "--secret-key", s->secret_key},
+        std::vector<std::string>{});
+    int port = 0;
+    for (int i = 0; i < 200 && port == 0; ++i) {
+      std::ifstream in(port_file);
+      if (!(in >> port)) port = 0;
+      if (port == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (port == 0 || !WaitForPort(port)) s->error = "ferry-test-s3 did not start";
+    s->endpoint = "http://127.0.0.1:" + std::to_string(port);
+    return s;
+  }
+};
+
+Capabilities S3rverCaps() {
+  Capabilities c;
+  c.gap_note = "s3rver 3.7";
+  c.long_key_segments = false;  // keys are file names
+  c.dot_segment_keys = false;   // koa normalises "a/../b"
+  return c;
+}
+
+class S3rverFactory : public S3Factory {
+ public:
+  S3rverFactory() : S3Factory("S3rver", S3rverCaps()) {}
+
+ protected:
+  std::unique_ptr<Server> Start() override {
+    auto s = std::make_unique<Server>();
+    s->access_key = s->secret_key = "S3RVER";
+    std::string bin = std::string(FERRY_SOURCE_DIR) + "/testing/peers/node_modules/.bin/s3rver";
+    if (::access(bin.c_str(), X_OK) != 0) {
+      s->error = "s3rver not installed (make setup)";
+      return s;
+    }
+    s->dir = TempDir("ferry-conf-s3rver");
+    int port = FreePort();
+    s->process = std::make_unique<ChildProcess>(
+        std::vector<std::string>{bin, "-d", s->dir, "-a", "127.0.0.1", "-p", std::to_string(port),
+                                 "-s", "--configure-bucket", "conformance"},
+        // s3rver 3.7's continuation tokens use DES: OpenSSL 3's legacy provider.
+        std::vector<std::string>{"NODE_OPTIONS=--openssl-legacy-provider"});
+    if (port == 0 || !WaitForPort(port)) s->error = "s3rver did not start";
+    s->endpoint = "http://127.0.0.1:" + std::to_string(port);
+    return s;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(S3, StoreConformanceTest,
+                         ::testing::Values(std::make_shared<TestServerFactory>(),
+                                           std::make_shared<S3rverFactory>()),
+                         FactoryName);
+
+}  // namespace
+}  // namespace ferry::conformance

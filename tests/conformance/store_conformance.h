@@ -1,0 +1,125 @@
+#pragma once
+// The backend conformance suite: one set of gtest cases that every
+// ObjectStore backend must pass, in the spirit of rclone's fstest/fstests.
+//
+// To run it against a backend, implement StoreFixtureFactory and instantiate
+// the value-parameterised suite in an executable linked with the
+// `ferry_conformance` library and GTest::gtest_main:
+//
+//   class MyFactory : public ferry::conformance::StoreFixtureFactory {
+//    public:
+//     std::string Name() const override { return "S3Server"; }
+//     ferry::Result<std::unique_ptr<ferry::ObjectStore>> Make() override { ... }
+//     ferry::conformance::Capabilities Caps() const override {
+//       ferry::conformance::Capabilities c;
+//       c.delimiter = false;  // with a reason in `gap_note`
+//       return c;
+//     }
+//   };
+//   using ferry::conformance::StoreConformanceTest;  // the macro wants a bare name
+//   INSTANTIATE_TEST_SUITE_P(My, StoreConformanceTest,
+//                            ::testing::Values(std::make_shared<MyFactory>()),
+//                            ferry::conformance::FactoryName);
+//
+// Each test works below its own unique key prefix
+// ("conformance/<test>/<random>/"), so one bucket or directory can serve all
+// tests, even concurrently; the fixture deletes what it wrote afterwards.
+// Cases a backend cannot pass by design are declared in Capabilities and
+// skipped for that backend only, with a message naming the gap.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "base/status.h"
+#include "store/object_store.h"
+
+namespace ferry::conformance {
+
+// What a backend (or the server it talks to) supports. Defaults describe a
+// complete S3-compatible store; a factory clears the fields for its gaps.
+struct Capabilities {
+  // ListObjectsV2 honours `delimiter` and returns common prefixes.
+  // (s3rver 3.7 ignores it.)
+  bool delimiter = true;
+  // A key segment (the text between two '/') may be longer than 255 bytes.
+  // (s3rver 3.7 stores keys as files and fails such keys.)
+  bool long_key_segments = true;
+  // Keys with "." or ".." segments ("a/../b") are stored verbatim (HTTP
+  // stacks that normalise URL paths break this).
+  bool dot_segment_keys = true;
+  // Put and UploadPart reject a body whose MD5 differs from Content-MD5.
+  bool content_md5 = true;
+  // Multipart uploads (Create/UploadPart/ListParts/Complete/Abort).
+  bool multipart = true;
+  // ListParts on an aborted upload answers kNotFound.
+  bool abort_forgets_upload = true;
+  // Several threads may use one store instance at once.
+  bool concurrency = true;
+  // Shown in every skip message, e.g. "s3rver 3.7".
+  std::string gap_note;
+};
+
+class StoreFixtureFactory {
+ public:
+  virtual ~StoreFixtureFactory() = default;
+  // A short name for test names and messages: letters, digits and '_' only.
+  virtual std::string Name() const = 0;
+  // A store for one test, called from SetUp. Stores may share state (one
+  // bucket) across tests: each test keeps to its own key prefix.
+  virtual Result<std::unique_ptr<ObjectStore>> Make() = 0;
+  // Called from TearDown after the store from Make() is destroyed, to free
+  // what Make() allocated (a temp directory...).
+  virtual void Cleanup() {}
+  virtual Capabilities Caps() const { return {}; }
+};
+
+using StoreFactoryPtr = std::shared_ptr<StoreFixtureFactory>;
+
+// For INSTANTIATE_TEST_SUITE_P: names each instantiation after Name().
+std::string FactoryName(const ::testing::TestParamInfo<StoreFactoryPtr>& info);
+// Prints Name() wherever gtest shows the parameter (failure messages,
+// --gtest_list_tests and so the ctest names).
+void PrintTo(const StoreFactoryPtr& factory, std::ostream* os);
+
+class StoreConformanceTest : public ::testing::TestWithParam<StoreFactoryPtr> {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  ObjectStore& store() { return *store_; }
+  const Capabilities& caps() const { return caps_; }
+  // `prefix_ + name`: every key a test uses goes through this.
+  std::string K(std::string_view name) const { return prefix_ + std::string(name); }
+  const std::string& prefix() const { return prefix_; }
+
+  // Small helpers that fail the test on error.
+  ObjectInfo PutString(const std::string& key, const std::string& data,
+                       const PutOptions& options = {});
+  std::string GetString(const std::string& key, const GetOptions& options = {});
+  // Every page of a listing, following continuation tokens.
+  struct Listing {
+    std::vector<std::string> keys;
+    std::vector<std::string> common_prefixes;
+    int pages = 0;
+  };
+  Listing ListAll(ListOptions options);
+
+ private:
+  std::unique_ptr<ObjectStore> store_;
+  Capabilities caps_;
+  std::string prefix_;
+};
+
+}  // namespace ferry::conformance
+
+// Skips the current test unless the backend has capability `field`.
+#define FERRY_REQUIRE_CAPABILITY(field)                                              \
+  do {                                                                               \
+    if (!caps().field) {                                                             \
+      GTEST_SKIP() << GetParam()->Name() << " declares no support for `" #field "`"  \
+                   << (caps().gap_note.empty() ? "" : " (" + caps().gap_note + ")"); \
+    }                                                                                \
+  } while (0)
