@@ -94,10 +94,18 @@ const std::string* Response::Find(std::string_view name) const {
   return nullptr;
 }
 
+// One event loop per thread, each run by exactly one thread: a request and
+// its connection stay on one loop, so completions never hop between threads
+// (with one shared loop, every 64 KiB read woke another thread).
+struct Loop {
+  Loop() : ioc(1), work(asio::make_work_guard(ioc)) {}
+  asio::io_context ioc;
+  asio::executor_work_guard<asio::io_context::executor_type> work;
+  std::thread thread;
+};
+
 struct Client::Impl {
-  explicit Impl(ClientOptions o)
-      : options(std::move(o)), ssl_ctx(asio::ssl::context::tls_client),
-        work(asio::make_work_guard(ioc)) {
+  explicit Impl(ClientOptions o) : options(std::move(o)), ssl_ctx(asio::ssl::context::tls_client) {
     if (options.verify_tls) {
       ssl_ctx.set_verify_mode(asio::ssl::verify_peer);
       error_code ec;
@@ -111,13 +119,16 @@ struct Client::Impl {
       ssl_ctx.set_verify_mode(asio::ssl::verify_none);
     }
     int n = std::max(1, options.io_threads);
-    for (int i = 0; i < n; ++i) threads.emplace_back([this] { ioc.run(); });
+    for (int i = 0; i < n; ++i) loops.push_back(std::make_unique<Loop>());
+    for (auto& l : loops) l->thread = std::thread([loop = l.get()] { loop->ioc.run(); });
   }
 
   ~Impl() {
-    work.reset();
-    ioc.stop();
-    for (auto& t : threads) t.join();
+    for (auto& l : loops) {
+      l->work.reset();
+      l->ioc.stop();
+    }
+    for (auto& l : loops) l->thread.join();
   }
 
   std::unique_ptr<Connection> TakeIdle(const std::string& key) {
@@ -240,6 +251,44 @@ struct Client::Impl {
       resp->headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
     }
     bool to_sink = sink != nullptr && resp->status >= 200 && resp->status < 300;
+    auto deliver = [&](const char* data, size_t n) -> Status {
+      stats.bytes_received += n;
+      if (to_sink) return sink->Write(std::string_view(data, n));
+      if (resp->body.size() < kMaxErrorBody) {
+        resp->body.append(data, std::min(n, kMaxErrorBody - resp->body.size()));
+      }
+      return Status::Ok();
+    };
+    if (!p.is_done() && p.content_length()) {
+      // A sized body: read it straight from the socket in large pieces (the
+      // parser would copy it through the buffer 64 KiB at a time). Bytes
+      // that arrived with the header are in c.buffer first.
+      uint64_t left = *p.content_length();
+      auto head = c.buffer.data();
+      size_t have = static_cast<size_t>(std::min<uint64_t>(left, head.size()));
+      if (have > 0) {
+        Status st = deliver(static_cast<const char*>(head.data()), have);
+        if (!st.ok()) co_return st;
+        c.buffer.consume(have);
+        left -= have;
+      }
+      while (left > 0) {
+        size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, left));
+        c.tcp.expires_after(options.io_timeout);
+        size_t n = co_await stream.async_read_some(asio::buffer(chunk.get(), want),
+                                                   asio::redirect_error(asio::use_awaitable, ec));
+        if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
+          co_return Status::Corruption("read body: connection closed mid-body");
+        }
+        if (ec) co_return TransportError(ec, "read body");
+        left -= n;
+        Status st = deliver(chunk.get(), n);
+        if (!st.ok()) co_return st;
+      }
+      *reusable = p.get().keep_alive();
+      co_return Status::Ok();
+    }
+    // Chunked or close-delimited bodies go through the parser.
     while (!p.is_done()) {
       p.get().body().data = chunk.get();
       p.get().body().size = kChunk;
@@ -249,20 +298,16 @@ struct Client::Impl {
       if (ec) co_return TransportError(ec, "read body");
       size_t n = kChunk - p.get().body().size;
       if (n == 0) continue;
-      stats.bytes_received += n;
-      if (to_sink) {
-        Status s = sink->Write(std::string_view(chunk.get(), n));
-        if (!s.ok()) co_return s;
-      } else if (resp->body.size() < kMaxErrorBody) {
-        resp->body.append(chunk.get(), std::min(n, kMaxErrorBody - resp->body.size()));
-      }
+      Status st = deliver(chunk.get(), n);
+      if (!st.ok()) co_return st;
     }
     *reusable = p.get().keep_alive();
     co_return Status::Ok();
   }
 
-  awaitable<Status> DoSend(Endpoint ep, const Request& req, ByteSink* sink, Response* resp) {
-    std::string key = ep.ToString();
+  awaitable<Status> DoSend(Endpoint ep, const Request& req, ByteSink* sink, Response* resp,
+                           size_t loop_index) {
+    std::string key = ep.ToString() + "#" + std::to_string(loop_index);
     for (int attempt = 0;; ++attempt) {
       std::unique_ptr<Connection> c = attempt == 0 ? TakeIdle(key) : nullptr;
       if (c) {
@@ -294,10 +339,9 @@ struct Client::Impl {
   }
 
   ClientOptions options;
-  asio::io_context ioc;
   asio::ssl::context ssl_ctx;
-  asio::executor_work_guard<asio::io_context::executor_type> work;
-  std::vector<std::thread> threads;
+  std::vector<std::unique_ptr<Loop>> loops;
+  std::atomic<size_t> next_loop{0};
   std::string ca_error;
   std::mutex mu;
   std::unordered_map<std::string, std::vector<std::unique_ptr<Connection>>> idle;
@@ -313,7 +357,8 @@ Result<Response> Client::Send(const Endpoint& endpoint, const Request& req, Byte
   Response resp;
   std::promise<Status> done;
   auto fut = done.get_future();
-  asio::co_spawn(impl_->ioc, impl_->DoSend(endpoint, req, sink, &resp),
+  size_t loop = impl_->next_loop.fetch_add(1) % impl_->loops.size();
+  asio::co_spawn(impl_->loops[loop]->ioc, impl_->DoSend(endpoint, req, sink, &resp, loop),
                  [&done](std::exception_ptr e, Status s) {
                    if (e) {
                      try {
