@@ -12,7 +12,11 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <future>
 #include <limits>
 #include <mutex>
@@ -65,7 +69,7 @@ Status TransportError(const error_code& ec, std::string_view during) {
   }
   if (ec.category() == asio::error::get_ssl_category()) {
     // Certificate problems do not go away on retry.
-    Status s = Status::Network(what + "TLS: " + ec.message());
+    Status s = Status::Network(what + (during.substr(0, 3) == "TLS" ? "" : "TLS: ") + ec.message());
     s.set_retryable(false);
     return s;
   }
@@ -110,8 +114,12 @@ struct Client::Impl {
       ssl_ctx.set_verify_mode(asio::ssl::verify_peer);
       error_code ec;
       if (!options.ca_file.empty()) {
-        ssl_ctx.load_verify_file(options.ca_file, ec);
-        if (ec) ca_error = "cannot load CA bundle " + options.ca_file + ": " + ec.message();
+        if (::access(options.ca_file.c_str(), R_OK) != 0) {
+          ca_error = "cannot load CA bundle " + options.ca_file + ": " + std::strerror(errno);
+        } else {
+          ssl_ctx.load_verify_file(options.ca_file, ec);
+          if (ec) ca_error = "cannot load CA bundle " + options.ca_file + ": not a PEM certificate file";
+        }
       } else {
         ssl_ctx.set_default_verify_paths(ec);
       }
@@ -169,7 +177,16 @@ struct Client::Impl {
       if (options.verify_tls) c->tls->set_verify_callback(asio::ssl::host_name_verification(ep.host));
       co_await c->tls->async_handshake(asio::ssl::stream_base::client,
                                        asio::redirect_error(asio::use_awaitable, ec));
-      if (ec) co_return TransportError(ec, "TLS handshake with " + ep.ToString());
+      if (ec) {
+        Status st = TransportError(ec, "TLS handshake with " + ep.ToString());
+        long verify = SSL_get_verify_result(c->tls->native_handle());
+        if (verify != X509_V_OK) {
+          Status detailed(st.code(), st.message() + " (" + X509_verify_cert_error_string(verify) + ")");
+          detailed.set_retryable(false);
+          co_return detailed;
+        }
+        co_return st;
+      }
     }
     stats.connections_opened++;
     *out = std::move(c);
