@@ -35,6 +35,18 @@ std::string Listing(TimePoint t) {
   return buf;
 }
 
+// One listing line; `cut` bytes of the key's front are not shown.
+void PrintObject(const ObjectInfo& o, bool json, size_t cut) {
+  if (json) {
+    nlohmann::json j{{"key", o.key}, {"size", o.size}, {"etag", o.etag},
+                     {"last_modified", Iso8601(o.last_modified)}};
+    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  } else {
+    std::printf("%s %10llu %s\n", Listing(o.last_modified).c_str(),
+                static_cast<unsigned long long>(o.size), o.key.substr(cut).c_str());
+  }
+}
+
 int RunLs(const LsArgs& a) {
   auto loc = ParseLocation(a.location);
   if (!loc.ok()) return Fail("", loc.status());
@@ -44,7 +56,15 @@ int RunLs(const LsArgs& a) {
   if (!loc->is_s3()) {
     struct stat st;
     if (::stat(loc->path.c_str(), &st) != 0) {
-      return Fail(loc->text, Status::FromErrno(errno, "stat").WithContext("cannot list"));
+      return Fail(loc->text, Status::FromErrno(errno, "cannot list"));
+    }
+    if (!S_ISDIR(st.st_mode)) {  // one file: list just it, as ls(1) does
+      ObjectInfo o;
+      o.key = loc->path;
+      o.size = static_cast<uint64_t>(st.st_size);
+      o.last_modified = std::chrono::system_clock::from_time_t(st.st_mtime);
+      PrintObject(o, a.json, 0);
+      return 0;
     }
   }
   auto store = OpenStore(*loc, oo);
@@ -65,16 +85,7 @@ int RunLs(const LsArgs& a) {
         std::printf("%30s %s\n", "PRE", p.substr(cut).c_str());
       }
     }
-    for (const auto& o : page->objects) {
-      if (a.json) {
-        nlohmann::json j{{"key", o.key}, {"size", o.size}, {"etag", o.etag},
-                         {"last_modified", Iso8601(o.last_modified)}};
-        std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-      } else {
-        std::printf("%s %10llu %s\n", Listing(o.last_modified).c_str(),
-                    static_cast<unsigned long long>(o.size), o.key.substr(cut).c_str());
-      }
-    }
+    for (const auto& o : page->objects) PrintObject(o, a.json, cut);
     if (!page->truncated) break;
     lo.continuation_token = page->next_continuation_token;
   }

@@ -26,12 +26,22 @@ int Main(int argc, char** argv) {
   version->callback([] { std::printf("ferry %s\n", kVersion); });
   AddLsCommand(app, &exit_code);
   AddCpCommand(app, &exit_code);
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      if (sub->get_name() == argv[1]) known = true;
+    }
+    if (!known) {
+      std::fprintf(stderr, "ferry: unknown command \"%s\" (see ferry --help)\n", argv[1]);
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() != 0) {
-      std::fprintf(stderr, "ferry: %s\n", e.what());
-      std::fprintf(stderr, "Run with --help for usage.\n");
+      std::string where = argc > 1 && argv[1][0] != '-' ? std::string(" ") + argv[1] : "";
+      std::fprintf(stderr, "ferry: %s (see ferry%s --help)\n", e.what(), where.c_str());
       return 2;
     }
     return app.exit(e);

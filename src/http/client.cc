@@ -106,6 +106,7 @@ struct Loop {
   asio::io_context ioc;
   asio::executor_work_guard<asio::io_context::executor_type> work;
   std::thread thread;
+  std::atomic<int> active{0};  // Send()s running on this loop
 };
 
 struct Client::Impl {
@@ -139,13 +140,25 @@ struct Client::Impl {
     for (auto& l : loops) l->thread.join();
   }
 
-  std::unique_ptr<Connection> TakeIdle(const std::string& key) {
+  // Chooses the loop for a request to `ep` and, when one is idle there,
+  // takes a pooled connection for it (a connection lives on the loop that
+  // opened it): an idle connection on any loop first, else the least busy
+  // loop and a new connection. Taking under the lock means concurrent
+  // requests never both count on one idle connection.
+  size_t PickLoop(const Endpoint& ep, std::unique_ptr<Connection>* conn) {
+    std::string base = ep.ToString() + "#";
     std::lock_guard<std::mutex> lock(mu);
-    auto it = idle.find(key);
-    if (it == idle.end() || it->second.empty()) return nullptr;
-    auto c = std::move(it->second.back());
-    it->second.pop_back();
-    return c;
+    size_t best = 0;
+    for (size_t i = 0; i < loops.size(); ++i) {
+      auto it = idle.find(base + std::to_string(i));
+      if (it != idle.end() && !it->second.empty()) {
+        *conn = std::move(it->second.back());
+        it->second.pop_back();
+        return i;
+      }
+      if (loops[i]->active < loops[best]->active) best = i;
+    }
+    return best;
   }
 
   void ReturnIdle(const std::string& key, std::unique_ptr<Connection> c) {
@@ -323,10 +336,10 @@ struct Client::Impl {
   }
 
   awaitable<Status> DoSend(Endpoint ep, const Request& req, ByteSink* sink, Response* resp,
-                           size_t loop_index) {
+                           size_t loop_index, std::unique_ptr<Connection> pooled) {
     std::string key = ep.ToString() + "#" + std::to_string(loop_index);
     for (int attempt = 0;; ++attempt) {
-      std::unique_ptr<Connection> c = attempt == 0 ? TakeIdle(key) : nullptr;
+      std::unique_ptr<Connection> c = attempt == 0 ? std::move(pooled) : nullptr;
       if (c) {
         stats.connections_reused++;
       } else {
@@ -358,7 +371,6 @@ struct Client::Impl {
   ClientOptions options;
   asio::ssl::context ssl_ctx;
   std::vector<std::unique_ptr<Loop>> loops;
-  std::atomic<size_t> next_loop{0};
   std::string ca_error;
   std::mutex mu;
   std::unordered_map<std::string, std::vector<std::unique_ptr<Connection>>> idle;
@@ -374,8 +386,10 @@ Result<Response> Client::Send(const Endpoint& endpoint, const Request& req, Byte
   Response resp;
   std::promise<Status> done;
   auto fut = done.get_future();
-  size_t loop = impl_->next_loop.fetch_add(1) % impl_->loops.size();
-  asio::co_spawn(impl_->loops[loop]->ioc, impl_->DoSend(endpoint, req, sink, &resp, loop),
+  std::unique_ptr<Connection> pooled;
+  size_t loop = impl_->PickLoop(endpoint, &pooled);
+  impl_->loops[loop]->active++;
+  asio::co_spawn(impl_->loops[loop]->ioc, impl_->DoSend(endpoint, req, sink, &resp, loop, std::move(pooled)),
                  [&done](std::exception_ptr e, Status s) {
                    if (e) {
                      try {
@@ -387,6 +401,7 @@ Result<Response> Client::Send(const Endpoint& endpoint, const Request& req, Byte
                    done.set_value(std::move(s));
                  });
   Status s = fut.get();
+  impl_->loops[loop]->active--;
   if (!s.ok()) return s;
   return resp;
 }

@@ -69,25 +69,33 @@ TEST_P(StoreConformanceTest, MultipartOutOfOrderUploadCompletes) {
     EXPECT_EQ(part->etag, Md5Hex(parts[number - 1]));
     uploaded[number - 1] = *part;
   }
-  auto listed = store().ListParts(key, up.id());
-  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
-  ASSERT_EQ(listed->size(), 3u);
-  for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ((*listed)[i].number, i + 1);
-    EXPECT_EQ((*listed)[i].etag, Md5Hex(parts[i]));
-    EXPECT_EQ((*listed)[i].size, parts[i].size());
+  if (FERRY_HAS_CAPABILITY(list_parts)) {
+    auto listed = store().ListParts(key, up.id());
+    ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+    ASSERT_EQ(listed->size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ((*listed)[i].number, i + 1);
+      EXPECT_EQ((*listed)[i].etag, Md5Hex(parts[i]));
+      EXPECT_EQ((*listed)[i].size, parts[i].size());
+    }
   }
   auto head_before = store().Head(key);
   EXPECT_FALSE(head_before.ok()) << "nothing is visible before Complete";
 
   auto done = store().CompleteMultipart(key, up.id(), uploaded);
   ASSERT_TRUE(done.ok()) << done.status().ToString();
-  EXPECT_EQ(done->etag, MultipartEtag(parts));
-  EXPECT_TRUE(done->etag.ends_with("-3"));
+  const bool s3_etag = FERRY_HAS_CAPABILITY(multipart_etag);
+  if (s3_etag) {
+    EXPECT_EQ(done->etag, MultipartEtag(parts));
+    EXPECT_TRUE(done->etag.ends_with("-3"));
+  }
   auto head = store().Head(key);
   ASSERT_TRUE(head.ok()) << head.status().ToString();
   EXPECT_EQ(head->size, Join(parts).size());
-  EXPECT_EQ(head->etag, MultipartEtag(parts));
+  EXPECT_EQ(head->etag, done->etag) << "Head reports the ETag Complete returned";
+  if (s3_etag) {
+    EXPECT_EQ(head->etag, MultipartEtag(parts));
+  }
   EXPECT_EQ(head->headers, options.headers);
   EXPECT_TRUE(GetString(key) == Join(parts)) << "assembled bytes differ";
 
@@ -110,10 +118,13 @@ TEST_P(StoreConformanceTest, MultipartReuploadedPartWins) {
   auto p1 = up.Upload(1, parts[0]);
   auto p2 = up.Upload(2, parts[1]);
   ASSERT_TRUE(p1.ok() && p2.ok());
-  auto listed = store().ListParts(key, up.id());
-  ASSERT_TRUE(listed.ok());
-  ASSERT_EQ(listed->size(), 2u);
-  EXPECT_EQ((*listed)[0].etag, Md5Hex(parts[0]));
+  EXPECT_EQ(p1->etag, Md5Hex(parts[0]));
+  if (FERRY_HAS_CAPABILITY(list_parts)) {
+    auto listed = store().ListParts(key, up.id());
+    ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+    ASSERT_EQ(listed->size(), 2u);
+    EXPECT_EQ((*listed)[0].etag, Md5Hex(parts[0]));
+  }
   auto done = store().CompleteMultipart(key, up.id(), {*p1, *p2});
   ASSERT_TRUE(done.ok()) << done.status().ToString();
   EXPECT_TRUE(GetString(key) == Join(parts));
@@ -128,12 +139,15 @@ TEST_P(StoreConformanceTest, MultipartSinglePart) {
   ASSERT_TRUE(p.ok());
   auto done = store().CompleteMultipart(K("multi/single"), up.id(), {*p});
   ASSERT_TRUE(done.ok()) << done.status().ToString();
-  EXPECT_EQ(done->etag, MultipartEtag({data}));
+  if (FERRY_HAS_CAPABILITY(multipart_etag)) {
+    EXPECT_EQ(done->etag, MultipartEtag({data}));
+  }
   EXPECT_TRUE(GetString(K("multi/single")) == data);
 }
 
 TEST_P(StoreConformanceTest, MultipartAbortLeavesNothing) {
   FERRY_REQUIRE_CAPABILITY(multipart);
+  FERRY_REQUIRE_CAPABILITY(abort_multipart);
   const std::string key = K("multi/aborted");
   MultipartUpload up(store(), key);
   ASSERT_TRUE(up.Create().ok());
@@ -149,7 +163,9 @@ TEST_P(StoreConformanceTest, MultipartAbortLeavesNothing) {
     auto parts = store().ListParts(key, up.id());
     ASSERT_FALSE(parts.ok());
     EXPECT_EQ(parts.status().code(), ErrorCode::kNotFound) << parts.status().ToString();
-    EXPECT_FALSE(up.Upload(2, "late").ok()) << "an aborted upload takes no parts";
+    auto late = up.Upload(2, "late");
+    ASSERT_FALSE(late.ok()) << "an aborted upload takes no parts";
+    EXPECT_EQ(late.status().code(), ErrorCode::kNotFound) << late.status().ToString();
   }
 }
 
@@ -162,14 +178,20 @@ TEST_P(StoreConformanceTest, MultipartCompleteWithWrongEtagFailsAndKeepsUpload) 
   auto p1 = up.Upload(1, parts[0]);
   auto p2 = up.Upload(2, parts[1]);
   ASSERT_TRUE(p1.ok() && p2.ok());
-  PartInfo wrong = *p2;
-  wrong.etag = Md5Hex("not the part");
-  EXPECT_FALSE(store().CompleteMultipart(key, up.id(), {*p1, wrong}).ok());
-  EXPECT_FALSE(store().Head(key).ok()) << "a failed Complete stores nothing";
-  // The contract: errors leave the upload in place to be retried.
-  auto listed = store().ListParts(key, up.id());
-  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
-  EXPECT_EQ(listed->size(), 2u);
+  if (FERRY_HAS_CAPABILITY(complete_validates_parts)) {
+    PartInfo wrong = *p2;
+    wrong.etag = Md5Hex("not the part");
+    auto failed = store().CompleteMultipart(key, up.id(), {*p1, wrong});
+    ASSERT_FALSE(failed.ok()) << "wrong part ETag";
+    EXPECT_EQ(failed.status().code(), ErrorCode::kInvalidArgument) << failed.status().ToString();
+    EXPECT_FALSE(store().Head(key).ok()) << "a failed Complete stores nothing";
+    // The contract: errors leave the upload in place to be retried.
+    if (FERRY_HAS_CAPABILITY(list_parts)) {
+      auto listed = store().ListParts(key, up.id());
+      ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+      EXPECT_EQ(listed->size(), 2u);
+    }
+  }
   auto done = store().CompleteMultipart(key, up.id(), {*p1, *p2});
   ASSERT_TRUE(done.ok()) << done.status().ToString();
   EXPECT_TRUE(GetString(key) == Join(parts));
@@ -184,27 +206,50 @@ TEST_P(StoreConformanceTest, MultipartCompleteRejectsBadPartLists) {
   auto p1 = up.Upload(1, parts[0]);
   auto p2 = up.Upload(2, parts[1]);
   ASSERT_TRUE(p1.ok() && p2.ok());
-  EXPECT_FALSE(store().CompleteMultipart(key, up.id(), {*p2, *p1}).ok()) << "descending";
-  PartInfo missing = *p2;
-  missing.number = 3;
-  EXPECT_FALSE(store().CompleteMultipart(key, up.id(), {*p1, missing}).ok()) << "no part 3";
-  EXPECT_FALSE(store().CompleteMultipart(key, "no-such-upload-id", {*p1}).ok());
+  // Without validation only the unknown upload id is tried, and only its
+  // failure checked: s3rver 3.7 completes a descending list and dies (the
+  // process exits) on a missing part.
+  const bool validates = FERRY_HAS_CAPABILITY(complete_validates_parts);
+  if (validates) {
+    auto descending = store().CompleteMultipart(key, up.id(), {*p2, *p1});
+    ASSERT_FALSE(descending.ok()) << "descending";
+    EXPECT_EQ(descending.status().code(), ErrorCode::kInvalidArgument)
+        << "descending: " << descending.status().ToString();
+    PartInfo missing = *p2;
+    missing.number = 3;
+    auto no_part = store().CompleteMultipart(key, up.id(), {*p1, missing});
+    ASSERT_FALSE(no_part.ok()) << "no part 3";
+    EXPECT_EQ(no_part.status().code(), ErrorCode::kInvalidArgument)
+        << "no part 3: " << no_part.status().ToString();
+  }
+  auto no_upload = store().CompleteMultipart(key, "no-such-upload-id", {*p1});
+  ASSERT_FALSE(no_upload.ok()) << "no such upload";
+  if (validates) {
+    EXPECT_EQ(no_upload.status().code(), ErrorCode::kNotFound)
+        << "no such upload: " << no_upload.status().ToString();
+  }
   EXPECT_FALSE(store().Head(key).ok());
-  EXPECT_TRUE(store().AbortMultipart(key, up.id()).ok());
+  if (FERRY_HAS_CAPABILITY(abort_multipart)) {
+    EXPECT_TRUE(store().AbortMultipart(key, up.id()).ok());
+  }
 }
 
 TEST_P(StoreConformanceTest, UploadPartContentMd5Mismatch) {
   FERRY_REQUIRE_CAPABILITY(multipart);
-  FERRY_REQUIRE_CAPABILITY(content_md5);
   MultipartUpload up(store(), K("multi/md5"));
   ASSERT_TRUE(up.Create().ok());
-  auto bad = up.Upload(1, "part body", Md5Base64("other body"));
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().code(), ErrorCode::kCorruption) << bad.status().ToString();
+  if (FERRY_HAS_CAPABILITY(content_md5)) {
+    auto bad = up.Upload(1, "part body", Md5Base64("other body"));
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().code(), ErrorCode::kCorruption) << bad.status().ToString();
+  }
+  // A matching Content-MD5 is accepted (after a rejected attempt, if any).
   auto good = up.Upload(1, "part body", Md5Base64("part body"));
   ASSERT_TRUE(good.ok()) << good.status().ToString();
   EXPECT_EQ(good->etag, Md5Hex("part body"));
-  EXPECT_TRUE(store().AbortMultipart(K("multi/md5"), up.id()).ok());
+  if (FERRY_HAS_CAPABILITY(abort_multipart)) {
+    EXPECT_TRUE(store().AbortMultipart(K("multi/md5"), up.id()).ok());
+  }
 }
 
 TEST_P(StoreConformanceTest, MultipartPartsUploadedConcurrently) {
@@ -227,7 +272,9 @@ TEST_P(StoreConformanceTest, MultipartPartsUploadedConcurrently) {
   }
   auto done = store().CompleteMultipart(key, up.id(), infos);
   ASSERT_TRUE(done.ok()) << done.status().ToString();
-  EXPECT_EQ(done->etag, MultipartEtag(parts));
+  if (FERRY_HAS_CAPABILITY(multipart_etag)) {
+    EXPECT_EQ(done->etag, MultipartEtag(parts));
+  }
   EXPECT_TRUE(GetString(key) == Join(parts));
 }
 

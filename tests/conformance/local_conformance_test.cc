@@ -50,6 +50,8 @@ Capabilities DeclaredGaps() {
   Capabilities c;
   c.delimiter = false;
   c.long_key_segments = false;
+  c.empty_key_segments = false;  // partial guards (FERRY_HAS_CAPABILITY)
+  c.list_parts = false;
   c.gap_note = "declared by the LocalDeclaredGaps fixture to exercise skipping";
   return c;
 }

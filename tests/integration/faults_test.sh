@@ -17,11 +17,19 @@ injected() { stats | /usr/bin/python3 -c "import json,sys; print(json.load(sys.s
 make_file "$TMP/f.bin" $((21 << 20))   # 5 parts of 5 MiB (the last 1 MiB)
 MP=(--multipart-threshold 5M --part-size 5M --concurrency 3)
 
-# Baseline: exactly 5 parts, one create, one complete, nothing retried.
+# Baseline: exactly 5 parts, one create, one complete, nothing retried, and
+# keep-alive: the 7 requests ride on at most 3 connections (the concurrency).
 reset_counters
 "$FERRY" cp "${MP[@]}" "$TMP/f.bin" s3://bkt/base.bin
-[ "$(count upload-part requests)" -eq 5 ] || fail "expected 5 part uploads, got $(count upload-part requests)"
-[ "$(count complete requests)" -eq 1 ] || fail "expected 1 complete"
+stats | /usr/bin/python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+ops = s["ops"]
+assert ops["upload-part"]["requests"] == 5, ops["upload-part"]
+assert ops["complete"]["requests"] == 1 and ops["create-multipart"]["requests"] == 1, ops
+conns = s["connections"]["accepted"] - 1  # less this stats request itself
+assert conns <= 3, f"7 requests used {conns} connections: no keep-alive?"
+'
 
 # case NAME FAULT_JSON: upload and download under the fault; bytes must match
 # and the fault must really have fired.
