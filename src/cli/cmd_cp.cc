@@ -21,6 +21,7 @@ struct CpArgs {
       content_language, expires;
   std::vector<std::string> metadata;  // k=v
   bool quiet = false;
+  bool no_server_side = false;
   GlobalOptions global;
 };
 
@@ -75,6 +76,7 @@ int RunCp(const CpArgs& a) {
   co.parts.threshold = *threshold;
   co.parts.part_size = *part;
   co.concurrency = a.concurrency;
+  co.allow_server_side = !a.no_server_side;
   auto headers = HeadersFromFlags(a);
   if (!headers.ok()) return Fail("", headers.status());
   co.headers = *headers;
@@ -158,6 +160,8 @@ void AddCpCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--content-language", a->content_language, "Content-Language");
   cmd->add_option("--expires", a->expires, "Expires (an HTTP date)");
   cmd->add_option("--metadata", a->metadata, "User metadata KEY=VALUE (repeatable)");
+  cmd->add_flag("--no-server-side-copy", a->no_server_side,
+                "Stream through ferry even when the store could copy by itself");
   cmd->add_flag("-q,--quiet", a->quiet, "No summary line");
   AddGlobalOptions(*cmd, &a->global);
   cmd->callback([a, exit_code] { *exit_code = RunCp(*a); });

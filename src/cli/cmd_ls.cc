@@ -17,21 +17,13 @@ struct LsArgs {
   GlobalOptions global;
 };
 
-std::string Iso8601(TimePoint t) {
+// UTC time in strftime `format`.
+std::string FormatUtc(TimePoint t, const char* format) {
   std::time_t s = std::chrono::system_clock::to_time_t(t);
   std::tm tm{};
   gmtime_r(&s, &tm);
   char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string Listing(TimePoint t) {
-  std::time_t s = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&s, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  std::strftime(buf, sizeof buf, format, &tm);
   return buf;
 }
 
@@ -39,10 +31,10 @@ std::string Listing(TimePoint t) {
 void PrintObject(const ObjectInfo& o, bool json, size_t cut) {
   if (json) {
     nlohmann::json j{{"key", o.key}, {"size", o.size}, {"etag", o.etag},
-                     {"last_modified", Iso8601(o.last_modified)}};
+                     {"last_modified", FormatUtc(o.last_modified, "%Y-%m-%dT%H:%M:%SZ")}};
     std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
-    std::printf("%s %10llu %s\n", Listing(o.last_modified).c_str(),
+    std::printf("%s %10llu %s\n", FormatUtc(o.last_modified, "%Y-%m-%d %H:%M:%S").c_str(),
                 static_cast<unsigned long long>(o.size), o.key.substr(cut).c_str());
   }
 }

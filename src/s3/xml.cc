@@ -3,6 +3,7 @@
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 #include <charconv>
+#include <cstdio>
 #include <ctime>
 #include <sstream>
 
@@ -77,16 +78,23 @@ std::string Unquote(std::string_view etag) {
 
 std::string XmlEscape(std::string_view in) {
   std::string out;
-  out.reserve(in.size());
-  for (char c : in) {
+  out.reserve(in.size() + in.size() / 8);
+  for (char ch : in) {
+    auto c = static_cast<unsigned char>(ch);
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
-      case '\r': out += "&#13;"; break;
-      default: out += c;
+      default:
+        if (c < 0x20 || c == 0x7F) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "&#x%X;", c);
+          out += buf;
+        } else {
+          out += ch;
+        }
     }
   }
   return out;

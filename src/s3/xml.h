@@ -40,7 +40,9 @@ Result<std::string> ParseCopyResult(std::string_view xml);
 
 std::string BuildCompleteMultipartUpload(const std::vector<PartInfo>& parts);
 
-// XML text escaping of &, <, >, " and '.
+// XML text escaping of &, <, >, " and '; control characters, which XML 1.0
+// cannot carry literally, become numeric references (&#x1;) as S3 emits them.
+// Bytes >= 0x80 pass through (keys are UTF-8).
 std::string XmlEscape(std::string_view in);
 
 // Strips one pair of surrounding double quotes (ETags arrive quoted).

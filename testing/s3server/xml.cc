@@ -1,5 +1,7 @@
 #include "xml.h"
 
+#include "s3/xml.h"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -26,29 +28,7 @@ void AppendUtf8(uint32_t cp, std::string* out) {
 
 }  // namespace
 
-std::string XmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (char ch : text) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        if (c < 0x20 || c == 0x7F) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "&#x%X;", c);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out;
-}
+std::string XmlEscape(std::string_view text) { return s3::XmlEscape(text); }
 
 std::string XmlUnescape(std::string_view text) {
   std::string out;

@@ -9,6 +9,7 @@
 #include "crypto/digest.h"
 #include "s3/sigv4.h"
 #include "s3/xml.h"
+#include "store/s3/addressing.h"
 #include "store/s3/s3_errors.h"
 
 namespace ferry {
@@ -113,8 +114,8 @@ ObjectInfo InfoFromHeaders(std::string_view key, const http::Response& r) {
 
 class S3Store : public ObjectStore {
  public:
-  S3Store(S3StoreOptions o, http::Endpoint ep, bool path_style)
-      : opt_(std::move(o)), endpoint_(std::move(ep)), path_style_(path_style) {}
+  S3Store(S3StoreOptions o, s3::Addressing addressing)
+      : opt_(std::move(o)), addressing_(std::move(addressing)) {}
 
   std::string Describe() const override { return "s3://" + opt_.bucket; }
 
@@ -345,14 +346,13 @@ class S3Store : public ObjectStore {
 
   // One attempt: sign, send, map a non-2xx answer to a Status.
   Result<http::Response> Once(const Call& c, ByteSink* sink) {
-    std::string path = path_style_ ? "/" + opt_.bucket : std::string();
-    if (!c.key.empty() || !path_style_) path += "/" + std::string(c.key);
+    std::string path = addressing_.PathFor(opt_.bucket, c.key);
     s3::RequestToSign req;
     req.method = c.method;
     req.path = path;
     req.query = c.query;
     req.headers = c.headers;
-    req.headers.emplace_back("host", endpoint_.HostHeader());
+    req.headers.emplace_back("host", addressing_.endpoint.HostHeader());
     if (!c.payload_hash.empty()) {
       req.payload_hash = c.payload_hash;
     } else {
@@ -369,7 +369,7 @@ class S3Store : public ObjectStore {
     hr.headers = std::move(req.headers);
     hr.body = c.body;
     hr.body_size = c.body_size;
-    auto r = opt_.client->Send(endpoint_, hr, sink);
+    auto r = opt_.client->Send(addressing_.endpoint, hr, sink);
     if (!r.ok()) return r.status();
     if (r->status < 200 || r->status >= 300) return s3::ErrorFromResponse(*r);
     if (c.verify_md5 != nullptr) {
@@ -412,33 +412,17 @@ class S3Store : public ObjectStore {
   }
 
   S3StoreOptions opt_;
-  http::Endpoint endpoint_;
-  bool path_style_;
+  s3::Addressing addressing_;
 };
 
 Result<std::unique_ptr<ObjectStore>> S3Store::Open(S3StoreOptions o) {
-  if (o.bucket.empty()) return Status::InvalidArgument("missing bucket name");
-  http::Endpoint ep;
-  bool path_style = true;
-  if (!o.config.endpoint_url.empty()) {
-    std::string path;
-    FERRY_ASSIGN_OR_RETURN(ep, http::ParseEndpoint(o.config.endpoint_url, &path));
-    if (!path.empty() && path != "/") {
-      return Status::InvalidArgument("endpoint " + o.config.endpoint_url +
-                                     ": a path is not supported");
-    }
-  } else {
-    ep.tls = true;
-    ep.port = 443;
-    path_style = o.bucket.find('.') != std::string::npos;
-    ep.host = path_style ? "s3." + o.config.region + ".amazonaws.com"
-                         : o.bucket + ".s3." + o.config.region + ".amazonaws.com";
-  }
+  FERRY_ASSIGN_OR_RETURN(s3::Addressing addressing,
+                         s3::ResolveAddressing(o.bucket, o.config.endpoint_url, o.config.region));
   if (!o.client) {
     if (o.http.ca_file.empty()) o.http.ca_file = o.config.ca_bundle;
     o.client = std::make_shared<http::Client>(o.http);
   }
-  return std::unique_ptr<ObjectStore>(new S3Store(std::move(o), std::move(ep), path_style));
+  return std::unique_ptr<ObjectStore>(new S3Store(std::move(o), std::move(addressing)));
 }
 
 }  // namespace
