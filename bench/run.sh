@@ -4,8 +4,9 @@
 #   1. cp of a 1 GiB object, test server -> local and local -> test server:
 #      ferry cp, aws s3 cp (Debian's awscli) and rclone copyto (Debian's
 #      rclone), each with its default settings; GiB/s (median of $RUNS runs)
-#      and peak RSS (/usr/bin/time). Downloads count until the file is
-#      durable (see measure()).
+#      and peak RSS (/usr/bin/time). rclone gets --ignore-times so that it
+#      uploads even though an earlier run left the same object. Downloads
+#      count until the file is durable (see measure()).
 #   2. Google Benchmark micro-benchmarks: SigV4 signing, list-page parsing.
 #
 # Machines are noisy: read the ratios within one run, not absolute figures
@@ -14,7 +15,7 @@ set -euo pipefail
 BUILD=${1:-build}
 BUILD=$(cd "$BUILD" && pwd)
 cd "$(dirname "$0")/.."
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 SIZE_MIB=${SIZE_MIB:-1024}
 TMP=$(mktemp -d /tmp/ferry-bench.XXXXXX)
 export DST="$TMP/dst.bin"
@@ -50,6 +51,7 @@ measure() {
   local times=() peak=0 i
   for i in $(seq 1 "$RUNS"); do
     rm -f "$TMP/dst.bin"
+    sync  # no dirty pages left from earlier steps to compete with this run
     # Downloads are timed until the file is on disk: ferry fsyncs before it
     # renames the file into place, the peers do not, so each run ends with
     # `sync FILE` (free for ferry, whose data is already durable).
@@ -69,7 +71,7 @@ measure() {
 echo "cp of ${SIZE_MIB} MiB, $RUNS runs each (server: ferry-test-s3 in memory, $URL)"
 measure ferry upload "$BUILD/ferry" cp -q "$TMP/src.bin" s3://bench/obj.bin
 measure aws upload /usr/bin/aws --endpoint-url "$URL" s3 cp --quiet "$TMP/src.bin" s3://bench/obj-aws.bin
-measure rclone upload env -u AWS_CA_BUNDLE /usr/bin/rclone copyto "$TMP/src.bin" bench:bench/obj-rclone.bin
+measure rclone upload env -u AWS_CA_BUNDLE /usr/bin/rclone copyto --ignore-times "$TMP/src.bin" bench:bench/obj-rclone.bin
 measure ferry download "$BUILD/ferry" cp -q s3://bench/obj.bin "$TMP/dst.bin"
 measure aws download /usr/bin/aws --endpoint-url "$URL" s3 cp --quiet s3://bench/obj.bin "$TMP/dst.bin"
 measure rclone download env -u AWS_CA_BUNDLE /usr/bin/rclone copyto bench:bench/obj.bin "$TMP/dst.bin"
