@@ -152,13 +152,23 @@ std::string StringToSign(std::string_view amz_date, std::string_view scope,
 std::string ComputeSignature(std::string_view secret, std::string_view date,
                              std::string_view region, std::string_view service,
                              std::string_view string_to_sign) {
-  std::string k = "AWS4";
-  k += secret;
-  std::string k_date = AsBytes(HmacSha256(k, date));
-  std::string k_region = AsBytes(HmacSha256(k_date, region));
-  std::string k_service = AsBytes(HmacSha256(k_region, service));
-  std::string k_signing = AsBytes(HmacSha256(k_service, "aws4_request"));
-  return HexLower(HmacSha256(k_signing, string_to_sign));
+  // The derived key changes once a day per credential: keep the last one
+  // per thread (four HMACs saved on every request).
+  struct Cached {
+    std::string secret, date, region, service, key;
+  };
+  thread_local Cached cache;
+  if (cache.key.empty() || cache.secret != secret || cache.date != date ||
+      cache.region != region || cache.service != service) {
+    std::string k = "AWS4";
+    k += secret;
+    std::string k_date = AsBytes(HmacSha256(k, date));
+    std::string k_region = AsBytes(HmacSha256(k_date, region));
+    std::string k_service = AsBytes(HmacSha256(k_region, service));
+    cache = {std::string(secret), std::string(date), std::string(region), std::string(service),
+             AsBytes(HmacSha256(k_service, "aws4_request"))};
+  }
+  return HexLower(HmacSha256(cache.key, string_to_sign));
 }
 
 void SignRequest(RequestToSign& req, const Credentials& creds, std::string_view region,
