@@ -65,7 +65,8 @@ measure() {
   done
   SECS[$name.$dir]=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")
   RSS[$name.$dir]=$peak
-  printf '  %-8s %-8s median %6ss  peak RSS %6d MiB\n' "$name" "$dir" "${SECS[$name.$dir]}" $((peak / 1024))
+  printf '  %-8s %-8s median %6ss  peak RSS %6d MiB  (runs: %s)\n' "$name" "$dir" \
+    "${SECS[$name.$dir]}" $((peak / 1024)) "${times[*]}"
 }
 
 echo "cp of ${SIZE_MIB} MiB, $RUNS runs each (server: ferry-test-s3 in memory, $URL)"

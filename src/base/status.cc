@@ -92,4 +92,11 @@ Status Status::WithContext(std::string_view context) const {
   return s;
 }
 
+Status Status::WithNote(std::string_view note) const {
+  Status s = *this;
+  s.message_ += "; ";
+  s.message_ += note;
+  return s;
+}
+
 }  // namespace ferry

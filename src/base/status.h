@@ -86,6 +86,8 @@ class Status {
 
   // Returns a copy whose message is prefixed with `context: `.
   Status WithContext(std::string_view context) const;
+  // Returns a copy whose message ends with `; note`.
+  Status WithNote(std::string_view note) const;
 
  private:
   ErrorCode code_ = ErrorCode::kOk;

@@ -1,6 +1,7 @@
 #include "cli/cli_util.h"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -9,11 +10,11 @@ namespace ferry::cli {
 
 Result<uint64_t> ParseSize(std::string_view text) {
   std::string t(text);
-  size_t i = 0;
-  while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
-  if (i == 0) return Status::InvalidArgument("bad size \"" + t + "\"");
-  double v = std::stod(t.substr(0, i));
-  std::string unit = t.substr(i);
+  auto bad = [&t] { return Status::InvalidArgument("bad size \"" + t + "\""); };
+  double v = 0;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::fixed);
+  if (ec != std::errc() || v < 0 || !std::isfinite(v)) return bad();
+  std::string unit(end, static_cast<size_t>(t.data() + t.size() - end));
   for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   double mult = 1;
   if (unit.empty() || unit == "b") mult = 1;
@@ -22,7 +23,9 @@ Result<uint64_t> ParseSize(std::string_view text) {
   else if (unit == "g" || unit == "gb" || unit == "gib") mult = 1024.0 * 1024 * 1024;
   else if (unit == "t" || unit == "tb" || unit == "tib") mult = 1024.0 * 1024 * 1024 * 1024;
   else return Status::InvalidArgument("bad size unit in \"" + t + "\"");
-  return static_cast<uint64_t>(std::llround(v * mult));
+  double bytes = v * mult;
+  if (bytes >= 9.0e18) return Status::InvalidArgument("size \"" + t + "\" is too large");
+  return static_cast<uint64_t>(std::llround(bytes));
 }
 
 int Fail(std::string_view where, const Status& s) {

@@ -14,6 +14,10 @@ TEST(ParseSize, UnitsAndErrors) {
   EXPECT_FALSE(ParseSize("").ok());
   EXPECT_FALSE(ParseSize("M").ok());
   EXPECT_FALSE(ParseSize("12parsecs").ok());
+  EXPECT_FALSE(ParseSize(".").ok());
+  EXPECT_FALSE(ParseSize("-5M").ok());
+  EXPECT_FALSE(ParseSize("1e30").ok());
+  EXPECT_FALSE(ParseSize("99999999999T").ok());
 }
 
 }  // namespace

@@ -1,20 +1,39 @@
 #include "cli/commands.h"
 
 #include <cstdio>
+#include <cstdlib>
 
+#include "base/cancel.h"
 #include "base/version.h"
 #include "cli/registry.h"
 
 namespace ferry::cli {
 
+namespace {
+
+// A number of seconds > 0.
+const CLI::Validator kPositiveSeconds(
+    [](std::string& v) -> std::string {
+      char* end = nullptr;
+      double d = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0' || !(d > 0)) return "must be a number of seconds above 0";
+      return "";
+    },
+    "SECONDS");
+
+}  // namespace
+
 void AddGlobalOptions(CLI::App& cmd, GlobalOptions* g) {
   cmd.add_option("--profile", g->profile, "AWS profile for S3 locations (default: $AWS_PROFILE or default)");
   cmd.add_option("--connect-timeout", g->connect_timeout_s, "Seconds to connect (TCP + TLS)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(kPositiveSeconds);
   cmd.add_option("--timeout", g->timeout_s, "Seconds a network read or write may stall")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(kPositiveSeconds);
   cmd.add_option("--retries", g->retries, "Attempts per request for retryable errors")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
 }
 
 int Main(int argc, char** argv) {
@@ -46,6 +65,7 @@ int Main(int argc, char** argv) {
     }
     return app.exit(e);
   }
+  if (CancelRequested() && exit_code != 0) return 130;
   return exit_code;
 }
 

@@ -1,5 +1,7 @@
 #include "engine/parallel.h"
 
+#include "base/cancel.h"
+
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -18,7 +20,7 @@ Status RunParallel(int n, int concurrency, const std::function<Status(int)>& tas
       if (failed.load()) return;
       int i = next.fetch_add(1);
       if (i >= n) return;
-      Status s = task(i);
+      Status s = CancelRequested() ? CancelledStatus() : task(i);
       if (!s.ok()) {
         std::lock_guard<std::mutex> lock(mu);
         if (!failed.exchange(true)) first = s;

@@ -8,6 +8,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -35,7 +36,8 @@ using asio::ip::tcp;
 using boost::system::error_code;
 
 constexpr size_t kChunk = 256 * 1024;
-constexpr size_t kMaxErrorBody = 1 << 20;
+constexpr size_t kMaxErrorBody = 1 << 20;   // non-2xx bodies kept (the rest dropped)
+constexpr size_t kMaxBufferedBody = 64 << 20;  // 2xx bodies without a sink
 
 bool IEquals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -68,10 +70,9 @@ Status TransportError(const error_code& ec, std::string_view during) {
     return Status::Network(what + "cannot resolve host");
   }
   if (ec.category() == asio::error::get_ssl_category()) {
-    // Certificate problems do not go away on retry.
-    Status s = Status::Network(what + (during.substr(0, 3) == "TLS" ? "" : "TLS: ") + ec.message());
-    s.set_retryable(false);
-    return s;
+    // Retryable like any transport error mid-stream; Connect() marks
+    // handshake and certificate failures permanent.
+    return Status::Network(what + (during.substr(0, 3) == "TLS" ? "" : "TLS: ") + ec.message());
   }
   if (ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category()) {
     Status s = Status::Protocol(what + "bad HTTP from peer: " + ec.message());
@@ -174,8 +175,19 @@ struct Client::Impl {
     auto ex = co_await asio::this_coro::executor;
     error_code ec;
     tcp::resolver resolver(ex);
+    // getaddrinfo has no deadline of its own: a timer cancels the lookup.
+    asio::steady_timer resolve_deadline(ex, options.connect_timeout);
+    bool resolve_timed_out = false;
+    resolve_deadline.async_wait([&](const error_code& e) {
+      if (!e) {
+        resolve_timed_out = true;
+        resolver.cancel();
+      }
+    });
     auto results = co_await resolver.async_resolve(ep.host, std::to_string(ep.port),
                                                    asio::redirect_error(asio::use_awaitable, ec));
+    resolve_deadline.cancel();
+    if (resolve_timed_out) co_return Status::Timeout("connect " + ep.ToString() + ": name lookup timed out");
     if (ec) co_return TransportError(ec, "connect " + ep.ToString());
     auto c = std::make_unique<Connection>(ex);
     c->tcp.expires_after(options.connect_timeout);
@@ -192,13 +204,14 @@ struct Client::Impl {
                                        asio::redirect_error(asio::use_awaitable, ec));
       if (ec) {
         Status st = TransportError(ec, "TLS handshake with " + ep.ToString());
+        if (ec.category() != asio::error::get_ssl_category()) co_return st;  // e.g. a reset
+        // Certificate and protocol problems do not go away on retry.
         long verify = SSL_get_verify_result(c->tls->native_handle());
-        if (verify != X509_V_OK) {
-          Status detailed(st.code(), st.message() + " (" + X509_verify_cert_error_string(verify) + ")");
-          detailed.set_retryable(false);
-          co_return detailed;
-        }
-        co_return st;
+        Status permanent(st.code(), verify == X509_V_OK ? st.message()
+                                                         : st.message() + " (" +
+                                                               X509_verify_cert_error_string(verify) + ")");
+        permanent.set_retryable(false);
+        co_return permanent;
       }
     }
     stats.connections_opened++;
@@ -281,12 +294,20 @@ struct Client::Impl {
       resp->headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
     }
     bool to_sink = sink != nullptr && resp->status >= 200 && resp->status < 300;
+    if (req.check_headers && resp->status >= 200 && resp->status < 300) {
+      Status st = req.check_headers(*resp);
+      if (!st.ok()) co_return st;  // *reusable stays false: the body is unread
+    }
     auto deliver = [&](const char* data, size_t n) -> Status {
       stats.bytes_received += n;
       if (to_sink) return sink->Write(std::string_view(data, n));
-      if (resp->body.size() < kMaxErrorBody) {
-        resp->body.append(data, std::min(n, kMaxErrorBody - resp->body.size()));
+      bool success = resp->status >= 200 && resp->status < 300;
+      if (success && resp->body.size() + n > kMaxBufferedBody) {
+        return Status::Protocol("response body larger than " +
+                                std::to_string(kMaxBufferedBody >> 20) + " MiB");
       }
+      size_t cap = success ? kMaxBufferedBody : kMaxErrorBody;
+      if (resp->body.size() < cap) resp->body.append(data, std::min(n, cap - resp->body.size()));
       return Status::Ok();
     };
     if (!p.is_done() && p.content_length()) {
@@ -315,7 +336,8 @@ struct Client::Impl {
         Status st = deliver(chunk.get(), n);
         if (!st.ok()) co_return st;
       }
-      *reusable = p.get().keep_alive();
+      // Bytes beyond the body would be read as the next response.
+      *reusable = p.get().keep_alive() && c.buffer.size() == 0;
       co_return Status::Ok();
     }
     // Chunked or close-delimited bodies go through the parser.
@@ -331,7 +353,7 @@ struct Client::Impl {
       Status st = deliver(chunk.get(), n);
       if (!st.ok()) co_return st;
     }
-    *reusable = p.get().keep_alive();
+    *reusable = p.get().keep_alive() && c.buffer.size() == 0;
     co_return Status::Ok();
   }
 
@@ -362,7 +384,7 @@ struct Client::Impl {
       // A pooled connection the server closed while idle: try once more on a
       // fresh one, if nothing of the response arrived and the body can rewind.
       bool stale = c->reused && !got_bytes &&
-                   (s.code() == ErrorCode::kNetwork || s.code() == ErrorCode::kTimeout);
+                   s.code() == ErrorCode::kNetwork;  // not a timeout: that peer is slow, not gone
       if (stale && attempt == 0 && (req.body == nullptr || req.body->Rewind().ok())) continue;
       co_return s;
     }
@@ -382,8 +404,9 @@ Client::~Client() = default;
 
 const ClientStats& Client::stats() const { return impl_->stats; }
 
-Result<Response> Client::Send(const Endpoint& endpoint, const Request& req, ByteSink* sink) {
-  Response resp;
+Status Client::Send(const Endpoint& endpoint, const Request& req, ByteSink* sink, Response* out) {
+  Response& resp = *out;
+  resp = Response();
   std::promise<Status> done;
   auto fut = done.get_future();
   std::unique_ptr<Connection> pooled;
@@ -396,12 +419,20 @@ Result<Response> Client::Send(const Endpoint& endpoint, const Request& req, Byte
                        std::rethrow_exception(e);
                      } catch (const std::exception& ex) {
                        s = Status::Internal(std::string("http client: ") + ex.what());
+                     } catch (...) {
+                       s = Status::Internal("http client: unknown exception");
                      }
                    }
                    done.set_value(std::move(s));
                  });
   Status s = fut.get();
   impl_->loops[loop]->active--;
+  return s;
+}
+
+Result<Response> Client::Send(const Endpoint& endpoint, const Request& req, ByteSink* sink) {
+  Response resp;
+  Status s = Send(endpoint, req, sink, &resp);
   if (!s.ok()) return s;
   return resp;
 }

@@ -4,7 +4,7 @@
 // and the caller's thread waits for it. Connections are kept alive and pooled
 // per endpoint; TLS verifies the peer against the system store or a CA file.
 //
-// Deadlines: connecting (resolve + TCP + TLS) is bounded by connect_timeout;
+// Deadlines: connecting (name lookup, TCP, TLS) is bounded by connect_timeout;
 // every later socket operation (a write or read of part of a message) by
 // io_timeout, so a stalled peer fails in bounded time while a slow but
 // progressing transfer does not.
@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -29,12 +30,18 @@ namespace ferry::http {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
+struct Response;
+
 struct Request {
   std::string method = "GET";
   std::string target = "/";  // origin-form, already percent-encoded
   Headers headers;           // Host is added when absent
   ByteSource* body = nullptr;  // not owned; Rewind() is used to retry
   uint64_t body_size = 0;      // Content-Length when body is set
+  // Called with the status line and headers of a 2xx answer before any of
+  // its body reaches the sink; an error aborts the exchange (and closes the
+  // connection) with that error. Runs on a client thread: keep it short.
+  std::function<Status(const Response&)> check_headers;
 };
 
 struct Response {
@@ -83,6 +90,10 @@ class Client {
   // response byte arrived is retried once on a new connection.
   // Must not be called from inside a sink or source of another Send().
   Result<Response> Send(const Endpoint& endpoint, const Request& req, ByteSink* sink);
+  // The same, but `*out` keeps the status line and headers even when the
+  // transfer then fails (a body cut short), so a caller can tell which
+  // version of an object it was reading.
+  Status Send(const Endpoint& endpoint, const Request& req, ByteSink* sink, Response* out);
 
   const ClientStats& stats() const;
 

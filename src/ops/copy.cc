@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "base/cancel.h"
 #include "crypto/digest.h"
 #include "engine/parallel.h"
 #include "ops/mime.h"
@@ -39,6 +40,7 @@ class PwriteSink : public ByteSink {
       : fd_(fd), offset_(offset), start_(offset), path_(std::move(path)), md5_(md5) {}
   ~PwriteSink() override { StartWriteback(); }
   Status Write(std::string_view data) override {
+    if (CancelRequested()) return CancelledStatus();
     while (!data.empty()) {
       ssize_t n = ::pwrite(fd_, data.data(), data.size(), static_cast<off_t>(offset_));
       if (n < 0 && errno == EINTR) continue;
@@ -137,7 +139,11 @@ Result<CopyResult> UploadMultipart(
   });
   Result<ObjectInfo> done = s.ok() ? dst.CompleteMultipart(key, id, parts) : Result<ObjectInfo>(s);
   if (!done.ok()) {
-    dst.AbortMultipart(key, id);  // best effort; the error that matters is done's
+    Status aborted = dst.AbortMultipart(key, id);
+    if (!aborted.ok()) {  // say what is left behind, and how to find it
+      return done.status().WithNote("aborting upload " + id + " failed too (" +
+                                    aborted.ToString() + ")");
+    }
     return done.status();
   }
   CopyResult r;
@@ -202,12 +208,14 @@ Result<CopyResult> DownloadFile(ObjectStore& src, std::string_view key, const st
   if (!plan.multipart) {
     StreamingDigest md5(StreamingDigest::Kind::kMd5);
     PwriteSink sink(file.fd(), 0, path, &md5);
-    FERRY_ASSIGN_OR_RETURN(ObjectInfo got, src.Get(key, GetOptions{}, sink));
+    GetOptions g;
+    g.if_match = info.etag;  // the version Head saw, and no other
+    FERRY_ASSIGN_OR_RETURN(ObjectInfo got, src.Get(key, g, sink));
     if (sink.written() != got.size) {
       return Status::Corruption("received " + std::to_string(sink.written()) + " of " +
                                 std::to_string(got.size) + " bytes");
     }
-    if (IsMd5Hex(got.etag) && HexOf(md5.Finish()) != got.etag) {
+    if (got.etag_is_md5 && IsMd5Hex(got.etag) && HexOf(md5.Finish()) != got.etag) {
       return Status::Corruption("downloaded bytes do not match the ETag's MD5");
     }
   } else {

@@ -48,6 +48,18 @@ std::string UrlDecodeValue(const std::string& v) {
   return out;
 }
 
+// An <Error> inside a 200 answer (the server failed after its status line):
+// retryable for the transient codes, permanent otherwise.
+Status EmbeddedError(const ErrorDocument& err, const std::string& what) {
+  bool transient = err.code == "InternalError" || err.code == "SlowDown" ||
+                   err.code == "ServiceUnavailable" || err.code == "RequestTimeout";
+  Status s(transient ? ErrorCode::kServerError : ErrorCode::kInvalidArgument,
+           what + " failed: " + (err.message.empty() ? err.code : err.message));
+  s.set_remote(200, err.code);
+  s.set_retryable(transient);
+  return s;
+}
+
 }  // namespace
 
 bool ParseIso8601(std::string_view s, TimePoint* out) {
@@ -150,14 +162,7 @@ Result<std::string> ParseInitiateMultipartUpload(std::string_view xml) {
 
 Result<std::string> ParseCompleteMultipartUpload(std::string_view xml) {
   ErrorDocument err;
-  if (ParseError(xml, &err)) {
-    Status s(err.code == "InternalError" || err.code == "SlowDown" ? ErrorCode::kServerError
-                                                                   : ErrorCode::kInvalidArgument,
-             "complete multipart upload failed: " +
-                 (err.message.empty() ? err.code : err.message));
-    s.set_remote(200, err.code);
-    return s;
-  }
+  if (ParseError(xml, &err)) return EmbeddedError(err, "complete multipart upload");
   FERRY_ASSIGN_OR_RETURN(pt::ptree tree, ParseTree(xml, "CompleteMultipartUpload"));
   FERRY_ASSIGN_OR_RETURN(const pt::ptree* root,
                          Root(tree, "CompleteMultipartUploadResult", "CompleteMultipartUpload"));
@@ -184,11 +189,7 @@ Result<std::vector<PartInfo>> ParseListParts(std::string_view xml, bool* truncat
 
 Result<std::string> ParseCopyResult(std::string_view xml) {
   ErrorDocument err;
-  if (ParseError(xml, &err)) {
-    Status s(ErrorCode::kServerError, "copy failed: " + err.code);
-    s.set_remote(200, err.code);
-    return s;
-  }
+  if (ParseError(xml, &err)) return EmbeddedError(err, "copy");
   FERRY_ASSIGN_OR_RETURN(pt::ptree tree, ParseTree(xml, "CopyObject"));
   for (const char* root : {"CopyObjectResult", "CopyPartResult"}) {
     auto it = tree.find(root);

@@ -42,6 +42,9 @@ struct ObjectInfo {
   std::string key;
   uint64_t size = 0;
   std::string etag;  // without surrounding quotes; "" when unknown
+  // False when the ETag, though 32 hex digits, is not the body's MD5
+  // (SSE-KMS / SSE-C objects on S3). Multipart "-N" ETags never are.
+  bool etag_is_md5 = true;
   TimePoint last_modified{};
   ObjectHeaders headers;  // filled by Head/Get; List fills none
 };

@@ -1,5 +1,7 @@
 #include "store/stream.h"
 
+#include "base/cancel.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +18,7 @@ Result<size_t> StringSource::Read(char* buf, size_t cap) {
 }
 
 Result<size_t> FileRangeSource::Read(char* buf, size_t cap) {
+  if (CancelRequested()) return CancelledStatus();
   uint64_t left = length_ - pos_;
   if (left == 0) return size_t{0};
   size_t want = static_cast<size_t>(std::min<uint64_t>(cap, left));

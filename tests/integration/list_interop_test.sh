@@ -27,6 +27,9 @@ for i in range(2600):
 keys += ["root-file", "a/b/c/d/e", "x" * 200]
 if long_keys:
     keys += ["L" * 1024, "seg/" + "M" * 1000, "/leading-slash", "//two"]
+    # 1,100 keys near 1024 bytes, mostly non-ASCII: a 1000-key page of them
+    # is over 3 MiB of URL-encoded XML.
+    keys += [f"long/{i:04d}-" + "é" * 505 for i in range(1100)]
 def put(k):
     s3.put_object(Bucket="bkt", Key=k, Body=k.encode())
 with ThreadPoolExecutor(16) as ex:
@@ -55,6 +58,8 @@ def ferry(name):
 flat_a, _ = aws("aws.json")
 flat_f, _ = ferry("ferry.json")
 assert len(flat_a) > 2500, len(flat_a)
+if server == "test-s3":
+    assert sum(1 for k, _, _ in flat_a if k.startswith("long/")) == 1100
 assert flat_f == flat_a, f"flat listings differ: {len(flat_f)} vs {len(flat_a)}; first diff " + \
     str(next(((x, y) for x, y in zip(flat_f, flat_a) if x != y), None))
 keys = [k for k, _, _ in flat_f]

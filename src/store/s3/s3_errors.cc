@@ -58,6 +58,7 @@ Status FromStatusCode(int status) {
     case 412: return Status(ErrorCode::kPreconditionFailed, "precondition failed");
     case 416: return Status::InvalidArgument("range not satisfiable");
     case 429: return Status(ErrorCode::kThrottled, "too many requests");
+    case 501: return Status::Unsupported("not implemented by this server");
     case 503: return Status(ErrorCode::kThrottled, "service unavailable");
     default:
       if (status >= 500) return Status(ErrorCode::kServerError, "server error");
@@ -83,7 +84,12 @@ Status ErrorFromResponse(const http::Response& resp) {
     s = FromStatusCode(resp.status);
     s.set_remote(resp.status, "");
   }
-  if (resp.status >= 500 || resp.status == 429) s.set_retryable(true);
+  // 5xx and 429 are retryable whatever the body says, except the statuses
+  // that promise the same answer next time.
+  if ((resp.status >= 500 && resp.status != 501 && resp.status != 505) || resp.status == 429) {
+    s.set_retryable(true);
+  }
+  if (resp.status == 501 || resp.status == 505) s.set_retryable(false);
   if (const std::string* ra = resp.Find("retry-after")) {
     int seconds = 0;
     auto [p, ec] = std::from_chars(ra->data(), ra->data() + ra->size(), seconds);

@@ -6,6 +6,7 @@
 #include <random>
 #include <thread>
 
+#include "base/cancel.h"
 #include "crypto/digest.h"
 #include "s3/sigv4.h"
 #include "s3/xml.h"
@@ -62,6 +63,17 @@ bool IsMd5Hex(std::string_view etag) {
          std::all_of(etag.begin(), etag.end(), [](char c) { return std::isxdigit(c); });
 }
 
+std::string Lower(std::string s);
+
+// Whether the ETag in an answer is the MD5 of the body: 32 hex digits, and
+// not an object encrypted with SSE-KMS or SSE-C (whose ETags are not MD5s).
+bool EtagIsMd5(const http::Response& r) {
+  std::string sse = Lower(r.Get("x-amz-server-side-encryption"));
+  if (sse.rfind("aws:kms", 0) == 0) return false;
+  if (r.Find("x-amz-server-side-encryption-customer-algorithm")) return false;
+  return IsMd5Hex(s3::Unquote(r.Get("etag")));
+}
+
 std::string Lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -91,6 +103,7 @@ ObjectInfo InfoFromHeaders(std::string_view key, const http::Response& r) {
   ObjectInfo info;
   info.key = std::string(key);
   info.etag = s3::Unquote(r.Get("etag"));
+  info.etag_is_md5 = EtagIsMd5(r);
   std::string len = r.Get("content-length");
   info.size = len.empty() ? 0 : std::strtoull(len.c_str(), nullptr, 10);
   std::string range = r.Get("content-range");  // "bytes 0-9/1234"
@@ -163,6 +176,9 @@ class S3Store : public ObjectStore {
 
   Result<ObjectInfo> Get(std::string_view key, const GetOptions& o, ByteSink& sink) override {
     CountingSink counted(sink);
+    // The version being read: the caller's, else the first answer's. A
+    // resumed read is pinned to it with If-Match, so it never splices two
+    // versions; without a known ETag an interrupted read cannot resume.
     std::string etag = o.if_match;
     for (int attempt = 1;; ++attempt) {
       Call c;
@@ -171,19 +187,34 @@ class S3Store : public ObjectStore {
       uint64_t offset = (o.range ? o.range->offset : 0) + counted.count();
       std::optional<uint64_t> length;
       if (o.range && o.range->length) length = *o.range->length - counted.count();
-      if (length && *length == 0) length.reset();  // nothing left: fetch no range
-      if (offset > 0 || length) {
+      bool ranged = offset > 0 || (length && *length > 0);
+      if (ranged) {
         std::string range = "bytes=" + std::to_string(offset) + "-";
-        if (length) range += std::to_string(offset + *length - 1);
+        if (length && *length > 0) range += std::to_string(offset + *length - 1);
         c.headers.emplace_back("Range", range);
       }
       if (!etag.empty()) c.headers.emplace_back("If-Match", "\"" + etag + "\"");
-      auto r = Once(c, &counted);
+      // Before any byte reaches the sink: a ranged read must be answered
+      // with exactly that range (a server that ignores Range sends 200 and
+      // the whole object, which must not be appended).
+      c.check_headers = [ranged, offset](const http::Response& r) -> Status {
+        if (!ranged) return Status::Ok();
+        std::string cr = r.Get("content-range");  // "bytes 10-19/100"
+        if (r.status != 206 || cr.rfind("bytes " + std::to_string(offset) + "-", 0) != 0) {
+          return Status::Protocol("asked for bytes from " + std::to_string(offset) +
+                                  ", got status " + std::to_string(r.status) + " " + cr);
+        }
+        return Status::Ok();
+      };
+      http::Response seen;
+      auto r = Once(c, &counted, &seen);
+      if (etag.empty() && seen.status >= 200 && seen.status < 300) {
+        etag = s3::Unquote(seen.Get("etag"));
+      }
       if (r.ok()) return InfoFromHeaders(key, *r);
-      // Remember which version we were reading before the failure.
-      if (etag.empty() && counted.count() > 0) {
-        auto info = Head(key);
-        if (info.ok()) etag = info->etag;
+      if (counted.count() > 0 && etag.empty()) {
+        Status s = r.status().WithContext("cannot resume a read of an object without an ETag");
+        return s.set_retryable(false);
       }
       if (!ShouldRetry(opt_.retry, r.status(), attempt)) return Named(r.status(), key);
       Sleep(r.status(), attempt);
@@ -262,7 +293,9 @@ class S3Store : public ObjectStore {
         return info;
       }
       // A retry after a lost answer finds the upload already completed.
-      if (attempt > 1 && etag.status().remote_code() == "NoSuchUpload") {
+      // (Also on the first attempt: the client may have re-sent it on a
+      // fresh connection after the first one died without an answer.)
+      if (etag.status().remote_code() == "NoSuchUpload") {
         auto info = Head(key);
         if (info.ok() && info->size == total &&
             info->etag.ends_with("-" + std::to_string(parts.size()))) {
@@ -310,6 +343,8 @@ class S3Store : public ObjectStore {
                            s3::UriEncode("/" + opt_.bucket + "/" + std::string(src_key), false));
     c.headers.emplace_back("x-amz-metadata-directive", replace ? "REPLACE" : "COPY");
     if (replace) AddObjectHeaders(*replace, &c.headers);
+    // A 200 can still carry an <Error>: checked inside the retry loop.
+    c.check_body = [](const http::Response& r) { return s3::ParseCopyResult(r.body).status(); };
     FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
     FERRY_ASSIGN_OR_RETURN(std::string etag, s3::ParseCopyResult(r.body));
     ObjectInfo info;
@@ -342,10 +377,13 @@ class S3Store : public ObjectStore {
     uint64_t body_size = 0;
     std::string payload_hash;  // "" = UNSIGNED-PAYLOAD with a body, empty hash without
     Md5Source* verify_md5 = nullptr;  // compare the answer's ETag with this
+    std::function<Status(const http::Response&)> check_headers;  // see http::Request
+    std::function<Status(const http::Response&)> check_body;     // of a 2xx answer
   };
 
   // One attempt: sign, send, map a non-2xx answer to a Status.
-  Result<http::Response> Once(const Call& c, ByteSink* sink) {
+  // `seen`, when given, keeps the answer's headers even if its body fails.
+  Result<http::Response> Once(const Call& c, ByteSink* sink, http::Response* seen = nullptr) {
     std::string path = addressing_.PathFor(opt_.bucket, c.key);
     s3::RequestToSign req;
     req.method = c.method;
@@ -369,12 +407,17 @@ class S3Store : public ObjectStore {
     hr.headers = std::move(req.headers);
     hr.body = c.body;
     hr.body_size = c.body_size;
-    auto r = opt_.client->Send(addressing_.endpoint, hr, sink);
-    if (!r.ok()) return r.status();
+    hr.check_headers = c.check_headers;
+    http::Response local;
+    http::Response& resp = seen ? *seen : local;
+    Status sent = opt_.client->Send(addressing_.endpoint, hr, sink, &resp);
+    if (!sent.ok()) return sent;
+    Result<http::Response> r = resp;
     if (r->status < 200 || r->status >= 300) return s3::ErrorFromResponse(*r);
+    if (c.check_body) FERRY_RETURN_IF_ERROR(c.check_body(*r));
     if (c.verify_md5 != nullptr) {
       std::string etag = s3::Unquote(r->Get("etag"));
-      if (IsMd5Hex(etag) && Lower(etag) != c.verify_md5->HexDigest()) {
+      if (EtagIsMd5(*r) && Lower(etag) != c.verify_md5->HexDigest()) {
         return Status::Corruption("uploaded body's MD5 differs from the ETag the server returned");
       }
     }
@@ -408,7 +451,12 @@ class S3Store : public ObjectStore {
   void Sleep(const Status& s, int attempt) {
     thread_local std::mt19937_64 rng{std::random_device{}()};
     double r = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-    std::this_thread::sleep_for(BackoffDelay(opt_.retry, s, attempt, r));
+    // In slices, so an interrupted process does not sit out a long backoff.
+    auto until = std::chrono::steady_clock::now() + BackoffDelay(opt_.retry, s, attempt, r);
+    while (!CancelRequested() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          std::chrono::milliseconds(50), until - std::chrono::steady_clock::now()));
+    }
   }
 
   S3StoreOptions opt_;

@@ -1,0 +1,31 @@
+#include "cli/signals.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "base/cancel.h"
+
+namespace ferry::cli {
+
+void InstallSignalHandling() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread([set] {
+    for (int seen = 0;; ++seen) {
+      int sig = 0;
+      if (sigwait(&set, &sig) != 0) continue;
+      if (seen > 0) _exit(130);
+      static const char kMsg[] = "ferry: interrupted, cleaning up (again to quit at once)\n";
+      (void)!write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+      RequestCancel();
+    }
+  }).detach();
+}
+
+}  // namespace ferry::cli
