@@ -43,39 +43,46 @@ export RCLONE_CONFIG=/dev/null
 echo "making a ${SIZE_MIB} MiB file..."
 head -c $((SIZE_MIB << 20)) /dev/urandom >"$TMP/src.bin"
 
-# measure NAME DIRECTION CMD...: runs CMD $RUNS times; records median seconds
-# and the largest peak RSS.
-declare -A SECS RSS
-measure() {
+# run_once NAME DIRECTION CMD...: one timed run; appends its seconds to
+# TIMES[NAME.DIRECTION] and keeps the largest peak RSS in RSS[...].
+declare -A SECS RSS TIMES
+run_once() {
   local name=$1 dir=$2; shift 2
-  local times=() peak=0 i
-  for i in $(seq 1 "$RUNS"); do
-    rm -f "$TMP/dst.bin"
-    sync  # no dirty pages left from earlier steps to compete with this run
-    # Downloads are timed until the file is on disk: ferry fsyncs before it
-    # renames the file into place, the peers do not, so each run ends with
-    # `sync FILE` (free for ferry, whose data is already durable).
-    /usr/bin/time -f "%e %M" -o "$TMP/time" \
-      bash -c '"$@" && if [ "$0" = download ]; then sync "$DST"; fi' "$dir" "$@" >/dev/null 2>"$TMP/err" ||
-      { cat "$TMP/err" >&2; echo "bench: $name $dir failed" >&2; exit 1; }
-    read -r t m <"$TMP/time"
-    times+=("$t")
-    [ "$m" -gt "$peak" ] && peak=$m
-    if [ "$dir" = download ]; then cmp -s "$TMP/src.bin" "$TMP/dst.bin" || { echo "bench: $name download differs" >&2; exit 1; }; fi
-  done
-  SECS[$name.$dir]=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")
-  RSS[$name.$dir]=$peak
-  printf '  %-8s %-8s median %6ss  peak RSS %6d MiB  (runs: %s)\n' "$name" "$dir" \
-    "${SECS[$name.$dir]}" $((peak / 1024)) "${times[*]}"
+  rm -f "$TMP/dst.bin"
+  sync  # no dirty pages left from earlier steps to compete with this run
+  # Downloads are timed until the file is on disk: ferry fsyncs before it
+  # renames the file into place, the peers do not, so each run ends with
+  # `sync FILE` (free for ferry, whose data is already durable).
+  /usr/bin/time -f "%e %M" -o "$TMP/time" \
+    bash -c '"$@" && if [ "$0" = download ]; then sync "$DST"; fi' "$dir" "$@" >/dev/null 2>"$TMP/err" ||
+    { cat "$TMP/err" >&2; echo "bench: $name $dir failed" >&2; exit 1; }
+  local t m
+  read -r t m <"$TMP/time"
+  TIMES[$name.$dir]="${TIMES[$name.$dir]:-} $t"
+  [ "$m" -gt "${RSS[$name.$dir]:-0}" ] && RSS[$name.$dir]=$m
+  if [ "$dir" = download ]; then
+    cmp -s "$TMP/src.bin" "$TMP/dst.bin" || { echo "bench: $name download differs" >&2; exit 1; }
+  fi
 }
 
-echo "cp of ${SIZE_MIB} MiB, $RUNS runs each (server: ferry-test-s3 in memory, $URL)"
-measure ferry upload "$BUILD/ferry" cp -q "$TMP/src.bin" s3://bench/obj.bin
-measure aws upload /usr/bin/aws --endpoint-url "$URL" s3 cp --quiet "$TMP/src.bin" s3://bench/obj-aws.bin
-measure rclone upload env -u AWS_CA_BUNDLE /usr/bin/rclone copyto --ignore-times "$TMP/src.bin" bench:bench/obj-rclone.bin
-measure ferry download "$BUILD/ferry" cp -q s3://bench/obj.bin "$TMP/dst.bin"
-measure aws download /usr/bin/aws --endpoint-url "$URL" s3 cp --quiet s3://bench/obj.bin "$TMP/dst.bin"
-measure rclone download env -u AWS_CA_BUNDLE /usr/bin/rclone copyto bench:bench/obj.bin "$TMP/dst.bin"
+# The tools take turns (ferry, aws, rclone, ferry, ...) so that whatever the
+# machine does in the background falls on all of them alike.
+echo "cp of ${SIZE_MIB} MiB, $RUNS runs each, interleaved (server: ferry-test-s3 in memory, $URL)"
+for i in $(seq 1 "$RUNS"); do
+  run_once ferry upload "$BUILD/ferry" cp -q "$TMP/src.bin" s3://bench/obj.bin
+  run_once aws upload /usr/bin/aws --endpoint-url "$URL" s3 cp --quiet "$TMP/src.bin" s3://bench/obj-aws.bin
+  run_once rclone upload env -u AWS_CA_BUNDLE /usr/bin/rclone copyto --ignore-times "$TMP/src.bin" bench:bench/obj-rclone.bin
+done
+for i in $(seq 1 "$RUNS"); do
+  run_once ferry download "$BUILD/ferry" cp -q s3://bench/obj.bin "$TMP/dst.bin"
+  run_once aws download /usr/bin/aws --endpoint-url "$URL" s3 cp --quiet s3://bench/obj.bin "$TMP/dst.bin"
+  run_once rclone download env -u AWS_CA_BUNDLE /usr/bin/rclone copyto bench:bench/obj.bin "$TMP/dst.bin"
+done
+for key in ferry.upload aws.upload rclone.upload ferry.download aws.download rclone.download; do
+  SECS[$key]=$(printf '%s\n' ${TIMES[$key]} | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")
+  printf '  %-16s median %6ss  peak RSS %6d MiB  (runs:%s)\n' "$key" "${SECS[$key]}" \
+    $(( ${RSS[$key]} / 1024 )) "${TIMES[$key]}"
+done
 
 gibs() { awk -v s="$1" -v m="$SIZE_MIB" 'BEGIN { printf "%.2f", (m / 1024) / s }'; }
 {

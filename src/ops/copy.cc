@@ -219,8 +219,11 @@ Result<CopyResult> DownloadFile(ObjectStore& src, std::string_view key, const st
       return Status::Corruption("downloaded bytes do not match the ETag's MD5");
     }
   } else {
-    if (::ftruncate(file.fd(), static_cast<off_t>(info.size)) != 0) {
-      return Status::FromErrno(errno, "truncate " + path);
+    // Ranges land out of order: reserve the blocks up front (one contiguous
+    // allocation, and ENOSPC now rather than half way), else just size it.
+    if (::fallocate(file.fd(), 0, 0, static_cast<off_t>(info.size)) != 0 &&
+        ::ftruncate(file.fd(), static_cast<off_t>(info.size)) != 0) {
+      return Status::FromErrno(errno, "allocate " + std::to_string(info.size) + " bytes for " + path);
     }
     Status s = RunParallel(plan.parts, o.concurrency, [&](int i) -> Status {
       uint64_t off = static_cast<uint64_t>(i) * plan.part_size;
