@@ -205,6 +205,19 @@ Result<ObjectInfo> LocalStore::Commit(const Location& loc, TempFile temp, const 
   return info;
 }
 
+namespace {
+
+// What a stat tells of an object: its key, size and modification time.
+ObjectInfo StatInfo(const std::string& key, const struct stat& st) {
+  ObjectInfo info;
+  info.key = key;
+  info.size = static_cast<uint64_t>(st.st_size);
+  info.last_modified = ToTimePoint(st);
+  return info;
+}
+
+}  // namespace
+
 Result<ListPage> LocalStore::List(const ListOptions& options) {
   return local::ListTree(root_, options);
 }
@@ -212,10 +225,7 @@ Result<ListPage> LocalStore::List(const ListOptions& options) {
 Result<ObjectInfo> LocalStore::Head(std::string_view key) {
   FERRY_ASSIGN_OR_RETURN(Location loc, Locate(key));
   FERRY_ASSIGN_OR_RETURN(OpenObject obj, OpenForRead(loc));
-  ObjectInfo info;
-  info.key = loc.key;
-  info.size = static_cast<uint64_t>(obj.st.st_size);
-  info.last_modified = ToTimePoint(obj.st);
+  ObjectInfo info = StatInfo(loc.key, obj.st);
   if (obj.meta) {
     info.etag = obj.meta->etag;
     info.headers = obj.meta->headers;
@@ -229,10 +239,7 @@ Result<ObjectInfo> LocalStore::Get(std::string_view key, const GetOptions& optio
                                    ByteSink& sink) {
   FERRY_ASSIGN_OR_RETURN(Location loc, Locate(key));
   FERRY_ASSIGN_OR_RETURN(OpenObject obj, OpenForRead(loc));
-  ObjectInfo info;
-  info.key = loc.key;
-  info.size = static_cast<uint64_t>(obj.st.st_size);
-  info.last_modified = ToTimePoint(obj.st);
+  ObjectInfo info = StatInfo(loc.key, obj.st);
   uint64_t offset = 0;
   uint64_t length = info.size;
   bool whole = true;
