@@ -39,6 +39,10 @@ std::string HexLower(const uint8_t* data, size_t n) {
   return out;
 }
 
+bool IsMd5Hex(std::string_view etag) {
+  return etag.size() == 32 && etag.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+}
+
 std::string Base64Encode(std::string_view data) {
   std::string out(4 * ((data.size() + 2) / 3), '\0');
   int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),

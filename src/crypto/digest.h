@@ -18,6 +18,12 @@ Sha256Digest HmacSha256(std::string_view key, std::string_view data);
 Md5Digest Md5(std::string_view data);
 
 std::string HexLower(const uint8_t* data, size_t n);
+// Hex of raw digest bytes held in a string (StreamingDigest::Finish()).
+inline std::string HexLower(std::string_view raw) {
+  return HexLower(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+}
+// True for 32 hex digits: an ETag that can be an MD5.
+bool IsMd5Hex(std::string_view etag);
 template <size_t N>
 std::string HexLower(const std::array<uint8_t, N>& d) {
   return HexLower(d.data(), N);

@@ -20,14 +20,6 @@ namespace {
 
 using local::UniqueFd;
 
-bool IsMd5Hex(std::string_view etag) {
-  return etag.size() == 32 && etag.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
-}
-
-std::string HexOf(const std::string& raw) {
-  return HexLower(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
-}
-
 // Writes a body at a fixed offset of a file; optionally hashes it. Every
 // kWritebackChunk written it asks the kernel to start writing those pages
 // back (sync_file_range, which does not wait), so the final fsync finds
@@ -215,7 +207,7 @@ Result<CopyResult> DownloadFile(ObjectStore& src, std::string_view key, const st
       return Status::Corruption("received " + std::to_string(sink.written()) + " of " +
                                 std::to_string(got.size) + " bytes");
     }
-    if (got.etag_is_md5 && IsMd5Hex(got.etag) && HexOf(md5.Finish()) != got.etag) {
+    if (got.etag_is_md5 && IsMd5Hex(got.etag) && HexLower(md5.Finish()) != got.etag) {
       return Status::Corruption("downloaded bytes do not match the ETag's MD5");
     }
   } else {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <ctime>
 
+#include "base/strings.h"
 #include "crypto/digest.h"
 
 namespace ferry::s3 {
@@ -11,12 +12,6 @@ namespace {
 
 bool IsUnreserved(unsigned char c) {
   return std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~';
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // Trims and folds inner runs of spaces, as SigV4 requires of header values.
@@ -108,7 +103,7 @@ std::string CanonicalRequest(const RequestToSign& req,
     std::string value;
     bool first = true;
     for (const auto& [k, v] : req.headers) {
-      if (Lower(k) != name) continue;
+      if (AsciiLower(k) != name) continue;
       if (!first) value += ',';
       value += FoldSpaces(v);
       first = false;
@@ -175,7 +170,7 @@ void SignRequest(RequestToSign& req, const Credentials& creds, std::string_view 
                  std::string_view amz_date, std::string_view service) {
   auto set = [&req](std::string_view name, std::string value) {
     for (auto& [k, v] : req.headers) {
-      if (Lower(k) == name) {
+      if (AsciiLower(k) == name) {
         v = std::move(value);
         return;
       }
@@ -188,7 +183,7 @@ void SignRequest(RequestToSign& req, const Credentials& creds, std::string_view 
 
   std::vector<std::string> names;
   for (const auto& [k, v] : req.headers) {
-    std::string n = Lower(k);
+    std::string n = AsciiLower(k);
     if (n == "authorization") continue;
     names.push_back(std::move(n));
   }

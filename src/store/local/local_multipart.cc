@@ -186,7 +186,7 @@ Result<PartInfo> LocalStore::UploadPart(std::string_view key, std::string_view u
     FERRY_RETURN_IF_ERROR(local::CheckContentMd5(content_md5, md5, key));
     if (options_.sync) FERRY_RETURN_IF_ERROR(local::FsyncFd(fd->get(), temp));
     part_name = PartPrefix(part_number) +
-                HexLower(reinterpret_cast<const uint8_t*>(md5.data()), md5.size());
+                HexLower(md5);
     std::lock_guard<std::mutex> lock(StripeLock(upload_id));
     if (::rename(temp.c_str(), (dir + "/" + part_name).c_str()) != 0) {
       return Status::FromErrno(errno, "store part " + std::to_string(part_number));

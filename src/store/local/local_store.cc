@@ -272,7 +272,7 @@ Result<ObjectInfo> LocalStore::Get(std::string_view key, const GetOptions& optio
       local::StreamFileToSink(obj.fd.get(), offset, length, sink, md5 ? &*md5 : nullptr, loc.data));
   if (md5) {
     std::string raw = md5->Finish();
-    info.etag = HexLower(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+    info.etag = HexLower(raw);
   }
   return info;
 }
@@ -288,7 +288,7 @@ Result<ObjectInfo> LocalStore::Put(std::string_view key, ByteSource& body, uint6
     local::PruneEmptyDirs(root_, loc.rel_dir);
     return st.WithContext("put " + Quoted(key));
   }
-  std::string etag = HexLower(reinterpret_cast<const uint8_t*>(md5->data()), md5->size());
+  std::string etag = HexLower(*md5);
   return Commit(loc, std::move(temp), etag, options.headers);
 }
 

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "base/cancel.h"
+#include "base/strings.h"
 #include "crypto/digest.h"
 #include "s3/sigv4.h"
 #include "s3/xml.h"
@@ -34,7 +35,7 @@ class Md5Source : public ByteSource {
   }
   std::string HexDigest() {
     std::string raw = md5_.Finish();
-    return HexLower(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+    return HexLower(raw);
   }
 
  private:
@@ -58,25 +59,13 @@ class CountingSink : public ByteSink {
   uint64_t count_ = 0;
 };
 
-bool IsMd5Hex(std::string_view etag) {
-  return etag.size() == 32 &&
-         std::all_of(etag.begin(), etag.end(), [](char c) { return std::isxdigit(c); });
-}
-
-std::string Lower(std::string s);
-
 // Whether the ETag in an answer is the MD5 of the body: 32 hex digits, and
 // not an object encrypted with SSE-KMS or SSE-C (whose ETags are not MD5s).
 bool EtagIsMd5(const http::Response& r) {
-  std::string sse = Lower(r.Get("x-amz-server-side-encryption"));
+  std::string sse = AsciiLower(r.Get("x-amz-server-side-encryption"));
   if (sse.rfind("aws:kms", 0) == 0) return false;
   if (r.Find("x-amz-server-side-encryption-customer-algorithm")) return false;
   return IsMd5Hex(s3::Unquote(r.Get("etag")));
-}
-
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 bool ParseHttpDate(const std::string& s, TimePoint* out) {
@@ -119,7 +108,7 @@ ObjectInfo InfoFromHeaders(std::string_view key, const http::Response& r) {
   h.content_language = r.Get("content-language");
   h.expires = r.Get("expires");
   for (const auto& [k, v] : r.headers) {
-    std::string name = Lower(k);
+    std::string name = AsciiLower(k);
     if (name.rfind("x-amz-meta-", 0) == 0) h.user[name.substr(11)] = v;
   }
   return info;
@@ -417,7 +406,7 @@ class S3Store : public ObjectStore {
     if (c.check_body) FERRY_RETURN_IF_ERROR(c.check_body(*r));
     if (c.verify_md5 != nullptr) {
       std::string etag = s3::Unquote(r->Get("etag"));
-      if (EtagIsMd5(*r) && Lower(etag) != c.verify_md5->HexDigest()) {
+      if (EtagIsMd5(*r) && AsciiLower(etag) != c.verify_md5->HexDigest()) {
         return Status::Corruption("uploaded body's MD5 differs from the ETag the server returned");
       }
     }
