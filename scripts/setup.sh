@@ -11,7 +11,7 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev)
 # Tests and benchmarks: independent peers and the tools that drive them.
-PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl time)
+PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl time sqlite3)
 
 missing=()
 for p in "${BUILD_PKGS[@]}" "${PEER_PKGS[@]}"; do

@@ -45,6 +45,7 @@ int Main(int argc, char** argv) {
   version->callback([] { std::printf("ferry %s\n", kVersion); });
   AddLsCommand(app, &exit_code);
   AddCpCommand(app, &exit_code);
+  AddMigrateCommand(app, &exit_code);
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {

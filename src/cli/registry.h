@@ -30,5 +30,6 @@ struct GlobalOptions {
 void AddGlobalOptions(CLI::App& cmd, GlobalOptions* g);
 void AddLsCommand(CLI::App& app, int* exit_code);
 void AddCpCommand(CLI::App& app, int* exit_code);
+void AddMigrateCommand(CLI::App& app, int* exit_code);
 
 }  // namespace ferry::cli

@@ -107,14 +107,6 @@ class AtomicFile {
   bool committed_ = false;
 };
 
-PartPolicy Limited(PartPolicy p, const StoreFeatures& f) {
-  p.min_part_size = std::max(p.min_part_size, f.min_part_size);
-  p.max_part_size = std::min(p.max_part_size, f.max_part_size);
-  p.max_parts = std::min(p.max_parts, f.max_parts);
-  if (!f.multipart) p.threshold = UINT64_MAX;
-  return p;
-}
-
 // Uploads `size` bytes, produced part by part by `make_source`, as a
 // multipart upload; aborts the upload on any failure.
 Result<CopyResult> UploadMultipart(
@@ -146,6 +138,14 @@ Result<CopyResult> UploadMultipart(
 }
 
 }  // namespace
+
+PartPolicy Limited(PartPolicy p, const StoreFeatures& f) {
+  p.min_part_size = std::max(p.min_part_size, f.min_part_size);
+  p.max_part_size = std::min(p.max_part_size, f.max_part_size);
+  p.max_parts = std::min(p.max_parts, f.max_parts);
+  if (!f.multipart) p.threshold = UINT64_MAX;
+  return p;
+}
 
 Result<CopyResult> UploadFile(const std::string& path, ObjectStore& dst, std::string_view key,
                               const CopyOptions& o) {

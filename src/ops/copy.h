@@ -27,6 +27,9 @@ struct CopyOptions {
   bool allow_server_side = true;  // use ObjectStore::Copy when src == dst store
 };
 
+// `p` within the store's limits (part sizes, part count, multipart at all).
+PartPolicy Limited(PartPolicy p, const StoreFeatures& f);
+
 struct CopyResult {
   uint64_t bytes = 0;
   int parts = 1;

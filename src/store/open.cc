@@ -17,6 +17,7 @@ Result<std::unique_ptr<ObjectStore>> OpenStore(const Location& loc, const OpenOp
   so.config = std::move(cfg);
   so.http = o.http;
   so.retry = o.retry;
+  so.hooks = o.hooks;
   return OpenS3Store(std::move(so));
 }
 

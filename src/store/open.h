@@ -11,6 +11,7 @@
 #include "s3/config.h"
 #include "store/location.h"
 #include "store/object_store.h"
+#include "store/request_hooks.h"
 
 namespace ferry {
 
@@ -20,6 +21,8 @@ struct OpenOptions {
   http::ClientOptions http;
   RetryPolicy retry;
   bool create_local = false;  // create a missing local directory
+  // Called around every request of an S3 store (pacing, health); may be null.
+  std::shared_ptr<RequestHooks> hooks;
 };
 
 // For S3 locations the store is the bucket (the location's key is left to

@@ -17,10 +17,24 @@ HttpResponse JsonError(int status, std::string_view message) {
   return Json(status, {{"error", message}});
 }
 
+// Per-rule counters in evaluation order; the top-level single-fault rule,
+// when active, comes first with "implicit": true.
+nlohmann::json RuleStats(const FaultPolicy& faults) {
+  nlohmann::json rules = nlohmann::json::array();
+  for (const FaultRuleStats& r : faults.rule_stats()) {
+    rules.push_back({{"kind", FaultKindName(r.kind)},
+                     {"implicit", r.implicit},
+                     {"candidates", r.candidates},
+                     {"injected", r.injected}});
+  }
+  return rules;
+}
+
 nlohmann::json Stats(Service& service) {
   nlohmann::json j = service.counters().ToJson();
   j["faults"] = {{"config", FaultConfigToJson(service.faults().config())},
-                 {"injected", service.faults().injected()}};
+                 {"injected", service.faults().injected()},
+                 {"rules", RuleStats(service.faults())}};
   j["storage"] = {{"buckets", service.storage().ListBuckets().size()},
                   {"objects", service.storage().object_count()},
                   {"multipart_uploads", service.storage().upload_count()}};

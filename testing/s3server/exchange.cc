@@ -84,6 +84,8 @@ void Exchange::Begin(std::chrono::system_clock::time_point now) {
   fault_ = faults.Decide(op_name_, fault_key);
   bool upload = IsUpload(target_.op);
   switch (fault_) {
+    case FaultKind::kHttp403:
+      return Fail(S3Error(403, "AccessDenied", "Access Denied"));
     case FaultKind::kHttp500:
       return Fail(S3Error(500, "InternalError",
                           "We encountered an internal error. Please try again."));

@@ -53,6 +53,9 @@ class Exchange {
   FaultKind fault() const { return fault_; }
 
   // Adds this exchange to the counters. `bytes_out`: body bytes sent.
+  // The client went away before its request body had arrived: recorded
+  // as an error (nginx's 499), since nothing was stored.
+  void MarkAbandoned() { response_.status = 499; }
   void Record(uint64_t bytes_out);
 
  private:

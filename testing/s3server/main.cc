@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ int main(int argc, char** argv) {
   FaultConfig faults;
   std::string dir;
   std::string fault_kind = "none";
+  std::vector<std::string> fault_rules;
+  std::optional<uint64_t> fault_seed;
   bool no_auth = false;
   int idle_timeout_s = static_cast<int>(server.idle_timeout.count());
   int io_timeout_s = static_cast<int>(server.io_timeout.count());
@@ -76,7 +79,7 @@ int main(int argc, char** argv) {
   app.add_option("--bandwidth-total", faults.bandwidth_total,
                  "bytes/s across all connections (0 = off)");
   app.add_option("--fault", fault_kind,
-                 "fault kind: none|500|503|reset|truncate|wrong-etag|complete-200-error")
+                 "fault kind: none|403|500|503|reset|truncate|wrong-etag|complete-200-error")
       ->capture_default_str();
   app.add_option("--fault-key", faults.key_regex, "fault only keys matching this regex");
   app.add_option("--fault-every", faults.every, "fault every Nth matching request");
@@ -85,6 +88,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--fault-count", faults.count, "inject at most K faults (-1 = unlimited)")
       ->capture_default_str();
+  app.add_option("--fault-rule", fault_rules,
+                 "a fault rule as JSON, tried after the --fault one (repeatable), e.g. "
+                 "'{\"kind\":\"503\",\"probability\":0.05}'");
+  app.add_option("--fault-seed", fault_seed, "seed for the fault probabilities and jitter");
   CLI11_PARSE(app, argc, argv);
 
   RaiseFileLimit();
@@ -99,6 +106,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   faults.kind = *kind;
+  faults.seed = fault_seed;
+  for (const std::string& text : fault_rules) {
+    auto rule = ParseFaultRule(text);
+    if (!rule.ok()) {
+      std::fprintf(stderr, "ferry-test-s3: --fault-rule: %s\n",
+                   rule.status().ToString().c_str());
+      return 2;
+    }
+    faults.rules.push_back(std::move(rule).value());
+  }
 
   std::unique_ptr<Storage> storage;
   if (dir.empty()) {

@@ -173,6 +173,7 @@ class Connection {
       }
     }
     if (!co_await ReadBody(parser, ex)) {
+      ex.MarkAbandoned();
       ex.Record(0);
       co_return false;
     }

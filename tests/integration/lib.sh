@@ -46,7 +46,7 @@ wait_port() {  # wait_port PORT: until something listens there (10 s at most)
 # "bkt" and sets S3_URL / S3_PORT.
 start_test_s3() {
   local pf="$TMP/test-s3.port.$RANDOM"
-  "$TEST_S3" --listen 127.0.0.1:0 --port-file "$pf" --bucket bkt \
+  "$TEST_S3" --listen "${TEST_S3_LISTEN:-127.0.0.1:0}" --port-file "$pf" --bucket bkt \
       --access-key "$TEST_KEY" --secret-key "$TEST_SECRET" "$@" >"$TMP/test-s3.log" 2>&1 &
   PIDS+=($!)
   local i
@@ -107,3 +107,26 @@ PY
 }
 
 same_bytes() { cmp -s "$1" "$2" || fail "$1 and $2 differ"; }
+
+# add_profile NAME URL KEY SECRET: an AWS profile in this test's own config
+# files, so one ferry command can talk to two endpoints (--src-profile /
+# --dst-profile). AWS_ENDPOINT_URL would override every profile: unset it.
+declare -A PROFILE_URL
+add_profile() {
+  PROFILE_URL[$1]=$2
+  mkdir -p "$TMP/aws"
+  export AWS_CONFIG_FILE="$TMP/aws/config" AWS_SHARED_CREDENTIALS_FILE="$TMP/aws/credentials"
+  printf '[profile %s]\nendpoint_url = %s\nregion = us-east-1\n' "$1" "$2" >>"$AWS_CONFIG_FILE"
+  printf '[%s]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$1" "$3" "$4" >>"$AWS_SHARED_CREDENTIALS_FILE"
+  unset AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY
+}
+
+# awsp PROFILE ARGS...: Debian's awscli (2.9) against a profile's endpoint;
+# it predates endpoint_url in profiles, so the URL is passed explicitly.
+awsp() { local p=$1; shift; "$AWS" --profile "$p" --endpoint-url "${PROFILE_URL[$p]}" "$@"; }
+
+# json_field FIELD: reads one JSON object on stdin and prints FIELD.
+json_field() { /usr/bin/python3 -c "import json,sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])['$1'])"; }
+
+# tree_digest DIR: one line per file, "relative-path md5", sorted.
+tree_digest() { (cd "$1" && find . -type f ! -name '.*' -printf '%P\0' | sort -z | xargs -0 -r md5sum | awk '{print $2, $1}'); }

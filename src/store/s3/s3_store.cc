@@ -399,6 +399,15 @@ class S3Store : public ObjectStore {
     hr.check_headers = c.check_headers;
     http::Response local;
     http::Response& resp = seen ? *seen : local;
+    if (opt_.hooks) opt_.hooks->BeforeRequest();
+    Result<http::Response> r = Exchange(hr, sink, resp, c);
+    if (opt_.hooks) opt_.hooks->AfterRequest(r.status());
+    return r;
+  }
+
+  // Sends one signed request and maps the answer to a Status.
+  Result<http::Response> Exchange(const http::Request& hr, ByteSink* sink, http::Response& resp,
+                                  const Call& c) {
     Status sent = opt_.client->Send(addressing_.endpoint, hr, sink, &resp);
     if (!sent.ok()) return sent;
     Result<http::Response> r = resp;

@@ -16,6 +16,7 @@
 #include "http/client.h"
 #include "s3/config.h"
 #include "store/object_store.h"
+#include "store/request_hooks.h"
 
 namespace ferry {
 
@@ -26,6 +27,8 @@ struct S3StoreOptions {
   http::ClientOptions http;  // ca_file defaults to config.ca_bundle
   // Shared connection pool; one is created when null.
   std::shared_ptr<http::Client> client;
+  // Called around every attempt of every request; may be null.
+  std::shared_ptr<RequestHooks> hooks;
 };
 
 Result<std::unique_ptr<ObjectStore>> OpenS3Store(S3StoreOptions options);

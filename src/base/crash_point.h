@@ -1,0 +1,20 @@
+#pragma once
+// Named crash points for crash-recovery tests (rocksdb's fault injection,
+// reduced to the one fault that matters for durability: dying at a chosen
+// step). FERRY_CRASH_AT="name:N" makes the process kill itself with SIGKILL
+// the Nth time it passes CrashPoint("name"); unset, a CrashPoint costs one
+// relaxed atomic load. Tests use it to stop a migration mid-listing,
+// mid-batch or mid-multipart and then prove that resume finishes exactly.
+//
+// Points in use: "list-page" (after a list page is committed), "finish"
+// (after a batch of finished objects is committed), "part" (after a
+// multipart part is recorded), "transfer" (after an object is written but
+// before it is recorded).
+
+#include <string_view>
+
+namespace ferry {
+
+void CrashPoint(std::string_view name);
+
+}  // namespace ferry

@@ -1,0 +1,412 @@
+// ferry migrate SRC DST, and its job commands: status, list, resume,
+// cancel, dlq. Jobs live in an SQLite state database under --state.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "base/cancel.h"
+#include "cli/cli_util.h"
+#include "cli/migrate_output.h"
+#include "cli/registry.h"
+#include "migrate/create.h"
+#include "migrate/filter.h"
+#include "migrate/job_spec.h"
+#include "migrate/runner.h"
+#include "migrate/transfer.h"
+
+namespace ferry::cli {
+namespace {
+
+// Exit codes beyond 0 (done), 1 (error), 2 (usage), 130 (interrupted).
+constexpr int kExitDeadLetters = 3;  // finished, with keys in the dead-letter queue
+constexpr int kExitCancelled = 4;
+
+struct MigrateArgs {
+  std::string src, dst;
+  std::string state_dir;
+  int concurrency = 64;
+  int list_concurrency = 4;
+  int part_concurrency = 4;
+  std::vector<std::string> include, exclude;
+  std::string min_size, max_size, newer_than, older_than;
+  std::string overwrite = "changed";
+  std::string threshold = "64M", part_size = "16M";
+  std::string bwlimit, max_buffer = "192M";
+  double tps_limit = 0;
+  int max_attempts = 10;
+  bool dry_run = false;
+  bool json = false;
+  bool quiet = false;
+  bool no_server_side = false;
+  bool retry_dlq = false;
+  bool all = false;
+  bool force = false;
+  std::string src_profile, dst_profile;
+  std::string job;
+  GlobalOptions global;
+};
+
+std::string DefaultStateDir() {
+  if (const char* x = std::getenv("XDG_STATE_HOME"); x != nullptr && *x == '/') {
+    return std::string(x) + "/ferry";
+  }
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr && *home ? home : ".") + "/.local/state/ferry";
+}
+
+Result<std::unique_ptr<state::StateStore>> OpenState(const MigrateArgs& a) {
+  std::string dir = a.state_dir.empty() ? DefaultStateDir() : a.state_dir;
+  return state::OpenSqliteStateStore(dir + "/migrate.db");
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
+  migrate::JobSpec s;
+  s.src = a.src;
+  s.dst = a.dst;
+  s.src_profile = a.src_profile.empty() ? a.global.profile : a.src_profile;
+  s.dst_profile = a.dst_profile.empty() ? a.global.profile : a.dst_profile;
+  s.concurrency = a.concurrency;
+  s.list_concurrency = a.list_concurrency;
+  s.part_concurrency = a.part_concurrency;
+  s.filter.include = a.include;
+  s.filter.exclude = a.exclude;
+  if (!a.min_size.empty()) {
+    auto v = ParseSize(a.min_size);
+    if (!v.ok()) return v.status().WithContext("--min-size");
+    s.filter.min_size = *v;
+  }
+  if (!a.max_size.empty()) {
+    auto v = ParseSize(a.max_size);
+    if (!v.ok()) return v.status().WithContext("--max-size");
+    s.filter.max_size = *v;
+  }
+  int64_t now = NowMs();
+  if (!a.newer_than.empty()) {
+    auto v = migrate::ParseTimeSpec(a.newer_than, now);
+    if (!v.ok()) return v.status().WithContext("--newer-than");
+    s.filter.newer_than_ms = *v;
+  }
+  if (!a.older_than.empty()) {
+    auto v = migrate::ParseTimeSpec(a.older_than, now);
+    if (!v.ok()) return v.status().WithContext("--older-than");
+    s.filter.older_than_ms = *v;
+  }
+  FERRY_ASSIGN_OR_RETURN(s.overwrite, migrate::ParseOverwrite(a.overwrite));
+  auto t = ParseSize(a.threshold);
+  if (!t.ok()) return t.status().WithContext("--multipart-threshold");
+  s.multipart_threshold = *t;
+  auto p = ParseSize(a.part_size);
+  if (!p.ok()) return p.status().WithContext("--part-size");
+  if (*p == 0) return Status::InvalidArgument("--part-size must be above 0");
+  s.part_size = *p;
+  if (!a.bwlimit.empty()) {
+    auto b = ParseSize(a.bwlimit);
+    if (!b.ok()) return b.status().WithContext("--bwlimit");
+    s.bwlimit = static_cast<double>(*b);
+  }
+  s.tps_limit = a.tps_limit;
+  s.max_attempts = a.max_attempts;
+  s.dry_run = a.dry_run;
+  s.server_side_copy = !a.no_server_side;
+  return s;
+}
+
+// Runs a job in the foreground with progress output; returns the exit code.
+int RunInForeground(state::StateStore& store, const std::string& id, const MigrateArgs& a) {
+  migrate::RunOptions o;
+  o.open = a.global.ToOpenOptions("");
+  auto budget = ParseSize(a.max_buffer);
+  if (!budget.ok()) return Fail("--max-buffer", budget.status());
+  o.buffer_budget = *budget;
+  o.force = a.force;
+  bool tty = ::isatty(STDERR_FILENO) && !a.quiet && !a.json;
+  bool printed_line = false;
+  auto last_json = std::chrono::steady_clock::time_point{};
+  o.progress_every = std::chrono::milliseconds(tty ? 250 : 1000);
+  o.on_progress = [&](const migrate::Progress& p) {
+    if (a.json) {
+      auto now = std::chrono::steady_clock::now();
+      if (now - last_json >= std::chrono::seconds(1)) {
+        std::printf("%s\n", ProgressJson(id, p).c_str());
+        std::fflush(stdout);
+        last_json = now;
+      }
+    } else if (tty) {
+      std::fprintf(stderr, "\r%s\x1b[K", ProgressLine(p).c_str());
+      printed_line = true;
+    }
+  };
+  o.on_event = [&](const migrate::Event& e) {
+    if (a.json) {
+      std::printf("%s\n", EventJson(id, e).c_str());
+      std::fflush(stdout);
+    } else if (e.kind == migrate::Event::Kind::kDeadLetter && !a.quiet) {
+      std::fprintf(stderr, "%sferry: dead-lettered %s: %s (%s)\n", printed_line ? "\r\x1b[K" : "",
+                   e.key.c_str(), e.reason.c_str(), e.error.c_str());
+    } else if (e.kind == migrate::Event::Kind::kCircuit && !a.quiet && !tty) {
+      std::fprintf(stderr, "ferry: circuit %s\n", e.reason.c_str());
+    }
+  };
+  auto r = migrate::RunJob(store, id, o);
+  if (printed_line) std::fprintf(stderr, "\n");
+  if (!r.ok()) return Fail("job " + id, r.status());
+  const state::JobRecord& job = r->job;
+  if (a.json) {
+    std::printf("%s\n", SummaryJson(job, r->seconds).c_str());
+  } else if (!a.quiet) {
+    const auto& c = job.counters;
+    std::printf("%s: listed %lld, transferred %lld, skipped %lld, failed %lld, %s in %.1fs\n",
+                state::ToString(job.state), static_cast<long long>(c.listed),
+                static_cast<long long>(c.transferred), static_cast<long long>(c.skipped),
+                static_cast<long long>(c.failed), HumanBytes(static_cast<uint64_t>(c.bytes)).c_str(),
+                r->seconds);
+    if (c.failed > 0) {
+      std::fprintf(stderr, "ferry: %lld objects in the dead-letter queue: ferry migrate dlq %s\n",
+                   static_cast<long long>(c.failed), id.c_str());
+    }
+  }
+  std::fflush(stdout);
+  switch (job.state) {
+    case state::JobState::kCompleted: return 0;
+    case state::JobState::kFailed: return kExitDeadLetters;
+    case state::JobState::kCancelled: return kExitCancelled;
+    default: return CancelRequested() ? 130 : 1;
+  }
+}
+
+int RunMigrate(MigrateArgs& a) {
+  if (a.src.empty() || a.dst.empty()) {
+    std::fprintf(stderr, "ferry: migrate needs SRC and DST (see ferry migrate --help)\n");
+    return 2;
+  }
+  auto spec = SpecFromArgs(a);
+  if (!spec.ok()) return Fail("", spec.status());
+  auto store = OpenState(a);
+  if (!store.ok()) return Fail("", store.status());
+  auto job = migrate::CreateJob(**store, *spec, a.global.ToOpenOptions(""));
+  if (!job.ok()) return Fail("", job.status());
+  if (a.json) {
+    std::printf("{\"event\":\"job\",\"job\":\"%s\"}\n", job->id.c_str());
+  } else {
+    std::printf("job %s\n", job->id.c_str());
+  }
+  std::fflush(stdout);
+  return RunInForeground(**store, job->id, a);
+}
+
+int RunStatus(MigrateArgs& a) {
+  auto store = OpenState(a);
+  if (!store.ok()) return Fail("", store.status());
+  std::string id = a.job;
+  if (id.empty()) {
+    auto jobs = (*store)->ListJobs();
+    if (!jobs.ok()) return Fail("", jobs.status());
+    if (jobs->empty()) return Fail("", Status::NotFound("no migration jobs yet"));
+    id = jobs->front().id;
+  }
+  auto job = (*store)->GetJob(id);
+  if (!job.ok()) return Fail("job " + id, job.status());
+  std::printf("%s", a.json ? (JobJson(*job) + "\n").c_str() : StatusText(*job).c_str());
+  return 0;
+}
+
+int RunList(MigrateArgs& a) {
+  auto store = OpenState(a);
+  if (!store.ok()) return Fail("", store.status());
+  auto jobs = (*store)->ListJobs();
+  if (!jobs.ok()) return Fail("", jobs.status());
+  if (!a.json) std::printf("%-14s %-11s %9s %9s %7s  %s\n", "JOB", "STATE", "LISTED", "DONE", "FAILED", "SOURCE -> DESTINATION");
+  for (const auto& j : *jobs) {
+    if (a.json) {
+      std::printf("%s\n", JobJson(j).c_str());
+      continue;
+    }
+    std::printf("%-14s %-11s %9lld %9lld %7lld  %s -> %s\n", j.id.c_str(), state::ToString(j.state),
+                static_cast<long long>(j.counters.listed),
+                static_cast<long long>(j.counters.transferred + j.counters.skipped),
+                static_cast<long long>(j.counters.failed), j.src.c_str(), j.dst.c_str());
+  }
+  return 0;
+}
+
+int RunResume(MigrateArgs& a) {
+  auto store = OpenState(a);
+  if (!store.ok()) return Fail("", store.status());
+  auto job = (*store)->GetJob(a.job);
+  if (!job.ok()) return Fail("job " + a.job, job.status());
+  if (job->state == state::JobState::kCompleted) {
+    std::printf("job %s is already completed\n", a.job.c_str());
+    return 0;
+  }
+  if (job->state == state::JobState::kCancelled) {
+    return Fail("job " + a.job, Status::InvalidArgument("was cancelled; start a new job"));
+  }
+  return RunInForeground(**store, a.job, a);
+}
+
+int RunCancel(MigrateArgs& a) {
+  auto store = OpenState(a);
+  if (!store.ok()) return Fail("", store.status());
+  auto job = (*store)->GetJob(a.job);
+  if (!job.ok()) return Fail("job " + a.job, job.status());
+  switch (job->state) {
+    case state::JobState::kCompleted:
+    case state::JobState::kFailed:
+    case state::JobState::kCancelled:
+      return Fail("job " + a.job, Status::InvalidArgument(std::string("is already ") +
+                                                          state::ToString(job->state)));
+    default: break;
+  }
+  bool live = !job->runner.empty() && job->runner_until_ms > NowMs() &&
+              !migrate::RunnerIsDead(job->runner);
+  if (live) {
+    // Its runner sees this within a moment, stops, and aborts its uploads.
+    Status s = (*store)->SetJobState(a.job, state::JobState::kCancelling, NowMs(), 0, false);
+    if (!s.ok()) return Fail("job " + a.job, s);
+    std::printf("job %s: cancelling (its runner stops shortly)\n", a.job.c_str());
+    return 0;
+  }
+  // Nobody runs it: abort its multipart uploads here, then mark it.
+  auto uploads = (*store)->ListUploads(a.job);
+  if (uploads.ok() && !uploads->empty()) {
+    auto spec = migrate::SpecFromJson(job->spec);
+    auto dst = spec.ok() ? ParseLocation(spec->dst) : Result<Location>(spec.status());
+    if (dst.ok()) {
+      OpenOptions oo = a.global.ToOpenOptions(spec->dst_profile);
+      auto dstore = OpenStore(*dst, oo);
+      if (dstore.ok()) {
+        migrate::TransferContext ctx;
+        ctx.dst = dstore->get();
+        ctx.state = store->get();
+        ctx.job = a.job;
+        ctx.keys.dst_prefix = dst->is_s3() ? migrate::AsPrefix(dst->key) : "";
+        auto src = ParseLocation(spec->src);
+        if (src.ok() && src->is_s3()) ctx.keys.src_prefix = migrate::AsPrefix(src->key);
+        for (const auto& [key, rec] : *uploads) (void)migrate::AbandonUpload(ctx, key);
+      }
+    }
+  }
+  Status s = (*store)->SetJobState(a.job, state::JobState::kCancelled, NowMs(), 0, true);
+  if (!s.ok()) return Fail("job " + a.job, s);
+  std::printf("job %s: cancelled\n", a.job.c_str());
+  return 0;
+}
+
+int RunDlq(MigrateArgs& a) {
+  auto store = OpenState(a);
+  if (!store.ok()) return Fail("", store.status());
+  auto job = (*store)->GetJob(a.job);
+  if (!job.ok()) return Fail("job " + a.job, job.status());
+  if (a.retry_dlq) {
+    if (job->state == state::JobState::kCancelled) {
+      return Fail("job " + a.job, Status::InvalidArgument("was cancelled"));
+    }
+    auto n = (*store)->RequeueDeadLetters(a.job);
+    if (!n.ok()) return Fail("job " + a.job, n.status());
+    if (!a.json && !a.quiet) std::printf("job %s: %lld objects requeued\n", a.job.c_str(), static_cast<long long>(*n));
+    return RunInForeground(**store, a.job, a);
+  }
+  auto dl = (*store)->ListDeadLetters(a.job);
+  if (!dl.ok()) return Fail("job " + a.job, dl.status());
+  for (const auto& d : *dl) {
+    if (a.json) {
+      std::printf("%s\n", DeadLetterJson(d).c_str());
+    } else {
+      std::printf("%s\t%s\tattempts=%d\t%s\n", d.key.c_str(), d.reason.c_str(), d.attempts,
+                  d.last_error.c_str());
+    }
+  }
+  return 0;
+}
+
+void AddStateOption(CLI::App* cmd, MigrateArgs* a) {
+  cmd->add_option("--state", a->state_dir,
+                  "Directory of the state database (default $XDG_STATE_HOME/ferry or "
+                  "~/.local/state/ferry)");
+}
+
+void AddRunOptions(CLI::App* cmd, MigrateArgs* a) {
+  cmd->add_option("--max-buffer", a->max_buffer, "Memory for object and part buffers at once")
+      ->capture_default_str();
+  cmd->add_flag("--json", a->json, "JSON lines on stdout: events, then the summary");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress or summary line");
+  cmd->add_flag("--force", a->force, "Take the job even if another live runner holds it");
+  AddGlobalOptions(*cmd, &a->global);
+}
+
+}  // namespace
+
+void AddMigrateCommand(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<MigrateArgs>();
+  auto* m = app.add_subcommand(
+      "migrate", "Copy every object under SRC to DST as a resumable job (s3://bucket/prefix or a directory)");
+  m->add_option("src", a->src, "Source: s3://bucket[/prefix] or a local directory");
+  m->add_option("dst", a->dst, "Destination: s3://bucket[/prefix] or a local directory");
+  AddStateOption(m, a.get());
+  m->add_option("--concurrency", a->concurrency, "Objects in flight")->capture_default_str()->check(CLI::Range(1, 4096));
+  m->add_option("--list-concurrency", a->list_concurrency, "Common prefixes listed at once")->capture_default_str()->check(CLI::Range(1, 256));
+  m->add_option("--part-concurrency", a->part_concurrency, "Parts in flight per large object")->capture_default_str()->check(CLI::Range(1, 256));
+  m->add_option("--include", a->include, "Only keys matching this glob (repeatable; * ** ? [..] {a,b})");
+  m->add_option("--exclude", a->exclude, "Leave out keys matching this glob (repeatable; wins over --include)");
+  m->add_option("--min-size", a->min_size, "Only objects of at least this size");
+  m->add_option("--max-size", a->max_size, "Only objects of at most this size");
+  m->add_option("--newer-than", a->newer_than, "Only objects modified after this (date, RFC 3339, or age like 7d)");
+  m->add_option("--older-than", a->older_than, "Only objects modified before this (date, RFC 3339, or age like 7d)");
+  m->add_option("--overwrite", a->overwrite, "changed (same size and MD5 are skipped), always, never")->capture_default_str();
+  m->add_option("--multipart-threshold", a->threshold, "Multipart at or above this size")->capture_default_str();
+  m->add_option("--part-size", a->part_size, "Part size (raised so no object needs more than 10,000)")->capture_default_str();
+  m->add_option("--bwlimit", a->bwlimit, "Bytes per second read from the source (e.g. 50M)");
+  m->add_option("--tps-limit", a->tps_limit, "Requests per second to the S3 endpoints");
+  m->add_option("--max-attempts", a->max_attempts, "Failed attempts before an object is dead-lettered")->capture_default_str()->check(CLI::Range(1, 1000));
+  m->add_flag("--dry-run", a->dry_run, "List and decide, copy nothing");
+  m->add_flag("--no-server-side-copy", a->no_server_side, "Stream through ferry even within one bucket");
+  m->add_option("--src-profile", a->src_profile, "AWS profile for the source");
+  m->add_option("--dst-profile", a->dst_profile, "AWS profile for the destination");
+  AddRunOptions(m, a.get());
+
+  auto* status = m->add_subcommand("status", "Show a job (default: the newest)");
+  status->add_option("job", a->job, "Job id");
+  status->add_flag("--json", a->json, "As one JSON object");
+  AddStateOption(status, a.get());
+  status->callback([a, exit_code] { *exit_code = RunStatus(*a); });
+
+  auto* list = m->add_subcommand("list", "List jobs, newest first");
+  list->add_flag("--json", a->json, "One JSON object per job");
+  AddStateOption(list, a.get());
+  list->callback([a, exit_code] { *exit_code = RunList(*a); });
+
+  auto* resume = m->add_subcommand("resume", "Run a job again from where it stopped");
+  resume->add_option("job", a->job, "Job id")->required();
+  AddStateOption(resume, a.get());
+  AddRunOptions(resume, a.get());
+  resume->callback([a, exit_code] { *exit_code = RunResume(*a); });
+
+  auto* cancel = m->add_subcommand("cancel", "Cancel a job; its runner stops and aborts its uploads");
+  cancel->add_option("job", a->job, "Job id")->required();
+  AddStateOption(cancel, a.get());
+  AddGlobalOptions(*cancel, &a->global);
+  cancel->callback([a, exit_code] { *exit_code = RunCancel(*a); });
+
+  auto* dlq = m->add_subcommand("dlq", "List a job's dead-letter queue, or requeue and run it");
+  dlq->add_option("job", a->job, "Job id")->required();
+  dlq->add_flag("--retry", a->retry_dlq, "Requeue every dead-lettered key and run the job");
+  AddStateOption(dlq, a.get());
+  AddRunOptions(dlq, a.get());
+  dlq->callback([a, exit_code] { *exit_code = RunDlq(*a); });
+
+  m->callback([a, exit_code, m] {
+    if (!m->get_subcommands().empty()) return;
+    *exit_code = RunMigrate(*a);
+  });
+}
+
+}  // namespace ferry::cli

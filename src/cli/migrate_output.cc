@@ -1,0 +1,165 @@
+#include "cli/migrate_output.h"
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_util.h"
+
+namespace ferry::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+void PutCounters(json& j, const state::JobCounters& c) {
+  j["listed"] = c.listed;
+  j["transferred"] = c.transferred;
+  j["skipped"] = c.skipped;
+  j["failed"] = c.failed;
+  j["bytes"] = c.bytes;
+}
+
+std::string Time(int64_t ms) {
+  if (ms <= 0) return "-";
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// A JSON string that is valid UTF-8 whatever the key holds.
+json Str(const std::string& s) { return json(s); }
+
+std::string Dump(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace
+
+std::string SummaryJson(const state::JobRecord& job, double seconds) {
+  json j;
+  j["event"] = "summary";
+  j["job"] = job.id;
+  j["state"] = state::ToString(job.state);
+  PutCounters(j, job.counters);
+  j["pending"] = job.counters.pending;
+  j["seconds"] = seconds;
+  return Dump(j);
+}
+
+std::string JobJson(const state::JobRecord& job) {
+  json j;
+  j["job"] = job.id;
+  j["state"] = state::ToString(job.state);
+  j["src"] = Str(job.src);
+  j["dst"] = Str(job.dst);
+  PutCounters(j, job.counters);
+  j["pending"] = job.counters.pending;
+  j["listing_done"] = job.listing_done;
+  j["created"] = Time(job.created_ms);
+  j["started"] = Time(job.started_ms);
+  j["finished"] = Time(job.finished_ms);
+  j["run_seconds"] = job.run_seconds;
+  j["runner"] = job.runner;
+  return Dump(j);
+}
+
+std::string DeadLetterJson(const state::DeadLetter& d) {
+  json j;
+  j["key"] = Str(d.key);
+  j["size"] = d.size;
+  j["reason"] = d.reason;
+  j["attempts"] = d.attempts;
+  j["last_error"] = Str(d.last_error);
+  j["at"] = Time(d.at_ms);
+  return Dump(j);
+}
+
+std::string ProgressJson(const std::string& job, const migrate::Progress& p) {
+  json j;
+  j["event"] = "progress";
+  j["job"] = job;
+  PutCounters(j, p.counters);
+  j["pending"] = p.counters.pending;
+  j["in_flight"] = p.in_flight;
+  j["listing_done"] = p.listing_done;
+  j["objects_per_s"] = p.objects_per_s;
+  j["bytes_per_s"] = p.bytes_per_s;
+  j["seconds"] = p.seconds;
+  if (!p.circuits.empty()) j["circuits"] = p.circuits;
+  return Dump(j);
+}
+
+std::string EventJson(const std::string& job, const migrate::Event& e) {
+  json j;
+  j["job"] = job;
+  switch (e.kind) {
+    case migrate::Event::Kind::kDeadLetter:
+      j["event"] = "dead_letter";
+      j["key"] = Str(e.key);
+      j["reason"] = e.reason;
+      j["attempts"] = e.attempts;
+      j["last_error"] = Str(e.error);
+      break;
+    case migrate::Event::Kind::kCircuit:
+      j["event"] = "circuit";
+      j["circuits"] = e.reason;
+      break;
+    case migrate::Event::Kind::kListingDone:
+      j["event"] = "listing_done";
+      break;
+    case migrate::Event::Kind::kWarning:
+      j["event"] = "warning";
+      j["message"] = Str(e.error);
+      break;
+  }
+  return Dump(j);
+}
+
+std::string ProgressLine(const migrate::Progress& p) {
+  const auto& c = p.counters;
+  char buf[512];
+  std::string eta = "?";
+  int64_t left = c.listed - c.transferred - c.skipped - c.failed;
+  if (p.listing_done && p.objects_per_s > 0.5) {
+    int64_t s = static_cast<int64_t>(static_cast<double>(left) / p.objects_per_s);
+    char e[32];
+    std::snprintf(e, sizeof e, "%lld:%02lld", static_cast<long long>(s / 60),
+                  static_cast<long long>(s % 60));
+    eta = e;
+  }
+  std::snprintf(buf, sizeof buf,
+                "listed %lld%s · done %lld · skipped %lld · failed %lld · in flight %lld · %s · "
+                "%.0f obj/s · %s/s · ETA %s",
+                static_cast<long long>(c.listed), p.listing_done ? "" : "+",
+                static_cast<long long>(c.transferred), static_cast<long long>(c.skipped),
+                static_cast<long long>(c.failed), static_cast<long long>(p.in_flight),
+                HumanBytes(static_cast<uint64_t>(c.bytes)).c_str(), p.objects_per_s,
+                HumanBytes(static_cast<uint64_t>(p.bytes_per_s)).c_str(), eta.c_str());
+  std::string line = buf;
+  if (!p.circuits.empty()) line += " · circuit: " + p.circuits;
+  return line;
+}
+
+std::string StatusText(const state::JobRecord& job) {
+  const auto& c = job.counters;
+  char buf[2048];
+  std::snprintf(
+      buf, sizeof buf,
+      "job          %s\nstate        %s\nsource       %s\ndestination  %s\n"
+      "listed       %lld%s\ntransferred  %lld\nskipped      %lld\nfailed       %lld (dead-letter "
+      "queue)\npending      %lld\nbytes        %s\ncreated      %s\nstarted      %s\n"
+      "finished     %s\nrun time     %.1fs\n",
+      job.id.c_str(), state::ToString(job.state), job.src.c_str(), job.dst.c_str(),
+      static_cast<long long>(c.listed), job.listing_done ? "" : " (listing in progress)",
+      static_cast<long long>(c.transferred), static_cast<long long>(c.skipped),
+      static_cast<long long>(c.failed), static_cast<long long>(c.pending),
+      HumanBytes(static_cast<uint64_t>(c.bytes)).c_str(), Time(job.created_ms).c_str(),
+      Time(job.started_ms).c_str(), Time(job.finished_ms).c_str(), job.run_seconds);
+  std::string out = buf;
+  if (!job.runner.empty()) out += "runner       " + job.runner + "\n";
+  return out;
+}
+
+}  // namespace ferry::cli

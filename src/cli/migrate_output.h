@@ -1,0 +1,30 @@
+#pragma once
+// How `ferry migrate` reports: a live progress line on a terminal, JSON
+// lines with --json (one object per event, the summary last), and the
+// human and JSON forms of jobs and dead letters for status/list/dlq.
+
+#include <cstdio>
+#include <string>
+
+#include "migrate/runner.h"
+#include "state/state_store.h"
+
+namespace ferry::cli {
+
+// The summary object: {"job","state","listed","transferred","skipped",
+// "failed","bytes","seconds", ...}; transferred + skipped + failed = listed
+// once a job has completed or failed.
+std::string SummaryJson(const state::JobRecord& job, double seconds);
+std::string JobJson(const state::JobRecord& job);
+std::string DeadLetterJson(const state::DeadLetter& d);
+std::string ProgressJson(const std::string& job, const migrate::Progress& p);
+std::string EventJson(const std::string& job, const migrate::Event& e);
+
+// "listed 75000 · done 1200 · skipped 0 · failed 0 · in flight 64 · 1.2 GiB ·
+// 2400 obj/s · 41.0 MiB/s · ETA 0:31" (+ " · destination open").
+std::string ProgressLine(const migrate::Progress& p);
+
+// Multi-line human status of one job.
+std::string StatusText(const state::JobRecord& job);
+
+}  // namespace ferry::cli

@@ -1,0 +1,127 @@
+#include "migrate/create.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <random>
+
+#include "migrate/policy.h"
+#include "store/location.h"
+
+namespace ferry::migrate {
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The absolute, symlink-free form of a path that may not exist yet: the
+// longest existing ancestor is resolved, the rest appended.
+std::string Canonical(const std::string& path) {
+  std::string p = path.empty() ? "." : path;
+  std::string tail;
+  for (;;) {
+    char buf[PATH_MAX];
+    if (::realpath(p.c_str(), buf) != nullptr) {
+      std::string out(buf);
+      if (!tail.empty()) out += (out == "/" ? "" : "/") + tail;
+      return out;
+    }
+    size_t slash = p.find_last_of('/');
+    std::string leaf = slash == std::string::npos ? p : p.substr(slash + 1);
+    if (!leaf.empty() && leaf != ".") tail = tail.empty() ? leaf : leaf + "/" + tail;
+    if (slash == std::string::npos) p = ".";
+    else if (slash == 0) p = "/";
+    else p = p.substr(0, slash);
+    if (p == "/" && ::realpath("/", buf) != nullptr && tail.empty()) return "/";
+  }
+}
+
+}  // namespace
+
+std::string NewJobId() {
+  std::mt19937_64 rng{std::random_device{}()};
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "m%012llx",
+                static_cast<unsigned long long>(rng() & 0xffffffffffffULL));
+  return buf;
+}
+
+Status CheckNotInside(bool s3, const std::string& src_store, const std::string& src_prefix,
+                      const std::string& dst_store, const std::string& dst_prefix) {
+  if (src_store != dst_store) return Status::Ok();
+  std::string what = s3 ? "prefix" : "directory";
+  if (dst_prefix == src_prefix) {
+    return Status::InvalidArgument("the destination is the source");
+  }
+  if (dst_prefix.compare(0, src_prefix.size(), src_prefix) == 0) {
+    return Status::InvalidArgument("the destination is inside the source " + what +
+                                   " (it would copy its own copies)");
+  }
+  return Status::Ok();
+}
+
+Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
+                                   const OpenOptions& open) {
+  FERRY_ASSIGN_OR_RETURN(Location src, ParseLocation(spec.src));
+  FERRY_ASSIGN_OR_RETURN(Location dst, ParseLocation(spec.dst));
+  for (const auto& g : spec.filter.include) FERRY_RETURN_IF_ERROR(ValidateGlob(g).WithContext("--include"));
+  for (const auto& g : spec.filter.exclude) FERRY_RETURN_IF_ERROR(ValidateGlob(g).WithContext("--exclude"));
+  if (spec.concurrency < 1) return Status::InvalidArgument("--concurrency must be at least 1");
+  if (spec.list_concurrency < 1) return Status::InvalidArgument("--list-concurrency must be at least 1");
+
+  OpenOptions so = open;
+  so.profile = spec.src_profile;
+  OpenOptions dopt = open;
+  dopt.profile = spec.dst_profile;
+  // Overlap first: it needs no network and must stop before anything is made.
+  if (!src.is_s3()) src.path = Canonical(src.path);
+  if (!dst.is_s3()) dst.path = Canonical(dst.path);
+  if (!src.is_s3() && !dst.is_s3()) {
+    FERRY_RETURN_IF_ERROR(CheckNotInside(false, "", AsPrefix(src.path), "", AsPrefix(dst.path)));
+  } else if (src.is_s3() && dst.is_s3() && spec.src_profile == spec.dst_profile) {
+    FERRY_RETURN_IF_ERROR(CheckNotInside(true, StoreIdentity(src, so), AsPrefix(src.key),
+                                         StoreIdentity(dst, dopt), AsPrefix(dst.key)));
+  }
+
+  auto src_store = OpenStore(src, so);
+  if (!src_store.ok()) return src_store.status().WithContext(spec.src);
+  ListOptions probe;
+  probe.prefix = src.is_s3() ? AsPrefix(src.key) : "";
+  probe.max_keys = 1;
+  auto first = (*src_store)->List(probe);
+  if (!first.ok()) return first.status().WithContext(spec.src);
+
+  OpenOptions dcreate = dopt;
+  dcreate.create_local = true;
+  auto dst_store = OpenStore(dst, dcreate);
+  if (!dst_store.ok()) return dst_store.status().WithContext(spec.dst);
+  ListOptions dprobe;
+  dprobe.prefix = dst.is_s3() ? AsPrefix(dst.key) : "";
+  dprobe.max_keys = 1;
+  auto dfirst = (*dst_store)->List(dprobe);
+  if (!dfirst.ok()) return dfirst.status().WithContext(spec.dst);
+  spec.dst_empty_at_start = dfirst->objects.empty() && dfirst->common_prefixes.empty();
+  // Local sides are stored absolute, so a resume from another directory works.
+  if (!src.is_s3()) spec.src = src.path;
+  if (!dst.is_s3()) spec.dst = dst.path;
+
+  state::JobRecord job;
+  job.id = NewJobId();
+  job.src = spec.src;
+  job.dst = spec.dst;
+  job.spec = SpecToJson(spec);
+  job.state = state::JobState::kCreated;
+  job.created_ms = NowMs();
+  state::ShardRecord shard0;
+  shard0.shard = 0;
+  shard0.prefix = probe.prefix;
+  shard0.delimiter = spec.list_concurrency > 1 ? "/" : "";
+  FERRY_RETURN_IF_ERROR(store.CreateJob(job, {shard0}));
+  return store.GetJob(job.id);
+}
+
+}  // namespace ferry::migrate

@@ -1,0 +1,85 @@
+#include "migrate/job_spec.h"
+
+#include <nlohmann/json.hpp>
+
+namespace ferry::migrate {
+
+const char* ToString(Overwrite o) {
+  switch (o) {
+    case Overwrite::kChanged: return "changed";
+    case Overwrite::kAlways: return "always";
+    case Overwrite::kNever: return "never";
+  }
+  return "?";
+}
+
+Result<Overwrite> ParseOverwrite(const std::string& s) {
+  if (s == "changed") return Overwrite::kChanged;
+  if (s == "always") return Overwrite::kAlways;
+  if (s == "never") return Overwrite::kNever;
+  return Status::InvalidArgument("--overwrite must be changed, always or never, not \"" + s + "\"");
+}
+
+std::string SpecToJson(const JobSpec& s) {
+  nlohmann::json j;
+  j["src"] = s.src;
+  j["dst"] = s.dst;
+  j["src_profile"] = s.src_profile;
+  j["dst_profile"] = s.dst_profile;
+  j["concurrency"] = s.concurrency;
+  j["part_concurrency"] = s.part_concurrency;
+  j["list_concurrency"] = s.list_concurrency;
+  j["include"] = s.filter.include;
+  j["exclude"] = s.filter.exclude;
+  if (s.filter.min_size) j["min_size"] = *s.filter.min_size;
+  if (s.filter.max_size) j["max_size"] = *s.filter.max_size;
+  if (s.filter.newer_than_ms) j["newer_than_ms"] = *s.filter.newer_than_ms;
+  if (s.filter.older_than_ms) j["older_than_ms"] = *s.filter.older_than_ms;
+  j["overwrite"] = ToString(s.overwrite);
+  j["multipart_threshold"] = s.multipart_threshold;
+  j["part_size"] = s.part_size;
+  j["bwlimit"] = s.bwlimit;
+  j["tps_limit"] = s.tps_limit;
+  j["max_attempts"] = s.max_attempts;
+  j["dry_run"] = s.dry_run;
+  j["server_side_copy"] = s.server_side_copy;
+  j["dst_empty_at_start"] = s.dst_empty_at_start;
+  return j.dump();
+}
+
+Result<JobSpec> SpecFromJson(const std::string& text) {
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return Status::Corruption("job spec is not JSON");
+  JobSpec s;
+  try {
+    s.src = j.at("src").get<std::string>();
+    s.dst = j.at("dst").get<std::string>();
+    s.src_profile = j.value("src_profile", "");
+    s.dst_profile = j.value("dst_profile", "");
+    s.concurrency = j.value("concurrency", s.concurrency);
+    s.part_concurrency = j.value("part_concurrency", s.part_concurrency);
+    s.list_concurrency = j.value("list_concurrency", s.list_concurrency);
+    s.filter.include = j.value("include", std::vector<std::string>{});
+    s.filter.exclude = j.value("exclude", std::vector<std::string>{});
+    if (j.contains("min_size")) s.filter.min_size = j["min_size"].get<uint64_t>();
+    if (j.contains("max_size")) s.filter.max_size = j["max_size"].get<uint64_t>();
+    if (j.contains("newer_than_ms")) s.filter.newer_than_ms = j["newer_than_ms"].get<int64_t>();
+    if (j.contains("older_than_ms")) s.filter.older_than_ms = j["older_than_ms"].get<int64_t>();
+    auto ow = ParseOverwrite(j.value("overwrite", "changed"));
+    if (!ow.ok()) return Status::Corruption("job spec: " + ow.status().message());
+    s.overwrite = *ow;
+    s.multipart_threshold = j.value("multipart_threshold", s.multipart_threshold);
+    s.part_size = j.value("part_size", s.part_size);
+    s.bwlimit = j.value("bwlimit", 0.0);
+    s.tps_limit = j.value("tps_limit", 0.0);
+    s.max_attempts = j.value("max_attempts", s.max_attempts);
+    s.dry_run = j.value("dry_run", false);
+    s.server_side_copy = j.value("server_side_copy", true);
+    s.dst_empty_at_start = j.value("dst_empty_at_start", false);
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Corruption(std::string("job spec: ") + e.what());
+  }
+  return s;
+}
+
+}  // namespace ferry::migrate

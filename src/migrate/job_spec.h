@@ -1,0 +1,46 @@
+#pragma once
+// What a migration job is asked to do: stored with the job (as JSON) so that
+// `ferry migrate resume` runs it again exactly as it was created, whatever
+// the command line of the resuming process says.
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "migrate/filter.h"
+
+namespace ferry::migrate {
+
+enum class Overwrite {
+  kChanged,  // copy unless the destination has the same size and MD5 (default)
+  kAlways,   // copy every object
+  kNever,    // skip every key the destination already has
+};
+const char* ToString(Overwrite o);
+Result<Overwrite> ParseOverwrite(const std::string& s);
+
+struct JobSpec {
+  std::string src, dst;                 // locations as typed
+  std::string src_profile, dst_profile;  // AWS profiles ("" = default)
+  int concurrency = 64;                 // objects in flight
+  int part_concurrency = 4;             // parts in flight per large object
+  int list_concurrency = 4;             // common prefixes listed at once (1 = one flat listing)
+  FilterSpec filter;
+  Overwrite overwrite = Overwrite::kChanged;
+  uint64_t multipart_threshold = 64ull << 20;  // multipart at or above this size
+  uint64_t part_size = 16ull << 20;            // raised so no object needs > 10,000 parts
+  double bwlimit = 0;    // bytes/s read from the source, 0 = none
+  double tps_limit = 0;  // requests/s to S3 endpoints, 0 = none
+  int max_attempts = 10;  // failed attempts before an object is dead-lettered
+  bool dry_run = false;
+  bool server_side_copy = true;  // within one bucket, let the store copy
+  // Set at creation: the destination had no object under its prefix, so a
+  // first attempt need not ask it whether a key is there.
+  bool dst_empty_at_start = false;
+};
+
+std::string SpecToJson(const JobSpec& spec);
+// kCorruption when the stored text is not a job spec.
+Result<JobSpec> SpecFromJson(const std::string& json);
+
+}  // namespace ferry::migrate

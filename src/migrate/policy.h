@@ -1,0 +1,75 @@
+#pragma once
+// The decisions a migration makes about one object, as pure functions so
+// they are table-tested: where a key goes, whether the destination must be
+// asked first, whether to copy or skip, and what to do after a failure.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "engine/retry.h"
+#include "migrate/job_spec.h"
+
+namespace ferry::migrate {
+
+// Source key -> destination key: the part after the source prefix, put
+// after the destination prefix. Prefixes are "" or end with '/'.
+struct KeyMap {
+  std::string src_prefix;
+  std::string dst_prefix;
+  std::string_view Relative(std::string_view src_key) const;
+  std::string DstKey(std::string_view src_key) const;
+};
+
+// A location's key part as a prefix: "" stays "", "a" and "a/" become "a/".
+std::string AsPrefix(std::string_view key);
+
+// What the destination holds under a key (from a HEAD).
+struct DstObject {
+  uint64_t size = 0;
+  std::string md5;  // lower-case hex; "" when unknown (multipart ETag, SSE...)
+  int64_t last_modified_ms = 0;
+};
+
+// Whether the destination must be asked about the key before copying: never
+// when nothing can be there (it was empty at the start and this is the
+// object's first claim) and the answer could not change the decision.
+bool NeedDestinationCheck(Overwrite mode, bool dst_empty_at_start, int claims);
+
+enum class Decision { kCopy, kSkip };
+struct OverwriteVerdict {
+  Decision decision = Decision::kCopy;
+  const char* reason = "";  // why a skip ("unchanged", "exists", "copied by this job")
+};
+// `src_md5` is "" when the source's MD5 is unknown. Under kChanged, when
+// either MD5 is unknown (a multipart ETag), an object of the same size whose
+// destination copy is newer than the source is taken as unchanged (rclone's
+// size + modification-time fallback). `job_started_ms` is when
+// the job first ran: an object written after it was written by this job (a
+// copy whose completion was not yet recorded when a runner died), so it is
+// skipped whatever the mode — the last guard of exactly-once accounting.
+// Last-Modified has whole seconds, so the comparison uses the start's second.
+OverwriteVerdict DecideOverwrite(Overwrite mode, uint64_t src_size, std::string_view src_md5,
+                                 int64_t src_modified_ms, const std::optional<DstObject>& dst,
+                                 int64_t job_started_ms);
+
+// What follows a failed attempt.
+enum class FailureAction {
+  kRetry,       // counted attempt; claimable again after delay_ms
+  kRelease,     // not counted (outage, cancellation); claimable after delay_ms
+  kDeadLetter,  // permanent, or attempts exhausted
+};
+struct FailurePlan {
+  FailureAction action = FailureAction::kRetry;
+  std::string reason;  // for the dead-letter queue
+  int64_t delay_ms = 0;
+};
+// `attempts` counts failed attempts before this one. `outage` is true while
+// the circuit of the failing dependency is open: the failure is the
+// dependency's, not the object's, so it does not count.
+FailurePlan PlanFailure(const Status& s, int attempts, int max_attempts, bool outage,
+                        const RetryPolicy& backoff, double random01);
+
+}  // namespace ferry::migrate

@@ -1,0 +1,560 @@
+#include "migrate/runner.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "base/cancel.h"
+#include "base/crash_point.h"
+#include "engine/byte_budget.h"
+#include "engine/circuit_breaker.h"
+#include "engine/pacer.h"
+#include "engine/rate_limiter.h"
+#include "migrate/job_spec.h"
+#include "migrate/lister.h"
+#include "migrate/policy.h"
+#include "migrate/transfer.h"
+#include "store/location.h"
+
+namespace ferry::migrate {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+double Random01() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+}
+
+// What an endpoint's requests report to: its pacer (throttling), the job's
+// request-rate limit, and its circuit breaker (health).
+class EndpointHooks : public RequestHooks {
+ public:
+  EndpointHooks(Pacer* pacer, RateLimiter* tps, CircuitBreaker* circuit)
+      : pacer_(pacer), tps_(tps), circuit_(circuit) {}
+  void BeforeRequest() override {
+    if (!tps_->unlimited()) tps_->Take(1);
+  }
+  void AfterRequest(const Status& s) override {
+    if (s.code() == ErrorCode::kThrottled) {
+      pacer_->OnThrottle();
+    } else if (s.ok()) {
+      pacer_->OnSuccess();
+    }
+    // Any answer but an outage shows the endpoint is up (a 404 too).
+    if (IsOutageError(s)) {
+      circuit_->OnFailure(s);
+    } else if (s.code() != ErrorCode::kThrottled) {
+      circuit_->OnSuccess();
+    }
+  }
+
+ private:
+  Pacer* pacer_;
+  RateLimiter* tps_;
+  CircuitBreaker* circuit_;
+};
+
+// A bounded queue of claimed objects between the dispatcher and the workers.
+class WorkQueue {
+ public:
+  explicit WorkQueue(size_t capacity) : capacity_(capacity) {}
+  void Push(state::ClaimedObject o) {
+    std::lock_guard<std::mutex> lock(mu_);
+    q_.push_back(std::move(o));
+    cv_.notify_one();
+  }
+  // Blocks until an object or Close(); false when closed and drained.
+  bool Pop(state::ClaimedObject* out) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !q_.empty() || closed_; });
+    if (q_.empty()) return false;
+    *out = std::move(q_.front());
+    q_.pop_front();
+    space_.notify_all();
+    return true;
+  }
+  // Room for more, waiting up to `wait` for some to appear.
+  size_t Room(std::chrono::milliseconds wait) {
+    std::unique_lock<std::mutex> lock(mu_);
+    space_.wait_for(lock, wait, [&] { return q_.size() < capacity_ / 2 || closed_; });
+    return q_.size() >= capacity_ ? 0 : capacity_ - q_.size();
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    cv_.notify_all();
+    space_.notify_all();
+  }
+  // Takes back everything still queued (on shutdown).
+  std::vector<state::ClaimedObject> Drain() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<state::ClaimedObject> out(q_.begin(), q_.end());
+    q_.clear();
+    return out;
+  }
+
+ private:
+  const size_t capacity_;
+  std::mutex mu_;
+  std::condition_variable cv_, space_;
+  std::deque<state::ClaimedObject> q_;
+  bool closed_ = false;
+};
+
+class Runner {
+ public:
+  Runner(state::StateStore& store, std::string id, const RunOptions& o)
+      : store_(store), id_(std::move(id)), opt_(o), runner_(NewRunnerId()) {}
+
+  Result<RunResult> Run();
+
+ private:
+  Status Setup();
+  void Dispatch();
+  void Work();
+  void Commit();
+  void HandleFailure(const state::ClaimedObject& obj, const TransferResult& r);
+  void Emit(const Event& e) {
+    if (opt_.on_event) {
+      std::lock_guard<std::mutex> lock(event_mu_);
+      opt_.on_event(e);
+    }
+  }
+  CircuitBreaker& CircuitFor(Side s) {
+    return s == Side::kSource ? src_circuit_ : s == Side::kDestination ? dst_circuit_ : state_circuit_;
+  }
+  // May a new transfer start? Consults only circuits that are not closed, so
+  // a half-open circuit's single probe is taken only when it can run.
+  bool Admit();
+  // Runs a state-store write until it succeeds or the run is stopping; the
+  // state circuit sees every failure.
+  template <typename F>
+  auto WithState(F f) -> decltype(f());
+  std::string CircuitText();
+  void Report(const state::JobRecord& job, Clock::time_point start, int64_t done0, int64_t bytes0);
+  bool Stopping() const { return stop_.load() || CancelRequested(); }
+
+  state::StateStore& store_;
+  std::string id_;
+  RunOptions opt_;
+  std::string runner_;
+  JobSpec spec_;
+  state::JobRecord job_;
+  std::unique_ptr<ObjectStore> src_, dst_;
+  TransferContext ctx_;
+
+  std::unique_ptr<Pacer> src_pacer_, dst_pacer_;
+  CircuitBreaker src_circuit_{CircuitOptions{}}, dst_circuit_{CircuitOptions{}},
+      state_circuit_{CircuitOptions{}};
+  std::unique_ptr<RateLimiter> tps_, bw_;
+  std::unique_ptr<ByteBudget> budget_;
+  std::unique_ptr<WorkQueue> queue_;
+
+  std::atomic<bool> stop_{false};         // the run is ending: no new work
+  std::atomic<bool> listing_done_{false};
+  std::atomic<int64_t> pending_{0};       // keys in the state store (estimate)
+  std::atomic<int64_t> in_flight_{0};
+  std::mutex event_mu_;
+
+  std::mutex commit_mu_;
+  std::condition_variable commit_cv_;
+  std::vector<state::FinishedObject> commit_buf_;  // guarded by commit_mu_
+  bool commit_closed_ = false;                     // guarded by commit_mu_
+};
+
+std::string Runner::CircuitText() {
+  std::string out;
+  auto add = [&](const char* name, CircuitBreaker& c) {
+    if (c.state() == CircuitState::kClosed) return;
+    if (!out.empty()) out += ", ";
+    out += std::string(name) + " " + ToString(c.state());
+  };
+  add("source", src_circuit_);
+  add("destination", dst_circuit_);
+  add("state store", state_circuit_);
+  return out;
+}
+
+bool Runner::Admit() {
+  for (CircuitBreaker* c : {&state_circuit_, &dst_circuit_, &src_circuit_}) {
+    if (c->state() != CircuitState::kClosed && !c->Allow()) return false;
+  }
+  return true;
+}
+
+template <typename F>
+auto Runner::WithState(F f) -> decltype(f()) {
+  for (int attempt = 1;; ++attempt) {
+    auto r = f();
+    if (r.ok()) {
+      state_circuit_.OnSuccess();
+      return r;
+    }
+    state_circuit_.OnFailure(r.status());
+    if (!r.status().retryable() || (CancelRequested() && attempt > 3) || attempt >= 60) return r;
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1000, 50 * attempt)));
+  }
+}
+
+Status Runner::Setup() {
+  FERRY_ASSIGN_OR_RETURN(job_, store_.GetJob(id_));
+  FERRY_ASSIGN_OR_RETURN(spec_, SpecFromJson(job_.spec));
+  int64_t now = NowMs();
+  bool dead = !job_.runner.empty() && RunnerIsDead(job_.runner);
+  Status got = store_.AcquireJob(id_, runner_, now, now + opt_.lease.count(), opt_.force || dead);
+  if (!got.ok()) return got;
+  // The previous runner is gone: its leases are void now, not at expiry.
+  if (!job_.runner.empty() && job_.runner != runner_) {
+    FERRY_RETURN_IF_ERROR(store_.ReleaseOwner(id_, job_.runner).status());
+  }
+  FERRY_ASSIGN_OR_RETURN(job_, store_.GetJob(id_));
+
+  FERRY_ASSIGN_OR_RETURN(Location src_loc, ParseLocation(spec_.src));
+  FERRY_ASSIGN_OR_RETURN(Location dst_loc, ParseLocation(spec_.dst));
+  PacerOptions po;
+  po.max = spec_.concurrency;
+  src_pacer_ = std::make_unique<Pacer>(po);
+  dst_pacer_ = std::make_unique<Pacer>(po);
+  tps_ = std::make_unique<RateLimiter>(spec_.tps_limit);
+  bw_ = std::make_unique<RateLimiter>(spec_.bwlimit);
+  budget_ = std::make_unique<ByteBudget>(opt_.buffer_budget);
+
+  OpenOptions so = opt_.open;
+  so.profile = spec_.src_profile;
+  so.hooks = std::make_shared<EndpointHooks>(src_pacer_.get(), tps_.get(), &src_circuit_);
+  so.http.io_threads = std::max(so.http.io_threads, 2);
+  FERRY_ASSIGN_OR_RETURN(src_, OpenStore(src_loc, so));
+  OpenOptions dopt = opt_.open;
+  dopt.profile = spec_.dst_profile;
+  dopt.create_local = true;
+  dopt.hooks = std::make_shared<EndpointHooks>(dst_pacer_.get(), tps_.get(), &dst_circuit_);
+  dopt.http.io_threads = std::max(dopt.http.io_threads, 2);
+  FERRY_ASSIGN_OR_RETURN(dst_, OpenStore(dst_loc, dopt));
+
+  ctx_.src = src_.get();
+  ctx_.dst = dst_.get();
+  ctx_.state = &store_;
+  ctx_.job = id_;
+  ctx_.spec = spec_;
+  ctx_.keys.src_prefix = src_loc.is_s3() ? AsPrefix(src_loc.key) : "";
+  ctx_.keys.dst_prefix = dst_loc.is_s3() ? AsPrefix(dst_loc.key) : "";
+  ctx_.same_store = src_loc.is_s3() && dst_loc.is_s3() &&
+                    spec_.src_profile == spec_.dst_profile &&
+                    StoreIdentity(src_loc, so) == StoreIdentity(dst_loc, dopt);
+  ctx_.job_started_ms = job_.started_ms;
+  ctx_.bwlimit = bw_.get();
+  ctx_.budget = budget_.get();
+  pending_ = job_.counters.pending;
+  queue_ = std::make_unique<WorkQueue>(static_cast<size_t>(std::max(8, spec_.concurrency * 2)));
+  return Status::Ok();
+}
+
+void Runner::Dispatch() {
+  while (!Stopping()) {
+    size_t room = queue_->Room(std::chrono::milliseconds(50));
+    if (room == 0 || Stopping()) continue;
+    if (state_circuit_.state() != CircuitState::kClosed && !state_circuit_.Allow()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    int64_t now = NowMs();
+    int want = static_cast<int>(std::min<size_t>(room, static_cast<size_t>(opt_.claim_batch)));
+    auto claimed = store_.Claim(id_, runner_, want, now, now + opt_.lease.count());
+    if (!claimed.ok()) {
+      state_circuit_.OnFailure(claimed.status());
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    state_circuit_.OnSuccess();
+    if (claimed->empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(listing_done_ ? 50 : 20));
+      continue;
+    }
+    for (auto& c : *claimed) queue_->Push(std::move(c));
+  }
+}
+
+void Runner::Work() {
+  state::ClaimedObject obj;
+  while (queue_->Pop(&obj)) {
+    if (Stopping()) continue;  // its lease is released with the rest at the end
+    // Wait for the circuits to let new work through; meanwhile the object
+    // stays leased to us (renewed), so nothing else takes it.
+    while (!Admit() && !Stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (Stopping() || !src_pacer_->Acquire(&stop_)) {
+      (void)WithState([&] { return store_.Release(id_, runner_, obj.object.key, 0); });
+      continue;
+    }
+    if (!dst_pacer_->Acquire(&stop_)) {
+      src_pacer_->Release();
+      (void)WithState([&] { return store_.Release(id_, runner_, obj.object.key, 0); });
+      continue;
+    }
+    ++in_flight_;
+    TransferResult r = TransferObject(ctx_, obj);
+    --in_flight_;
+    dst_pacer_->Release();
+    src_pacer_->Release();
+    if (r.status.ok()) {
+      src_circuit_.OnSuccess();
+      dst_circuit_.OnSuccess();
+      std::lock_guard<std::mutex> lock(commit_mu_);
+      commit_buf_.push_back({obj.object.key, r.outcome, r.bytes});
+      if (commit_buf_.size() >= 512) commit_cv_.notify_one();
+      continue;
+    }
+    HandleFailure(obj, r);
+  }
+}
+
+void Runner::HandleFailure(const state::ClaimedObject& obj, const TransferResult& r) {
+  CircuitBreaker& circuit = CircuitFor(r.side);
+  circuit.OnFailure(r.status);
+  bool outage = IsOutageError(r.status) && circuit.state() != CircuitState::kClosed;
+  RetryPolicy backoff;
+  backoff.base = std::chrono::milliseconds(200);
+  backoff.cap = std::chrono::milliseconds(10'000);
+  FailurePlan plan = PlanFailure(r.status, obj.attempts, spec_.max_attempts, outage, backoff,
+                                 Random01());
+  const std::string& key = obj.object.key;
+  std::string error = std::string(ToString(r.side)) + ": " + r.status.ToString();
+  int64_t now = NowMs();
+  switch (plan.action) {
+    case FailureAction::kRetry:
+      (void)WithState([&] { return store_.Retry(id_, runner_, key, error, now + plan.delay_ms); });
+      break;
+    case FailureAction::kRelease:
+      (void)WithState([&] { return store_.Release(id_, runner_, key, now + plan.delay_ms); });
+      break;
+    case FailureAction::kDeadLetter: {
+      (void)AbandonUpload(ctx_, key);
+      state::DeadLetter d;
+      d.key = key;
+      d.size = obj.object.size;
+      d.reason = plan.reason;
+      d.attempts = obj.attempts + 1;
+      d.last_error = error;
+      d.at_ms = now;
+      auto moved = WithState([&] { return store_.DeadLetterObject(id_, runner_, d); });
+      if (moved.ok() && *moved) {
+        --pending_;
+        Emit({Event::Kind::kDeadLetter, key, d.reason, error, d.attempts});
+      }
+      break;
+    }
+  }
+}
+
+void Runner::Commit() {
+  std::vector<state::FinishedObject> batch;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(commit_mu_);
+      commit_cv_.wait_for(lock, std::chrono::milliseconds(20),
+                          [&] { return commit_buf_.size() >= 512 || commit_closed_; });
+      if (commit_buf_.empty() && batch.empty()) {
+        if (commit_closed_) return;
+        continue;
+      }
+      for (auto& f : commit_buf_) batch.push_back(std::move(f));
+      commit_buf_.clear();
+    }
+    auto counted = WithState([&] { return store_.Finish(id_, runner_, batch); });
+    if (!counted.ok()) {
+      // The state store is gone for now; keep the batch (Finish is
+      // idempotent for its owner) unless the run is over.
+      if (CancelRequested()) return;
+      continue;
+    }
+    for (bool c : *counted) pending_ -= c ? 1 : 0;
+    batch.clear();
+    CrashPoint("finish");
+  }
+}
+
+void Runner::Report(const state::JobRecord& job, Clock::time_point start, int64_t done0,
+                    int64_t bytes0) {
+  if (!opt_.on_progress) return;
+  Progress p;
+  p.counters = job.counters;
+  p.in_flight = in_flight_.load();
+  p.listing_done = job.listing_done;
+  p.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  int64_t done = job.counters.transferred + job.counters.skipped - done0;
+  if (p.seconds > 0) {
+    p.objects_per_s = static_cast<double>(done) / p.seconds;
+    p.bytes_per_s = static_cast<double>(job.counters.bytes - bytes0) / p.seconds;
+  }
+  p.circuits = CircuitText();
+  opt_.on_progress(p);
+}
+
+Result<RunResult> Runner::Run() {
+  FERRY_RETURN_IF_ERROR(Setup());
+  auto start = Clock::now();
+  int64_t done0 = job_.counters.transferred + job_.counters.skipped;
+  int64_t bytes0 = job_.counters.bytes;
+  // An earlier run may have been cancelled mid-way; this one is a resume.
+  Status listing_status;
+  std::thread lister([&] {
+    ListerContext lc;
+    lc.src = src_.get();
+    lc.state = &store_;
+    lc.job = id_;
+    lc.keys = ctx_.keys;
+    lc.filter = spec_.filter;
+    lc.list_concurrency = spec_.list_concurrency;
+    lc.stop = &stop_;
+    lc.wait_for_room = [&] {
+      while (pending_.load() >= opt_.max_pending) {
+        if (Stopping()) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      return !Stopping();
+    };
+    lc.on_page = [&](int64_t n) { pending_ += n; };
+    listing_status = RunListing(lc);
+    if (listing_status.ok() && !Stopping()) listing_done_ = true;
+    if (!listing_status.ok()) stop_ = true;
+  });
+  std::thread dispatcher([&] { Dispatch(); });
+  std::thread committer([&] { Commit(); });
+  std::vector<std::thread> workers;
+  for (int i = 0; i < spec_.concurrency; ++i) workers.emplace_back([&] { Work(); });
+
+  // The monitor.
+  Status run_status;
+  state::JobState final_state = state::JobState::kRunning;
+  auto last_renew = Clock::now();
+  auto last_report = Clock::time_point{};
+  std::string circuits;
+  bool listing_announced = job_.listing_done;
+  while (true) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (CancelRequested() || stop_) break;
+    auto now = Clock::now();
+    if (now - last_renew >= opt_.lease / 4) {
+      int64_t until = NowMs() + opt_.lease.count();
+      Status renewed = store_.RenewJob(id_, runner_, until);
+      if (renewed.code() == ErrorCode::kPreconditionFailed) {
+        run_status = renewed.WithContext("job taken over by another runner");
+        break;
+      }
+      (void)store_.RenewLeases(id_, runner_, until);
+      last_renew = now;
+    }
+    if (now - last_report < std::chrono::milliseconds(100)) continue;
+    auto job = store_.GetJob(id_);
+    if (!job.ok()) {
+      state_circuit_.OnFailure(job.status());
+      continue;
+    }
+    state_circuit_.OnSuccess();
+    job_ = *job;
+    std::string c = CircuitText();
+    if (c != circuits) {
+      Emit({Event::Kind::kCircuit, "", c.empty() ? "closed" : c, "", 0});
+      circuits = c;
+    }
+    if (job_.listing_done && !listing_announced) {
+      listing_announced = true;
+      Emit({Event::Kind::kListingDone, "", "", "", 0});
+    }
+    if (job_.state == state::JobState::kCancelling) {
+      final_state = state::JobState::kCancelled;
+      break;
+    }
+    if (now - last_report >= opt_.progress_every) {
+      Report(job_, start, done0, bytes0);
+      last_report = now;
+    }
+    if (job_.listing_done && job_.counters.pending == 0 && in_flight_ == 0) {
+      final_state = job_.counters.failed > 0 ? state::JobState::kFailed
+                                             : state::JobState::kCompleted;
+      break;
+    }
+  }
+
+  stop_ = true;
+  queue_->Close();
+  lister.join();
+  dispatcher.join();
+  for (auto& w : workers) w.join();
+  {
+    std::lock_guard<std::mutex> lock(commit_mu_);
+    commit_closed_ = true;
+    commit_cv_.notify_all();
+  }
+  committer.join();
+  if (run_status.ok() && !listing_status.ok()) run_status = listing_status;
+
+  RunResult result;
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.interrupted = CancelRequested();
+  if (final_state == state::JobState::kCancelled) {
+    // Cancelled for good: give back what is left at the destination.
+    auto uploads = store_.ListUploads(id_);
+    if (uploads.ok()) {
+      for (const auto& [key, rec] : *uploads) (void)AbandonUpload(ctx_, key);
+    }
+  } else if (final_state == state::JobState::kCompleted ||
+             final_state == state::JobState::kFailed) {
+    auto uploads = store_.ListUploads(id_);  // none expected; never leave one
+    if (uploads.ok()) {
+      for (const auto& [key, rec] : *uploads) (void)AbandonUpload(ctx_, key);
+    }
+  }
+  (void)store_.ReleaseOwner(id_, runner_);
+  state::JobState leave = final_state == state::JobState::kRunning
+                              ? state::JobState::kInterrupted
+                              : final_state;
+  FERRY_RETURN_IF_ERROR(store_.SetJobState(id_, leave, NowMs(), result.seconds, true));
+  FERRY_ASSIGN_OR_RETURN(result.job, store_.GetJob(id_));
+  Report(result.job, start, done0, bytes0);
+  if (!run_status.ok()) return run_status;
+  return result;
+}
+
+}  // namespace
+
+std::string NewRunnerId() {
+  char host[256] = {0};
+  ::gethostname(host, sizeof(host) - 1);
+  std::mt19937_64 rng{std::random_device{}()};
+  char nonce[17];
+  std::snprintf(nonce, sizeof(nonce), "%016llx", static_cast<unsigned long long>(rng()));
+  return std::string(host) + ":" + std::to_string(::getpid()) + ":" + nonce;
+}
+
+bool RunnerIsDead(const std::string& runner) {
+  size_t a = runner.find(':');
+  size_t b = a == std::string::npos ? a : runner.find(':', a + 1);
+  if (b == std::string::npos) return false;
+  char host[256] = {0};
+  ::gethostname(host, sizeof(host) - 1);
+  if (runner.substr(0, a) != host) return false;  // another machine: wait for its lease
+  pid_t pid = static_cast<pid_t>(std::strtol(runner.c_str() + a + 1, nullptr, 10));
+  if (pid <= 0) return false;
+  return ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+Result<RunResult> RunJob(state::StateStore& store, const std::string& id, const RunOptions& o) {
+  Runner r(store, id, o);
+  return r.Run();
+}
+
+}  // namespace ferry::migrate

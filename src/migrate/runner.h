@@ -1,0 +1,89 @@
+#pragma once
+// Runs one migration job to its end (Super Slurper's pipeline on one
+// machine):
+//
+//   lister ──pages──▶ state store ◀──claim── dispatcher ──queue──▶ workers
+//                          ▲                                         │
+//                          └──────── committer (group commit) ◀──────┘
+//
+// - The lister (lister.h) enqueues keys into the state store, never into
+//   memory, so memory is bounded whatever the bucket size; it pauses when
+//   max_pending keys wait (back-pressure).
+// - The dispatcher claims batches of keys with a lease (owner + expiry) and
+//   hands them to a bounded in-memory queue; workers transfer them
+//   (transfer.h); the committer records finished keys in batches, each key
+//   deleted and counted in one transaction — a key whose lease was lost is
+//   not counted (exactly-once accounting).
+// - Failures: retryable errors go back with backoff and full jitter;
+//   permanent ones and exhausted retries to the dead-letter queue. One pacer
+//   per endpoint lowers its concurrency on 503 SlowDown / 429; one circuit
+//   breaker per dependency (source, destination, state store) stops new work
+//   while it keeps failing, and objects caught by an outage are released
+//   without counting an attempt.
+// - The monitor (the calling thread) renews leases, watches for
+//   cancellation, reports progress, and marks the job completed (or failed,
+//   when keys were dead-lettered) once listing is done and nothing is
+//   pending or in flight.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "base/status.h"
+#include "state/state_store.h"
+#include "store/open.h"
+
+namespace ferry::migrate {
+
+// A snapshot for progress output.
+struct Progress {
+  state::JobCounters counters;  // as committed in the state store
+  int64_t in_flight = 0;
+  bool listing_done = false;
+  double seconds = 0;           // this run
+  double objects_per_s = 0;     // this run's finished keys (transferred + skipped)
+  double bytes_per_s = 0;
+  std::string circuits;         // "" when all closed, else e.g. "destination open"
+};
+
+// Something worth a line of its own.
+struct Event {
+  enum class Kind { kDeadLetter, kCircuit, kListingDone, kWarning };
+  Kind kind = Kind::kWarning;
+  std::string key;      // kDeadLetter
+  std::string reason;   // kDeadLetter: class; kCircuit: "destination open" / "destination closed"
+  std::string error;    // last error text
+  int attempts = 0;
+};
+
+struct RunOptions {
+  OpenOptions open;  // network settings for both stores (profiles come from the job)
+  std::chrono::milliseconds lease{60'000};        // object and job lease; renewed at a quarter
+  int64_t max_pending = 200'000;                  // listing pauses above this many pending keys
+  uint64_t buffer_budget = 192ull << 20;          // bytes of object/part buffers at once
+  int claim_batch = 256;
+  std::chrono::milliseconds progress_every{500};  // on_progress period
+  bool force = false;  // take the job even if another live runner holds it
+  std::function<void(const Progress&)> on_progress;  // may be empty
+  std::function<void(const Event&)> on_event;        // may be empty
+};
+
+struct RunResult {
+  state::JobRecord job;  // as the run left it
+  double seconds = 0;
+  bool interrupted = false;  // stopped by a signal: resumable
+};
+
+// "host:pid:nonce": identifies a runner (and its leases) in the state store.
+std::string NewRunnerId();
+// True when `runner` names a process on this host that no longer exists.
+bool RunnerIsDead(const std::string& runner);
+
+// Runs job `id` until it completes, fails, is cancelled, or the process is
+// interrupted. Errors that stop the run (the state store unusable, a
+// permanent listing error, the job held by another live runner) are
+// returned as a Status; the job stays resumable.
+Result<RunResult> RunJob(state::StateStore& store, const std::string& id, const RunOptions& o);
+
+}  // namespace ferry::migrate

@@ -1,0 +1,296 @@
+#include "migrate/transfer.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "base/cancel.h"
+#include "base/crash_point.h"
+#include "base/strings.h"
+#include "crypto/digest.h"
+#include "engine/parallel.h"
+#include "ops/copy.h"
+#include "ops/part_plan.h"
+
+namespace ferry::migrate {
+namespace {
+
+// User metadata ferry adds to objects it uploads in parts when the source's
+// MD5 is known, since their ETag is not an MD5 (rclone does the same with
+// "md5chksum"): `--overwrite changed` can then still compare contents.
+constexpr char kMd5Meta[] = "ferry-md5";
+
+int64_t ToMs(TimePoint t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+TransferResult Failed(Status s, Side side) {
+  TransferResult r;
+  r.status = std::move(s);
+  r.side = side;
+  return r;
+}
+
+TransferResult Skipped(const char* reason) {
+  TransferResult r;
+  r.outcome = state::Outcome::kSkipped;
+  r.skip_reason = reason;
+  return r;
+}
+
+TransferResult Transferred(uint64_t bytes) {
+  TransferResult r;
+  r.outcome = state::Outcome::kTransferred;
+  r.bytes = bytes;
+  return r;
+}
+
+// The MD5 an object's info proves: its ETag when that is one, else the MD5
+// ferry stored beside a multipart upload. "" when unknown.
+std::string KnownMd5(const ObjectInfo& info) {
+  if (info.etag_is_md5 && IsMd5Hex(info.etag)) return AsciiLower(info.etag);
+  auto it = info.headers.user.find(kMd5Meta);
+  if (it != info.headers.user.end() && IsMd5Hex(it->second)) return it->second;
+  return "";
+}
+
+// Buffers a body while hashing it, paced by the job's bandwidth limit.
+class BufferSink : public ByteSink {
+ public:
+  BufferSink(RateLimiter* limit, size_t reserve) : limit_(limit), md5_(StreamingDigest::Kind::kMd5) {
+    data_.reserve(reserve);
+  }
+  Status Write(std::string_view d) override {
+    if (CancelRequested()) return CancelledStatus();
+    if (limit_ != nullptr && !limit_->unlimited() && !limit_->Take(static_cast<double>(d.size()))) {
+      return CancelledStatus();
+    }
+    md5_.Update(d);
+    data_.append(d);
+    return Status::Ok();
+  }
+  std::string& data() { return data_; }
+  std::string Md5Raw() { return md5_.Finish(); }
+
+ private:
+  RateLimiter* limit_;
+  StreamingDigest md5_;
+  std::string data_;
+};
+
+// Destination state for the overwrite decision; nullopt when absent.
+Result<std::optional<DstObject>> LookAtDestination(const TransferContext& ctx,
+                                                   const std::string& dst_key) {
+  auto head = ctx.dst->Head(dst_key);
+  if (!head.ok()) {
+    if (head.status().code() == ErrorCode::kNotFound) return std::optional<DstObject>();
+    return head.status();
+  }
+  DstObject d;
+  d.size = head->size;
+  d.md5 = KnownMd5(*head);
+  d.last_modified_ms = ToMs(head->last_modified);
+  return std::optional<DstObject>(d);
+}
+
+TransferResult CopySmall(const TransferContext& ctx, const std::string& key,
+                         const std::string& dst_key, uint64_t listed_size) {
+  BudgetHold hold(ctx.budget, listed_size);
+  BufferSink buf(ctx.bwlimit, static_cast<size_t>(listed_size));
+  auto got = ctx.src->Get(key, GetOptions{}, buf);
+  if (!got.ok()) return Failed(got.status(), Side::kSource);
+  if (buf.data().size() != got->size) {
+    return Failed(Status::Corruption("read " + std::to_string(buf.data().size()) + " of " +
+                                     std::to_string(got->size) + " bytes from the source"),
+                  Side::kSource);
+  }
+  std::string md5 = buf.Md5Raw();
+  if (got->etag_is_md5 && IsMd5Hex(got->etag) && HexLower(md5) != AsciiLower(got->etag)) {
+    return Failed(Status::Corruption("bytes read from the source do not match its ETag"),
+                  Side::kSource);
+  }
+  PutOptions put;
+  put.headers = got->headers;
+  put.content_md5 = Base64Encode(md5);
+  uint64_t size = got->size;
+  StringSource body(std::move(buf.data()));
+  auto stored = ctx.dst->Put(dst_key, body, size, put);
+  if (!stored.ok()) return Failed(stored.status(), Side::kDestination);
+  CrashPoint("transfer");
+  return Transferred(size);
+}
+
+// md5(concatenated part MD5s)-N: what S3 (and ferry's stores) answer for a
+// completed multipart upload of these parts.
+std::string MultipartEtag(const std::vector<PartInfo>& parts) {
+  std::string raw;
+  for (const auto& p : parts) {
+    std::string hex = AsciiLower(p.etag);
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+      raw.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    }
+  }
+  return HexLower(Md5(raw)) + "-" + std::to_string(parts.size());
+}
+
+TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
+                             const std::string& dst_key) {
+  auto info = ctx.src->Head(key);
+  if (!info.ok()) return Failed(info.status(), Side::kSource);
+  PartPolicy policy;
+  policy.threshold = ctx.spec.multipart_threshold;
+  policy.part_size = ctx.spec.part_size;
+  PartPlan plan = PlanParts(info->size, Limited(policy, ctx.dst->Features()));
+  if (!plan.multipart) plan = PartPlan{true, std::max<uint64_t>(info->size, 1), 1};
+
+  auto rec = ctx.state->GetUpload(ctx.job, key);
+  if (!rec.ok()) return Failed(rec.status(), Side::kState);
+  state::UploadRecord upload;
+  if (*rec && (*rec)->src_etag == info->etag && (*rec)->part_size == plan.part_size) {
+    upload = **rec;  // resume: keep the parts already there
+  } else {
+    if (*rec) {  // from another version of the source, or another plan
+      (void)ctx.dst->AbortMultipart(dst_key, (*rec)->upload_id);
+      if (Status s = ctx.state->DeleteUpload(ctx.job, key); !s.ok()) return Failed(s, Side::kState);
+    }
+    PutOptions put;
+    put.headers = info->headers;
+    std::string md5 = KnownMd5(*info);
+    if (!md5.empty()) put.headers.user[kMd5Meta] = md5;
+    auto id = ctx.dst->CreateMultipart(dst_key, put);
+    if (!id.ok()) return Failed(id.status(), Side::kDestination);
+    upload.upload_id = *id;
+    upload.src_etag = info->etag;
+    upload.part_size = plan.part_size;
+    if (Status s = ctx.state->SaveUpload(ctx.job, key, upload); !s.ok()) {
+      (void)ctx.dst->AbortMultipart(dst_key, *id);
+      return Failed(s, Side::kState);
+    }
+  }
+
+  std::map<int, PartInfo> done;
+  for (const auto& p : upload.parts) done[p.number] = PartInfo{p.number, p.etag, p.size};
+  std::vector<int> todo;
+  for (int n = 1; n <= plan.parts; ++n) {
+    if (!done.count(n)) todo.push_back(n);
+  }
+  std::mutex mu;
+  Side failed_side = Side::kSource;
+  Status s = RunParallel(static_cast<int>(todo.size()), ctx.spec.part_concurrency, [&](int i) {
+    int n = todo[static_cast<size_t>(i)];
+    uint64_t off = static_cast<uint64_t>(n - 1) * plan.part_size;
+    uint64_t len = std::min(plan.part_size, info->size - off);
+    BudgetHold hold(ctx.budget, len);
+    BufferSink buf(ctx.bwlimit, static_cast<size_t>(len));
+    GetOptions g;
+    g.range = ByteRange{off, len};
+    g.if_match = info->etag;
+    auto got = ctx.src->Get(key, g, buf);
+    auto fail = [&](Status st, Side side) {
+      std::lock_guard<std::mutex> lock(mu);
+      failed_side = side;
+      return st;
+    };
+    if (!got.ok()) return fail(got.status(), Side::kSource);
+    if (buf.data().size() != len) {
+      return fail(Status::Corruption("short range from the source"), Side::kSource);
+    }
+    std::string md5 = buf.Md5Raw();
+    StringSource body(std::move(buf.data()));
+    auto part = ctx.dst->UploadPart(dst_key, upload.upload_id, n, body, len, Base64Encode(md5));
+    if (!part.ok()) return fail(part.status(), Side::kDestination);
+    if (Status st = ctx.state->AddPart(ctx.job, key, {n, part->etag, len}); !st.ok()) {
+      return fail(st, Side::kState);
+    }
+    CrashPoint("part");
+    std::lock_guard<std::mutex> lock(mu);
+    done[n] = *part;
+    return Status::Ok();
+  });
+  auto give_up = [&](const Status& st) {
+    // A vanished upload, or a permanent error: start afresh next time.
+    if (st.code() == ErrorCode::kNotFound || !st.retryable()) (void)AbandonUpload(ctx, key);
+  };
+  if (!s.ok()) {
+    give_up(s);
+    return Failed(s, failed_side);
+  }
+  std::vector<PartInfo> parts;
+  for (auto& [n, p] : done) parts.push_back(p);
+  auto complete = ctx.dst->CompleteMultipart(dst_key, upload.upload_id, parts);
+  if (!complete.ok()) {
+    give_up(complete.status());
+    return Failed(complete.status(), Side::kDestination);
+  }
+  std::string expect = MultipartEtag(parts);
+  if (complete->etag.find('-') != std::string::npos && AsciiLower(complete->etag) != expect) {
+    return Failed(Status::Corruption("completed object's ETag " + complete->etag +
+                                     " does not match its parts (" + expect + ")"),
+                  Side::kDestination);
+  }
+  CrashPoint("transfer");
+  return Transferred(info->size);
+}
+
+}  // namespace
+
+const char* ToString(Side s) {
+  switch (s) {
+    case Side::kSource: return "source";
+    case Side::kDestination: return "destination";
+    case Side::kState: return "state store";
+  }
+  return "?";
+}
+
+Status AbandonUpload(const TransferContext& ctx, const std::string& key) {
+  auto rec = ctx.state->GetUpload(ctx.job, key);
+  if (!rec.ok()) return rec.status();
+  if (!*rec) return Status::Ok();
+  Status aborted = ctx.dst->AbortMultipart(ctx.keys.DstKey(key), (*rec)->upload_id);
+  if (!aborted.ok() && aborted.code() != ErrorCode::kNotFound) return aborted;
+  return ctx.state->DeleteUpload(ctx.job, key);
+}
+
+TransferResult TransferObject(const TransferContext& ctx, const state::ClaimedObject& claimed) {
+  const state::ListedObject& obj = claimed.object;
+  std::string dst_key = ctx.keys.DstKey(obj.key);
+  if (NeedDestinationCheck(ctx.spec.overwrite, ctx.spec.dst_empty_at_start, claimed.claims)) {
+    auto dst = LookAtDestination(ctx, dst_key);
+    if (!dst.ok()) return Failed(dst.status(), Side::kDestination);
+    std::string src_md5 = IsMd5Hex(obj.etag) ? AsciiLower(obj.etag) : "";
+    if (obj.etag.empty() && *dst && (*dst)->size == obj.size &&
+        ctx.spec.overwrite == Overwrite::kChanged) {
+      // The listing did not give an MD5 (a local file without a sidecar):
+      // ask the source for one before deciding.
+      auto head = ctx.src->Head(obj.key);
+      if (!head.ok()) return Failed(head.status(), Side::kSource);
+      src_md5 = KnownMd5(*head);
+    }
+    OverwriteVerdict v =
+        DecideOverwrite(ctx.spec.overwrite, obj.size, src_md5, obj.last_modified_ms, *dst,
+                        ctx.job_started_ms);
+    if (v.decision == Decision::kSkip) return Skipped(v.reason);
+  }
+  if (ctx.spec.dry_run) return Transferred(obj.size);
+  if (ctx.same_store && ctx.spec.server_side_copy &&
+      obj.size <= ctx.dst->Features().max_single_put) {
+    auto copied = ctx.dst->Copy(obj.key, dst_key, std::nullopt);
+    if (!copied.ok()) return Failed(copied.status(), Side::kDestination);
+    if (IsMd5Hex(obj.etag) && IsMd5Hex(copied->etag) &&
+        AsciiLower(obj.etag) != AsciiLower(copied->etag)) {
+      return Failed(Status::Corruption("server-side copy's ETag differs from the source's"),
+                    Side::kDestination);
+    }
+    CrashPoint("transfer");
+    return Transferred(obj.size);
+  }
+  if (obj.size < ctx.spec.multipart_threshold ||
+      !ctx.dst->Features().multipart) {
+    return CopySmall(ctx, obj.key, dst_key, obj.size);
+  }
+  return CopyMultipart(ctx, obj.key, dst_key);
+}
+
+}  // namespace ferry::migrate

@@ -1,0 +1,62 @@
+#pragma once
+// Moves one object of a migration (rclone's operations layer, with the
+// job's state store in the loop): decides copy or skip, copies by the
+// cheapest safe route, and verifies what it wrote.
+//
+//   - server-side Copy when source and destination are one bucket;
+//   - below the multipart threshold: one GET into a buffer, MD5 computed as
+//     it streams and checked against the source's ETag, one PUT with
+//     Content-MD5 (the store rejects damaged bytes, and its ETag is checked);
+//   - at or above it: a multipart upload of equal parts, each read with
+//     If-Match (one source version), hashed and sent with Content-MD5, and
+//     recorded in the state store as it lands, so a crashed or retried
+//     transfer resumes the upload instead of starting over. The completed
+//     object's ETag is checked against the parts' MD5s.
+//
+// Memory: every buffer is taken from the job's ByteBudget first.
+// Thread-safe: many workers call TransferObject at once.
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "engine/byte_budget.h"
+#include "engine/rate_limiter.h"
+#include "migrate/job_spec.h"
+#include "migrate/policy.h"
+#include "state/state_store.h"
+#include "store/object_store.h"
+
+namespace ferry::migrate {
+
+struct TransferContext {
+  ObjectStore* src = nullptr;
+  ObjectStore* dst = nullptr;
+  state::StateStore* state = nullptr;
+  std::string job;
+  JobSpec spec;
+  KeyMap keys;
+  bool same_store = false;      // one bucket: server-side copy is possible
+  int64_t job_started_ms = 0;
+  RateLimiter* bwlimit = nullptr;  // bytes read from the source; may be null
+  ByteBudget* budget = nullptr;    // may be null (unbounded)
+};
+
+enum class Side { kSource, kDestination, kState };
+const char* ToString(Side s);
+
+struct TransferResult {
+  Status status;            // OK: outcome is set
+  Side side = Side::kSource;  // which dependency failed
+  state::Outcome outcome = state::Outcome::kTransferred;
+  uint64_t bytes = 0;       // bytes written (0 for a skip)
+  std::string skip_reason;  // for skips
+};
+
+TransferResult TransferObject(const TransferContext& ctx, const state::ClaimedObject& obj);
+
+// Aborts the multipart upload recorded for `key`, if any, and forgets it:
+// for objects given up on (dead-lettered, cancelled jobs).
+Status AbandonUpload(const TransferContext& ctx, const std::string& key);
+
+}  // namespace ferry::migrate

@@ -1,0 +1,485 @@
+// The SQLite state store: opening a state file, jobs and list pages. Work on
+// object rows is in sqlite_state_store_work.cc.
+//
+// Table layout (schema version 1). Keys compare as bytes (SQLite's BINARY
+// collation, S3's order; a PostgreSQL port needs COLLATE "C"). Times are Unix
+// milliseconds; booleans are INTEGER 0/1.
+//
+//   meta(key PK, value)        ('app', 'ferry-state'), ('schema_version', '1').
+//                              A database without this table is not ours.
+//   jobs(id PK, src, dst, spec, state, created_ms, started_ms, finished_ms,
+//        run_seconds, listing_done, runner, runner_until_ms,
+//        listed, transferred, skipped, failed, bytes, pending)
+//                              One row per job. The six counters are
+//                              JobCounters; each changes in the transaction
+//                              that changes the rows it counts, so
+//                              transferred + skipped + failed + pending = listed.
+//                              pending = the job's rows in objects.
+//   shards(job, shard, prefix, delimiter, seq, token, done; PK(job, shard))
+//                              One source listing each; seq = pages committed,
+//                              token = continuation for page seq + 1.
+//   objects(job, key, size, etag, last_modified_ms, owner, lease_until_ms,
+//           not_before_ms, attempts, claims, last_error; PK(job, key))
+//                              Keys still to move. Unowned: owner '' and
+//                              lease_until_ms 0. Owned: lease_until_ms > 0;
+//                              the owner may act on it until someone else
+//                              claims it after the lease expired. Finished
+//                              rows are deleted (pruned).
+//     INDEX objects_by_lease(job, lease_until_ms, key)
+//                              Claim reads unowned rows (lease 0) in key
+//                              order straight off it, and expired leases as
+//                              a short range; owner-wide updates (RenewLeases,
+//                              ReleaseOwner) scan only leased rows.
+//   dlq(job, key, size, etag, last_modified_ms, reason, attempts, last_error,
+//       at_ms; PK(job, key))   The dead-letter queue (failed = its rows).
+//   uploads(job, key, upload_id, src_etag, part_size; PK(job, key))
+//   parts(job, key, number, etag, size; PK(job, key, number))
+//                              Multipart progress; removed with the key's
+//                              objects row by Finish and DeadLetterObject.
+//
+// "Keys ever enqueued" is exact under one assumption the caller keeps: shard
+// listings do not overlap. A key is counted when its INSERT ... ON CONFLICT DO
+// NOTHING inserts a row; a key that was finished (pruned) or dead-lettered
+// and then listed again by another shard would be counted twice.
+//
+// Opening: a non-empty file must start with SQLite's header and hold at
+// least one page (checked by reading it, before SQLite touches it), and a
+// database with any table must have ferry's meta rows. An empty database
+// (no tables: a new or zero-length file) gets the schema, created under the
+// write lock so that two processes opening a new file at once create it
+// once. Only then is the journal switched to WAL. Anything else is
+// kCorruption and the file is never written.
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "state/sqlite_state_store.h"
+
+namespace ferry::state {
+namespace {
+
+using sqlite::Db;
+using sqlite::Stmt;
+using sqlite::Txn;
+
+constexpr const char* kApp = "ferry-state";
+constexpr int kSchemaVersion = 1;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE jobs(
+  id TEXT PRIMARY KEY, src TEXT NOT NULL, dst TEXT NOT NULL, spec TEXT NOT NULL,
+  state TEXT NOT NULL, created_ms BIGINT NOT NULL, started_ms BIGINT NOT NULL,
+  finished_ms BIGINT NOT NULL, run_seconds DOUBLE PRECISION NOT NULL,
+  listing_done INTEGER NOT NULL, runner TEXT NOT NULL, runner_until_ms BIGINT NOT NULL,
+  listed BIGINT NOT NULL, transferred BIGINT NOT NULL, skipped BIGINT NOT NULL,
+  failed BIGINT NOT NULL, bytes BIGINT NOT NULL, pending BIGINT NOT NULL);
+CREATE TABLE shards(
+  job TEXT NOT NULL, shard INTEGER NOT NULL, prefix TEXT NOT NULL, delimiter TEXT NOT NULL,
+  seq BIGINT NOT NULL, token TEXT NOT NULL, done INTEGER NOT NULL,
+  PRIMARY KEY(job, shard));
+CREATE TABLE objects(
+  job TEXT NOT NULL, key TEXT NOT NULL, size BIGINT NOT NULL, etag TEXT NOT NULL,
+  last_modified_ms BIGINT NOT NULL, owner TEXT NOT NULL, lease_until_ms BIGINT NOT NULL,
+  not_before_ms BIGINT NOT NULL, attempts INTEGER NOT NULL, claims INTEGER NOT NULL,
+  last_error TEXT NOT NULL, PRIMARY KEY(job, key)) WITHOUT ROWID;
+CREATE INDEX objects_by_lease ON objects(job, lease_until_ms, key);
+CREATE TABLE dlq(
+  job TEXT NOT NULL, key TEXT NOT NULL, size BIGINT NOT NULL, etag TEXT NOT NULL,
+  last_modified_ms BIGINT NOT NULL, reason TEXT NOT NULL, attempts INTEGER NOT NULL,
+  last_error TEXT NOT NULL, at_ms BIGINT NOT NULL, PRIMARY KEY(job, key));
+CREATE TABLE uploads(
+  job TEXT NOT NULL, key TEXT NOT NULL, upload_id TEXT NOT NULL, src_etag TEXT NOT NULL,
+  part_size BIGINT NOT NULL, PRIMARY KEY(job, key));
+CREATE TABLE parts(
+  job TEXT NOT NULL, key TEXT NOT NULL, number INTEGER NOT NULL, etag TEXT NOT NULL,
+  size BIGINT NOT NULL, PRIMARY KEY(job, key, number));
+)sql";
+
+Status NotOurs(const std::string& path, const std::string& reason) {
+  return Status::Corruption("state file " + path + " is not a ferry state database (" + reason +
+                            "); refusing to touch it")
+      .set_retryable(false);
+}
+
+// Why a non-empty file cannot be an SQLite database, or "" if its header
+// looks right. Reads the first 100 bytes only.
+std::string HeaderProblem(const std::string& path, uintmax_t size) {
+  unsigned char h[100] = {};
+  std::ifstream in(path, std::ios::binary);
+  if (size < sizeof(h) || !in.read(reinterpret_cast<char*>(h), sizeof(h))) {
+    return "file is not a database";
+  }
+  static const char kMagic[16] = "SQLite format 3";  // with its NUL
+  if (std::memcmp(h, kMagic, sizeof(kMagic)) != 0) return "file is not a database";
+  uint32_t page = (uint32_t{h[16]} << 8) | h[17];
+  if (page == 1) page = 65536;
+  if (page < 512 || (page & (page - 1)) != 0) return "file is not a database";
+  if (size < page) return "file is truncated";
+  return "";
+}
+
+Result<int64_t> QueryInt(Db& db, const std::string& sql) {
+  FERRY_ASSIGN_OR_RETURN(Stmt st, db.Prepare(sql));
+  FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
+  return row ? st.Int(0) : 0;
+}
+
+// Checks that a database with tables is a ferry state database this build
+// can read.
+Status VerifyMeta(Db& db) {
+  FERRY_ASSIGN_OR_RETURN(
+      int64_t has_meta,
+      QueryInt(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'"));
+  if (has_meta == 0) return NotOurs(db.path(), "it has no ferry meta table");
+  auto st = db.Prepare("SELECT key, value FROM meta");
+  if (!st.ok()) return NotOurs(db.path(), "its meta table is not ferry's");
+  std::map<std::string, std::string> meta;
+  for (;;) {
+    FERRY_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    meta[st->Text(0)] = st->Text(1);
+  }
+  if (meta["app"] != kApp) return NotOurs(db.path(), "its meta table names no ferry state");
+  const std::string& v = meta["schema_version"];
+  int version = 0;
+  for (char c : v) version = (c >= '0' && c <= '9' && version < 1000000) ? version * 10 + (c - '0') : -1;
+  if (version > kSchemaVersion) {
+    return Status::Unsupported("state file " + db.path() + " has schema version " + v +
+                               "; this ferry reads up to " + std::to_string(kSchemaVersion));
+  }
+  if (version != kSchemaVersion) return NotOurs(db.path(), "bad schema version '" + v + "'");
+  return Status::Ok();
+}
+
+Status InitOrVerify(Db& db) {
+  {
+    Txn txn(db);
+    FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kRead));
+    FERRY_ASSIGN_OR_RETURN(int64_t tables, QueryInt(db, "SELECT COUNT(*) FROM sqlite_master"));
+    if (tables > 0) return VerifyMeta(db);
+  }
+  // An empty database: create the schema, unless another process did so
+  // while we waited for the write lock.
+  Txn txn(db);
+  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
+  FERRY_ASSIGN_OR_RETURN(int64_t tables, QueryInt(db, "SELECT COUNT(*) FROM sqlite_master"));
+  if (tables > 0) return VerifyMeta(db);
+  FERRY_RETURN_IF_ERROR(db.Exec(kSchema));
+  {
+    FERRY_ASSIGN_OR_RETURN(Stmt st, db.Prepare("INSERT INTO meta(key, value) VALUES(?, ?), (?, ?)"));
+    FERRY_RETURN_IF_ERROR(
+        st.Bind("app", kApp, "schema_version", std::to_string(kSchemaVersion)).Run());
+  }
+  return txn.Commit();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<StateStore>> OpenSqliteStateStore(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty()) return Status::InvalidArgument("state file path is empty");
+  std::error_code ec;
+  fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec)) {
+    fs::create_directories(parent, ec);
+    if (ec) {
+      return Status::FromErrno(ec.value(), "cannot create directory " + parent.string() +
+                                               " for state file " + path);
+    }
+  }
+  fs::file_status status = fs::status(path, ec);
+  if (fs::is_directory(status)) {
+    return Status::InvalidArgument("state file " + path + " is a directory");
+  }
+  if (fs::exists(status)) {
+    uintmax_t size = fs::file_size(path, ec);
+    if (ec) return Status::FromErrno(ec.value(), "state file " + path);
+    if (size > 0) {
+      std::string problem = HeaderProblem(path, size);
+      if (!problem.empty()) return NotOurs(path, problem);
+    }
+  }
+
+  FERRY_ASSIGN_OR_RETURN(std::unique_ptr<Db> db,
+                         Db::Open(path, SqliteStateStore::kBusyTimeoutMs));
+  Status s = InitOrVerify(*db);
+  if (!s.ok()) {
+    db->DisableCheckpointOnClose();
+    int rc = db->last_error_rc() & 0xff;
+    if (s.code() == ErrorCode::kCorruption && (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)) {
+      return NotOurs(path, sqlite3_errstr(rc));
+    }
+    return s;
+  }
+  // Ours: now it may be written. WAL lets readers run beside the writer;
+  // synchronous=NORMAL in WAL keeps the database consistent on power loss
+  // (the last commits may roll back) without an fsync per commit.
+  FERRY_RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode = WAL"));
+  FERRY_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous = NORMAL"));
+  FERRY_RETURN_IF_ERROR(db->Exec("PRAGMA cache_size = -32768"));  // 32 MiB
+  return std::unique_ptr<StateStore>(new SqliteStateStore(std::move(db)));
+}
+
+// ---- Jobs ----
+
+namespace {
+
+constexpr const char* kJobColumns =
+    "id, src, dst, spec, state, created_ms, started_ms, finished_ms, run_seconds, "
+    "listing_done, runner, runner_until_ms, listed, transferred, skipped, failed, bytes, "
+    "pending";
+
+Result<JobRecord> JobFromRow(const Db& db, const Stmt& st) {
+  JobRecord j;
+  j.id = st.Text(0);
+  j.src = st.Text(1);
+  j.dst = st.Text(2);
+  j.spec = st.Text(3);
+  auto state = JobStateFromString(st.Text(4));
+  if (!state) {
+    return Status::Corruption("state file " + db.path() + ": job " + j.id +
+                              " has unknown state '" + st.Text(4) + "'")
+        .set_retryable(false);
+  }
+  j.state = *state;
+  j.created_ms = st.Int(5);
+  j.started_ms = st.Int(6);
+  j.finished_ms = st.Int(7);
+  j.run_seconds = st.Double(8);
+  j.listing_done = st.Int(9) != 0;
+  j.runner = st.Text(10);
+  j.runner_until_ms = st.Int(11);
+  j.counters.listed = st.Int(12);
+  j.counters.transferred = st.Int(13);
+  j.counters.skipped = st.Int(14);
+  j.counters.failed = st.Int(15);
+  j.counters.bytes = st.Int(16);
+  j.counters.pending = st.Int(17);
+  return j;
+}
+
+Status JobNotFound(const std::string& id) { return Status::NotFound("no job " + id); }
+
+Status NotHeld(const std::string& id, const std::string& holder, int64_t until_ms,
+               int64_t now_ms) {
+  std::string msg = "job " + id + " is held by runner '" + holder + "'";
+  if (now_ms > 0) msg += " for another " + std::to_string((until_ms - now_ms + 999) / 1000) + " s";
+  return Status(ErrorCode::kPreconditionFailed, msg);
+}
+
+}  // namespace
+
+Result<JobRecord> SqliteStateStore::ReadJobLocked(const std::string& id) {
+  FERRY_ASSIGN_OR_RETURN(
+      Stmt st, db_->Prepare(std::string("SELECT ") + kJobColumns + " FROM jobs WHERE id = ?"));
+  st.Bind(id);
+  FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return JobNotFound(id);
+  return JobFromRow(*db_, st);
+}
+
+Status SqliteStateStore::CreateJob(const JobRecord& job, const std::vector<ShardRecord>& shards) {
+  if (job.id.empty()) return Status::InvalidArgument("job id is empty");
+  std::vector<ShardRecord> all = shards;
+  if (all.empty()) all.emplace_back();  // shard 0 always exists
+  bool listing_done = true;
+  for (const ShardRecord& s : all) listing_done = listing_done && s.done;
+
+  std::lock_guard lock(mu_);
+  Txn txn(*db_);
+  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
+  {
+    // Counters start at zero: they count what this store saw happen.
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt st, db_->Prepare(std::string("INSERT INTO jobs(") + kJobColumns +
+                              ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, 0) "
+                              "ON CONFLICT(id) DO NOTHING"));
+    st.Bind(job.id, job.src, job.dst, job.spec, ToString(job.state), job.created_ms,
+            job.started_ms, job.finished_ms, job.run_seconds, listing_done ? 1 : 0, job.runner,
+            job.runner_until_ms);
+    FERRY_RETURN_IF_ERROR(st.Run());
+    if (st.Changes() == 0) return Status::AlreadyExists("job " + job.id + " already exists");
+  }
+  FERRY_ASSIGN_OR_RETURN(
+      Stmt st, db_->Prepare("INSERT INTO shards(job, shard, prefix, delimiter, seq, token, done) "
+                            "VALUES(?, ?, ?, ?, ?, ?, ?)"));
+  for (const ShardRecord& s : all) {
+    FERRY_RETURN_IF_ERROR(
+        st.Bind(job.id, s.shard, s.prefix, s.delimiter, s.seq, s.token, s.done ? 1 : 0).Run());
+  }
+  return txn.Commit();
+}
+
+Result<JobRecord> SqliteStateStore::GetJob(const std::string& id) {
+  std::lock_guard lock(mu_);
+  return ReadJobLocked(id);
+}
+
+Result<std::vector<JobRecord>> SqliteStateStore::ListJobs() {
+  std::lock_guard lock(mu_);
+  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(std::string("SELECT ") + kJobColumns +
+                                               " FROM jobs ORDER BY created_ms DESC, id"));
+  std::vector<JobRecord> jobs;
+  for (;;) {
+    FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) return jobs;
+    FERRY_ASSIGN_OR_RETURN(JobRecord j, JobFromRow(*db_, st));
+    jobs.push_back(std::move(j));
+  }
+}
+
+Status SqliteStateStore::AcquireJob(const std::string& id, const std::string& runner,
+                                    int64_t now_ms, int64_t until_ms, bool force) {
+  if (runner.empty()) return Status::InvalidArgument("runner is empty");
+  std::lock_guard lock(mu_);
+  Txn txn(*db_);
+  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
+  {
+    FERRY_ASSIGN_OR_RETURN(Stmt st,
+                           db_->Prepare("SELECT runner, runner_until_ms FROM jobs WHERE id = ?"));
+    st.Bind(id);
+    FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) return JobNotFound(id);
+    std::string holder = st.Text(0);
+    int64_t holder_until = st.Int(1);
+    if (!force && !holder.empty() && holder != runner && holder_until > now_ms) {
+      return NotHeld(id, holder, holder_until, now_ms);
+    }
+  }
+  // A new run: not finished (any more), started_ms kept from the first run.
+  FERRY_ASSIGN_OR_RETURN(
+      Stmt st, db_->Prepare("UPDATE jobs SET runner = ?, runner_until_ms = ?, state = ?, "
+                            "finished_ms = 0, started_ms = CASE WHEN started_ms = 0 THEN ? "
+                            "ELSE started_ms END WHERE id = ?"));
+  FERRY_RETURN_IF_ERROR(st.Bind(runner, until_ms, ToString(JobState::kRunning), now_ms, id).Run());
+  return txn.Commit();
+}
+
+Status SqliteStateStore::RenewJob(const std::string& id, const std::string& runner,
+                                  int64_t until_ms) {
+  std::lock_guard lock(mu_);
+  FERRY_ASSIGN_OR_RETURN(
+      Stmt st, db_->Prepare("UPDATE jobs SET runner_until_ms = ? WHERE id = ? AND runner = ? "
+                            "AND runner <> ''"));
+  FERRY_RETURN_IF_ERROR(st.Bind(until_ms, id, runner).Run());
+  if (st.Changes() == 1) return Status::Ok();
+  FERRY_ASSIGN_OR_RETURN(JobRecord job, ReadJobLocked(id));
+  if (job.runner.empty()) {
+    return Status(ErrorCode::kPreconditionFailed, "job " + id + " has no runner any more");
+  }
+  return NotHeld(id, job.runner, job.runner_until_ms, 0);
+}
+
+Status SqliteStateStore::SetJobState(const std::string& id, JobState state, int64_t now_ms,
+                                     double add_run_seconds, bool release) {
+  const bool final = state == JobState::kCompleted || state == JobState::kFailed ||
+                     state == JobState::kCancelled;
+  std::lock_guard lock(mu_);
+  FERRY_ASSIGN_OR_RETURN(
+      Stmt st,
+      db_->Prepare("UPDATE jobs SET state = ?, "
+                   "finished_ms = CASE WHEN ? = 1 THEN ? ELSE finished_ms END, "
+                   "run_seconds = run_seconds + ?, "
+                   "runner = CASE WHEN ? = 1 THEN '' ELSE runner END, "
+                   "runner_until_ms = CASE WHEN ? = 1 THEN 0 ELSE runner_until_ms END "
+                   "WHERE id = ?"));
+  FERRY_RETURN_IF_ERROR(st.Bind(ToString(state), final ? 1 : 0, now_ms, add_run_seconds,
+                                release ? 1 : 0, release ? 1 : 0, id)
+                            .Run());
+  if (st.Changes() == 0) return JobNotFound(id);
+  return Status::Ok();
+}
+
+// ---- Listing ----
+
+Result<std::vector<ShardRecord>> SqliteStateStore::GetShards(const std::string& job) {
+  std::lock_guard lock(mu_);
+  Txn txn(*db_);
+  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kRead));
+  std::vector<ShardRecord> shards;
+  {
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt st, db_->Prepare("SELECT shard, prefix, delimiter, seq, token, done FROM shards "
+                              "WHERE job = ? ORDER BY shard"));
+    st.Bind(job);
+    for (;;) {
+      FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
+      if (!row) break;
+      ShardRecord s;
+      s.shard = static_cast<int>(st.Int(0));
+      s.prefix = st.Text(1);
+      s.delimiter = st.Text(2);
+      s.seq = st.Int(3);
+      s.token = st.Text(4);
+      s.done = st.Int(5) != 0;
+      shards.push_back(std::move(s));
+    }
+  }
+  if (shards.empty()) FERRY_RETURN_IF_ERROR(ReadJobLocked(job).status());
+  return shards;
+}
+
+Result<ListPageResult> SqliteStateStore::CommitListPage(const std::string& job,
+                                                        const ListPageCommit& page) {
+  std::lock_guard lock(mu_);
+  Txn txn(*db_);
+  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
+  ListPageResult result;
+  {
+    FERRY_ASSIGN_OR_RETURN(Stmt st,
+                           db_->Prepare("SELECT seq FROM shards WHERE job = ? AND shard = ?"));
+    FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(job, page.shard).Step());
+    if (!row) {
+      FERRY_RETURN_IF_ERROR(ReadJobLocked(job).status());
+      return Status::NotFound("job " + job + " has no shard " + std::to_string(page.shard));
+    }
+    if (page.seq != st.Int(0) + 1) return result;  // a replay or a gap: nothing changes
+  }
+  {
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt st, db_->Prepare("INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
+                              "lease_until_ms, not_before_ms, attempts, claims, last_error) "
+                              "VALUES(?, ?, ?, ?, ?, '', 0, 0, 0, 0, '') "
+                              "ON CONFLICT(job, key) DO NOTHING"));
+    for (const ListedObject& o : page.objects) {
+      FERRY_RETURN_IF_ERROR(
+          st.Bind(job, o.key, static_cast<int64_t>(o.size), o.etag, o.last_modified_ms).Run());
+      result.enqueued += st.Changes();
+    }
+  }
+  {
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt st, db_->Prepare("UPDATE shards SET seq = ?, token = ?, done = ? "
+                              "WHERE job = ? AND shard = ?"));
+    FERRY_RETURN_IF_ERROR(
+        st.Bind(page.seq, page.done ? "" : page.next_token, page.done ? 1 : 0, job, page.shard)
+            .Run());
+  }
+  if (!page.new_shards.empty()) {
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt max, db_->Prepare("SELECT COALESCE(MAX(shard), -1) + 1 FROM shards WHERE job = ?"));
+    FERRY_ASSIGN_OR_RETURN(bool row, max.Bind(job).Step());
+    int64_t shard = row ? max.Int(0) : 0;
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt ins, db_->Prepare("INSERT INTO shards(job, shard, prefix, delimiter, seq, token, "
+                               "done) VALUES(?, ?, ?, '', 0, '', 0)"));
+    for (const std::string& prefix : page.new_shards) {
+      FERRY_RETURN_IF_ERROR(ins.Bind(job, shard++, prefix).Run());
+    }
+  }
+  {
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt st, db_->Prepare("UPDATE jobs SET listed = listed + ?, pending = pending + ?, "
+                              "listing_done = CASE WHEN EXISTS(SELECT 1 FROM shards "
+                              "WHERE job = ? AND done = 0) THEN 0 ELSE 1 END WHERE id = ?"));
+    FERRY_RETURN_IF_ERROR(st.Bind(result.enqueued, result.enqueued, job, job).Run());
+  }
+  FERRY_RETURN_IF_ERROR(txn.Commit());
+  result.applied = true;
+  return result;
+}
+
+}  // namespace ferry::state

@@ -1,0 +1,81 @@
+#pragma once
+// The SQLite StateStore (internal to state/; callers use
+// OpenSqliteStateStore in state_store.h). The table layout and the open
+// protocol are described at the top of sqlite_state_store.cc; jobs and
+// listing live there, work on object rows (claims, finishes, the dead-letter
+// queue, multipart progress) in sqlite_state_store_work.cc.
+//
+// One connection per store, serialised by mu_. Several stores (threads or
+// processes) may share one file: write transactions take SQLite's write
+// lock at BEGIN (BEGIN IMMEDIATE) and wait up to kBusyTimeoutMs for it.
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "state/sqlite_db.h"
+#include "state/state_store.h"
+
+namespace ferry::state {
+
+class SqliteStateStore : public StateStore {
+ public:
+  static constexpr int kBusyTimeoutMs = 10'000;
+
+  explicit SqliteStateStore(std::unique_ptr<sqlite::Db> db) : db_(std::move(db)) {}
+
+  Status CreateJob(const JobRecord& job, const std::vector<ShardRecord>& shards) override;
+  Result<JobRecord> GetJob(const std::string& id) override;
+  Result<std::vector<JobRecord>> ListJobs() override;
+  Status AcquireJob(const std::string& id, const std::string& runner, int64_t now_ms,
+                    int64_t until_ms, bool force) override;
+  Status RenewJob(const std::string& id, const std::string& runner, int64_t until_ms) override;
+  Status SetJobState(const std::string& id, JobState state, int64_t now_ms,
+                     double add_run_seconds, bool release) override;
+
+  Result<std::vector<ShardRecord>> GetShards(const std::string& job) override;
+  Result<ListPageResult> CommitListPage(const std::string& job,
+                                        const ListPageCommit& page) override;
+
+  Result<std::vector<ClaimedObject>> Claim(const std::string& job, const std::string& owner,
+                                           int max, int64_t now_ms,
+                                           int64_t lease_until_ms) override;
+  Status RenewLeases(const std::string& job, const std::string& owner,
+                     int64_t lease_until_ms) override;
+  Result<int64_t> ReleaseOwner(const std::string& job, const std::string& owner) override;
+  Result<std::vector<bool>> Finish(const std::string& job, const std::string& owner,
+                                   const std::vector<FinishedObject>& done) override;
+  Result<bool> Retry(const std::string& job, const std::string& owner, const std::string& key,
+                     const std::string& error, int64_t not_before_ms) override;
+  Result<bool> Release(const std::string& job, const std::string& owner,
+                       const std::string& key, int64_t not_before_ms) override;
+  Result<bool> DeadLetterObject(const std::string& job, const std::string& owner,
+                                const DeadLetter& entry) override;
+  Result<std::vector<DeadLetter>> ListDeadLetters(const std::string& job) override;
+  Result<int64_t> RequeueDeadLetters(const std::string& job) override;
+
+  Status SaveUpload(const std::string& job, const std::string& key,
+                    const UploadRecord& upload) override;
+  Status AddPart(const std::string& job, const std::string& key,
+                 const UploadRecord::Part& part) override;
+  Result<std::optional<UploadRecord>> GetUpload(const std::string& job,
+                                                const std::string& key) override;
+  Status DeleteUpload(const std::string& job, const std::string& key) override;
+  Result<std::vector<std::pair<std::string, UploadRecord>>> ListUploads(
+      const std::string& job) override;
+  Result<int64_t> CountRows(const std::string& job) override;
+
+ private:
+  // Helpers that run inside the caller's transaction, under mu_.
+  Result<JobRecord> ReadJobLocked(const std::string& id);
+  Status DeleteUploadRowsLocked(const std::string& job, const std::string& key);
+  // Adds the deltas to the job's counter columns.
+  Status AddCountersLocked(const std::string& job, int64_t listed, int64_t transferred,
+                           int64_t skipped, int64_t failed, int64_t bytes, int64_t pending);
+
+  std::mutex mu_;
+  std::unique_ptr<sqlite::Db> db_;  // guarded by mu_
+};
+
+}  // namespace ferry::state

@@ -1,0 +1,229 @@
+#pragma once
+// Durable migration state (Super Slurper's job database): jobs, their list
+// cursors, the objects still to move, multipart progress, and the
+// dead-letter queue. One interface, so the embedded SQLite store and the
+// PostgreSQL store (a later issue) are interchangeable; the SQL behind it is
+// kept portable (no SQLite-only constructs beyond what both databases have).
+//
+// The rules every implementation keeps (the conformance suite in
+// state/state_store_conformance.h checks them):
+//
+//  - Counters change in the same transaction as the rows they count.
+//    listed = number of distinct keys ever enqueued by CommitListPage;
+//    transferred + skipped + failed + (rows in objects) = listed, always.
+//  - A list page is identified by (job, shard, seq). Committing a page whose
+//    seq is not exactly the shard's next one does nothing and says so: a page
+//    listed twice (a retry, a restart) is never enqueued twice. A key already
+//    present in the job (enqueued by another shard, or still pending) is not
+//    counted twice either.
+//  - An object row is owned while its lease is live (lease_until > now).
+//    Claim takes only rows that are unowned or whose lease expired, and whose
+//    not_before has passed. Finish/Retry/DeadLetter/Release act only when the
+//    caller still owns the row; otherwise they change nothing and return
+//    false (a duplicate delivery, or a lease that expired and was taken).
+//  - Finished keys leave the objects table (pruned), so the store does not
+//    grow with the bucket: only pending, in-flight and dead-lettered keys
+//    and the per-job totals remain.
+//
+// Threading: every method may be called from any thread. Times are Unix
+// milliseconds supplied by the caller (tests pass a fake clock).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace ferry::state {
+
+enum class JobState {
+  kCreated,     // made, not yet run
+  kRunning,     // a runner holds it
+  kCompleted,   // every listed key transferred or skipped
+  kFailed,      // finished with keys in the dead-letter queue
+  kCancelling,  // cancel asked; the runner stops at its next step
+  kCancelled,
+  kInterrupted,  // its runner stopped (signal, error) before the end: resumable
+};
+// "created", "running", ... (the names stored and printed).
+const char* ToString(JobState s);
+std::optional<JobState> JobStateFromString(const std::string& s);
+
+struct JobCounters {
+  int64_t listed = 0;
+  int64_t transferred = 0;
+  int64_t skipped = 0;
+  int64_t failed = 0;      // keys in the dead-letter queue now
+  int64_t bytes = 0;       // bytes transferred (not skipped)
+  int64_t pending = 0;     // rows in objects (waiting or in flight)
+};
+
+struct JobRecord {
+  std::string id;
+  std::string src, dst;  // as the user typed them
+  std::string spec;      // the job's options as JSON (migrate/job_spec.h)
+  JobState state = JobState::kCreated;
+  int64_t created_ms = 0;
+  int64_t started_ms = 0;   // first run began; the "last guard" compares to it
+  int64_t finished_ms = 0;  // 0 while not finished
+  double run_seconds = 0;   // wall time spent running, over every run
+  bool listing_done = false;
+  std::string runner;       // owner of the current run ("" when none)
+  int64_t runner_until_ms = 0;
+  JobCounters counters;
+};
+
+// One source listing to walk: the whole prefix, or (with parallel listing)
+// one common prefix of it. Shard 0 always exists.
+struct ShardRecord {
+  int shard = 0;
+  std::string prefix;
+  std::string delimiter;  // "/" on shard 0 when listing is split, else ""
+  int64_t seq = 0;        // pages committed so far
+  std::string token;      // continuation token for page seq+1; "" = start
+  bool done = false;
+};
+
+struct ListedObject {
+  std::string key;  // the source key
+  uint64_t size = 0;
+  std::string etag;
+  int64_t last_modified_ms = 0;
+};
+
+struct ListPageCommit {
+  int shard = 0;
+  int64_t seq = 0;          // must be the shard's seq + 1
+  std::string next_token;   // "" with done
+  bool done = false;        // the shard has no more pages
+  std::vector<ListedObject> objects;
+  std::vector<std::string> new_shards;  // common prefixes to list as shards
+};
+
+struct ListPageResult {
+  bool applied = false;   // false: seq was not the next one, nothing changed
+  int64_t enqueued = 0;   // new keys
+};
+
+struct ClaimedObject {
+  ListedObject object;
+  int attempts = 0;       // failed attempts so far
+  int claims = 0;         // times claimed, this one included (>1: retried or resumed)
+  std::string last_error;
+};
+
+enum class Outcome { kTransferred, kSkipped };
+
+struct FinishedObject {
+  std::string key;
+  Outcome outcome = Outcome::kTransferred;
+  uint64_t bytes = 0;  // counted for kTransferred
+};
+
+struct DeadLetter {
+  std::string key;
+  uint64_t size = 0;
+  std::string reason;      // short class: "access denied", "retries exhausted"...
+  int attempts = 0;
+  std::string last_error;  // the last Status as text
+  int64_t at_ms = 0;
+};
+
+// A multipart upload in progress for one key, and the parts known uploaded.
+struct UploadRecord {
+  std::string upload_id;
+  std::string src_etag;  // the source version the parts came from
+  uint64_t part_size = 0;
+  struct Part {
+    int number = 0;
+    std::string etag;
+    uint64_t size = 0;
+  };
+  std::vector<Part> parts;  // ascending number
+};
+
+class StateStore {
+ public:
+  virtual ~StateStore() = default;
+
+  // Jobs. CreateJob fails with kAlreadyExists on a duplicate id.
+  virtual Status CreateJob(const JobRecord& job, const std::vector<ShardRecord>& shards) = 0;
+  virtual Result<JobRecord> GetJob(const std::string& id) = 0;  // kNotFound
+  // Newest first.
+  virtual Result<std::vector<JobRecord>> ListJobs() = 0;
+  // Takes the job for `runner` until `until_ms` when no other runner holds a
+  // live claim (or `force`). Sets state running (and started_ms on the first
+  // run). kPreconditionFailed when another live runner holds it.
+  virtual Status AcquireJob(const std::string& id, const std::string& runner, int64_t now_ms,
+                            int64_t until_ms, bool force) = 0;
+  // Extends the runner's claim; kPreconditionFailed when it lost it.
+  virtual Status RenewJob(const std::string& id, const std::string& runner, int64_t until_ms) = 0;
+  // Sets the state (and finished_ms for final states), adds run time, and
+  // drops the runner claim when `release`.
+  virtual Status SetJobState(const std::string& id, JobState state, int64_t now_ms,
+                             double add_run_seconds, bool release) = 0;
+
+  // Listing.
+  virtual Result<std::vector<ShardRecord>> GetShards(const std::string& job) = 0;
+  virtual Result<ListPageResult> CommitListPage(const std::string& job,
+                                                const ListPageCommit& page) = 0;
+
+  // Work. Claims up to `max` rows for `owner` with a lease until `lease_until_ms`.
+  virtual Result<std::vector<ClaimedObject>> Claim(const std::string& job,
+                                                   const std::string& owner, int max,
+                                                   int64_t now_ms, int64_t lease_until_ms) = 0;
+  // Extends the leases `owner` holds on the job's rows.
+  virtual Status RenewLeases(const std::string& job, const std::string& owner,
+                             int64_t lease_until_ms) = 0;
+  // Ends every lease `owner` holds (a runner found dead); its rows become
+  // claimable at once. Returns how many.
+  virtual Result<int64_t> ReleaseOwner(const std::string& job, const std::string& owner) = 0;
+
+  // Finishes keys in one transaction (group commit): each row still owned by
+  // `owner` is deleted and counted; the others are ignored. Returns, per
+  // key, whether it was counted.
+  virtual Result<std::vector<bool>> Finish(const std::string& job, const std::string& owner,
+                                           const std::vector<FinishedObject>& done) = 0;
+  // A failed attempt that may be retried: attempts+1, error kept, lease
+  // dropped, claimable again from `not_before_ms`.
+  virtual Result<bool> Retry(const std::string& job, const std::string& owner,
+                             const std::string& key, const std::string& error,
+                             int64_t not_before_ms) = 0;
+  // Gives the row back without counting an attempt (an outage, a shutdown).
+  virtual Result<bool> Release(const std::string& job, const std::string& owner,
+                               const std::string& key, int64_t not_before_ms) = 0;
+  // Moves the row to the dead-letter queue (failed + 1).
+  virtual Result<bool> DeadLetterObject(const std::string& job, const std::string& owner,
+                                        const DeadLetter& entry) = 0;
+
+  virtual Result<std::vector<DeadLetter>> ListDeadLetters(const std::string& job) = 0;
+  // Puts every dead-lettered key back as pending (failed - n, attempts 0) and
+  // returns n. The job's state is left to the caller.
+  virtual Result<int64_t> RequeueDeadLetters(const std::string& job) = 0;
+
+  // Multipart progress, keyed by (job, key).
+  virtual Status SaveUpload(const std::string& job, const std::string& key,
+                            const UploadRecord& upload) = 0;  // replaces, parts too
+  virtual Status AddPart(const std::string& job, const std::string& key,
+                         const UploadRecord::Part& part) = 0;
+  virtual Result<std::optional<UploadRecord>> GetUpload(const std::string& job,
+                                                        const std::string& key) = 0;
+  virtual Status DeleteUpload(const std::string& job, const std::string& key) = 0;
+  // Every upload recorded for the job: (key, record), for cleanup.
+  virtual Result<std::vector<std::pair<std::string, UploadRecord>>> ListUploads(
+      const std::string& job) = 0;
+
+  // Rows left in the per-object tables for the job (objects, uploads, parts,
+  // dead letters), for tests and the benchmark's "rows left behind".
+  virtual Result<int64_t> CountRows(const std::string& job) = 0;
+};
+
+// Opens (creating when absent) the SQLite state database at `path`: WAL mode,
+// a busy timeout so several processes can share it. A file that is not a
+// ferry state database, or is damaged, is kCorruption with a one-line reason;
+// it is never reset or rewritten.
+Result<std::unique_ptr<StateStore>> OpenSqliteStateStore(const std::string& path);
+
+}  // namespace ferry::state

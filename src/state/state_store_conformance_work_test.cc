@@ -1,0 +1,481 @@
+// StateStore conformance cases for object rows: claims and leases, outcomes
+// (finish, retry, release, dead letters), multipart progress, a randomised
+// check of the counters against a model, and a throughput smoke test.
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "state/state_store_conformance_test.h"
+
+namespace ferry::state {
+namespace {
+
+using Keys = std::vector<std::string>;
+
+TEST_P(StateStoreConformanceTest, ClaimTakesUpToMaxInKeyOrder) {
+  MakeJob("j");
+  Enqueue("j", {"e", "b", "h", "a", "j", "c", "g", "d", "i", "f"});
+  auto first = store().Claim("j", "o1", 3, 10, 1000);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->size(), 3u);
+  const char* want[] = {"a", "b", "c"};
+  for (size_t i = 0; i < 3; ++i) {
+    const ClaimedObject& c = (*first)[i];
+    EXPECT_EQ(c.object.key, want[i]);
+    EXPECT_EQ(c.object.size, 1u);
+    EXPECT_EQ(c.object.etag, std::string("etag-") + want[i]);
+    EXPECT_EQ(c.object.last_modified_ms, 7);
+    EXPECT_EQ(c.claims, 1);
+    EXPECT_EQ(c.attempts, 0);
+    EXPECT_EQ(c.last_error, "");
+  }
+  EXPECT_EQ(ClaimKeys("j", "o2", 100, 10), (Keys{"d", "e", "f", "g", "h", "i", "j"}));
+  EXPECT_EQ(ClaimKeys("j", "o3", 100, 10), Keys{});
+  EXPECT_EQ(ClaimKeys("j", "o3", 0, 10), Keys{});
+  EXPECT_EQ(Job("j").counters.pending, 10);  // claimed rows are still pending
+}
+
+TEST_P(StateStoreConformanceTest, AnExpiredLeaseIsClaimableAndTheOldOwnerLosesTheRow) {
+  MakeJob("j");
+  Enqueue("j", {"a"});
+  EXPECT_EQ(ClaimKeys("j", "o1", 10, 100, 200), Keys{"a"});
+  const struct {
+    int64_t now_ms;
+    bool claimable;
+  } cases[] = {{100, false}, {150, false}, {199, false}, {200, true}};
+  for (const auto& c : cases) {
+    auto got = store().Claim("j", "o2", 10, c.now_ms, c.now_ms + 1000);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(got->size(), c.claimable ? 1u : 0u) << "at " << c.now_ms;
+    if (!got->empty()) {
+      EXPECT_EQ(got->front().claims, 2);
+    }
+  }
+  EXPECT_EQ(FinishKeys("j", "o1", {"a"}), 0);  // taken by o2
+  EXPECT_EQ(FinishKeys("j", "o2", {"a"}), 1);
+  ExpectBalanced("j");
+}
+
+TEST_P(StateStoreConformanceTest, RetryWaitsForNotBeforeAndCountsAttempts) {
+  MakeJob("j");
+  Enqueue("j", {"a", "b"});
+  ASSERT_EQ(ClaimKeys("j", "o1", 10, 0).size(), 2u);
+  EXPECT_FALSE(*store().Retry("j", "o2", "a", "not mine", 0));  // not the owner
+  EXPECT_TRUE(*store().Retry("j", "o1", "a", "boom", 500));
+  EXPECT_FALSE(*store().Retry("j", "o1", "a", "again", 500));  // no longer owned
+  EXPECT_EQ(ClaimKeys("j", "o2", 10, 499), Keys{});
+  auto got = store().Claim("j", "o2", 10, 500, 10000);
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ(got->front().object.key, "a");
+  EXPECT_EQ(got->front().attempts, 1);
+  EXPECT_EQ(got->front().claims, 2);
+  EXPECT_EQ(got->front().last_error, "boom");
+
+  // Release gives the row back without an attempt.
+  EXPECT_FALSE(*store().Release("j", "o2", "b", 0));
+  EXPECT_TRUE(*store().Release("j", "o1", "b", 600));
+  EXPECT_FALSE(*store().Release("j", "o1", "b", 600));
+  EXPECT_EQ(ClaimKeys("j", "o3", 10, 599), Keys{});
+  got = store().Claim("j", "o3", 10, 600, 10000);
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ(got->front().object.key, "b");
+  EXPECT_EQ(got->front().attempts, 0);
+  EXPECT_EQ(got->front().claims, 2);
+  JobCounters c = Job("j").counters;
+  EXPECT_EQ(c.pending, 2);
+  EXPECT_EQ(c.failed, 0);
+  ExpectBalanced("j");
+}
+
+TEST_P(StateStoreConformanceTest, FinishCountsEachKeyOnceForItsOwner) {
+  MakeJob("j");
+  Enqueue("j", {"a", "bb", "ccc", "d"});
+  ASSERT_EQ(ClaimKeys("j", "o1", 3, 0).size(), 3u);  // a, bb, ccc
+
+  auto r = store().Finish("j", "o2", {{"a", Outcome::kTransferred, 1}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, std::vector<bool>{false});  // not the owner
+  EXPECT_EQ(Job("j").counters.transferred, 0);
+
+  r = store().Finish("j", "o1",
+                     {{"a", Outcome::kTransferred, 10},
+                      {"bb", Outcome::kSkipped, 2},
+                      {"a", Outcome::kTransferred, 10},  // duplicate in the batch
+                      {"d", Outcome::kTransferred, 1},   // never claimed
+                      {"zz", Outcome::kTransferred, 1}});  // no such key
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, (std::vector<bool>{true, true, false, false, false}));
+  JobCounters c = Job("j").counters;
+  EXPECT_EQ(c.transferred, 1);
+  EXPECT_EQ(c.skipped, 1);
+  EXPECT_EQ(c.bytes, 10);  // skipped bytes are not counted
+  EXPECT_EQ(c.pending, 2);
+
+  // A duplicate delivery changes nothing.
+  r = store().Finish("j", "o1", {{"a", Outcome::kTransferred, 10}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, std::vector<bool>{false});
+  EXPECT_EQ(Job("j").counters.transferred, 1);
+  EXPECT_EQ(Job("j").counters.bytes, 10);
+  r = store().Finish("j", "o1", {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->empty());
+  ExpectBalanced("j");
+}
+
+TEST_P(StateStoreConformanceTest, DeadLettersAreListedAndRequeued) {
+  MakeJob("j");
+  Enqueue("j", {"a", "bb", "ccc"});
+  ASSERT_EQ(ClaimKeys("j", "o1", 10, 0).size(), 3u);
+  DeadLetter a{"a", 0, "access denied", 3, "403 AccessDenied", 77};
+  EXPECT_FALSE(*store().DeadLetterObject("j", "o2", a));  // not the owner
+  EXPECT_TRUE(*store().DeadLetterObject("j", "o1", a));
+  EXPECT_FALSE(*store().DeadLetterObject("j", "o1", a));  // already moved
+  DeadLetter c{"ccc", 0, "retries exhausted", 5, "503 SlowDown", 88};
+  EXPECT_TRUE(*store().DeadLetterObject("j", "o1", c));
+  EXPECT_EQ(FinishKeys("j", "o1", {"bb"}), 1);
+
+  JobCounters n = Job("j").counters;
+  EXPECT_EQ(n.listed, 3);
+  EXPECT_EQ(n.failed, 2);
+  EXPECT_EQ(n.transferred, 1);
+  EXPECT_EQ(n.pending, 0);
+  ExpectBalanced("j");
+
+  auto dlq = store().ListDeadLetters("j");
+  ASSERT_TRUE(dlq.ok()) << dlq.status().ToString();
+  ASSERT_EQ(dlq->size(), 2u);
+  const DeadLetter& d0 = (*dlq)[0];
+  EXPECT_EQ(d0.key, "a");
+  EXPECT_EQ(d0.size, 1u);  // the listed size
+  EXPECT_EQ(d0.reason, "access denied");
+  EXPECT_EQ(d0.attempts, 3);
+  EXPECT_EQ(d0.last_error, "403 AccessDenied");
+  EXPECT_EQ(d0.at_ms, 77);
+  EXPECT_EQ((*dlq)[1].key, "ccc");
+  EXPECT_EQ((*dlq)[1].size, 3u);
+  EXPECT_EQ((*dlq)[1].reason, "retries exhausted");
+
+  auto requeued = store().RequeueDeadLetters("j");
+  ASSERT_TRUE(requeued.ok()) << requeued.status().ToString();
+  EXPECT_EQ(*requeued, 2);
+  n = Job("j").counters;
+  EXPECT_EQ(n.listed, 3);
+  EXPECT_EQ(n.failed, 0);
+  EXPECT_EQ(n.pending, 2);
+  EXPECT_TRUE(store().ListDeadLetters("j")->empty());
+  ExpectBalanced("j");
+  auto again = store().Claim("j", "o2", 10, 1, 1000);
+  ASSERT_TRUE(again.ok());
+  ASSERT_EQ(again->size(), 2u);
+  EXPECT_EQ(again->front().object.key, "a");
+  EXPECT_EQ(again->front().object.etag, "etag-a");
+  EXPECT_EQ(again->front().object.size, 1u);
+  EXPECT_EQ(again->front().attempts, 0);
+  EXPECT_EQ(again->front().claims, 1);
+  EXPECT_EQ(*store().RequeueDeadLetters("j"), 0);
+}
+
+TEST_P(StateStoreConformanceTest, LeasesAreRenewedAndReleasedPerOwner) {
+  MakeJob("j");
+  Enqueue("j", NumberedKeys(10));
+  ASSERT_EQ(ClaimKeys("j", "o1", 5, 0, 100).size(), 5u);
+  ASSERT_EQ(ClaimKeys("j", "o2", 3, 0, 100).size(), 3u);
+  ASSERT_TRUE(store().RenewLeases("j", "o1", 1000).ok());
+  // At 500 o2's leases have expired, o1's have not; two rows were never claimed.
+  EXPECT_EQ(ClaimKeys("j", "o3", 100, 500, 2000),
+            (Keys{"k00005", "k00006", "k00007", "k00008", "k00009"}));
+  auto released = store().ReleaseOwner("j", "o1");
+  ASSERT_TRUE(released.ok());
+  EXPECT_EQ(*released, 5);
+  EXPECT_EQ(*store().ReleaseOwner("j", "nobody"), 0);
+  EXPECT_EQ(ClaimKeys("j", "o4", 100, 500, 2000),
+            (Keys{"k00000", "k00001", "k00002", "k00003", "k00004"}));
+  EXPECT_EQ(FinishKeys("j", "o1", {"k00000"}), 0);
+  EXPECT_EQ(FinishKeys("j", "o4", {"k00000"}), 1);
+}
+
+TEST_P(StateStoreConformanceTest, TwoInstancesAndEightThreadsClaimEachRowOnce) {
+  constexpr int kRows = 5000;
+  MakeJob("j");
+  const Keys keys = NumberedKeys(kRows);
+  for (int p = 0; p < kRows / 1000; ++p) {
+    Enqueue("j", Keys(keys.begin() + p * 1000, keys.begin() + (p + 1) * 1000));
+  }
+  std::unique_ptr<StateStore> other = OpenAnother();
+  ASSERT_NE(other, nullptr);
+  std::vector<Keys> claimed(8);
+  std::vector<std::string> errors(8);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      StateStore& s = t < 4 ? store() : *other;
+      const std::string owner = "owner-" + std::to_string(t);
+      for (;;) {
+        auto got = s.Claim("j", owner, 37, 1, 1'000'000);
+        if (!got.ok()) {
+          errors[t] = got.status().ToString();
+          return;
+        }
+        if (got->empty()) return;
+        std::vector<FinishedObject> done;
+        for (const ClaimedObject& c : *got) {
+          claimed[t].push_back(c.object.key);
+          done.push_back({c.object.key, Outcome::kTransferred, 1});
+        }
+        auto fin = s.Finish("j", owner, done);
+        if (!fin.ok() || std::count(fin->begin(), fin->end(), true) != static_cast<long>(done.size())) {
+          errors[t] = fin.ok() ? "a finish was not counted" : fin.status().ToString();
+          return;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::multiset<std::string> all;
+  for (int t = 0; t < 8; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+    all.insert(claimed[t].begin(), claimed[t].end());
+  }
+  EXPECT_EQ(all.size(), static_cast<size_t>(kRows));
+  EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), static_cast<size_t>(kRows));
+  JobCounters c = Job("j").counters;
+  EXPECT_EQ(c.transferred, kRows);
+  EXPECT_EQ(c.pending, 0);
+  EXPECT_EQ(*store().CountRows("j"), 0);
+}
+
+TEST_P(StateStoreConformanceTest, UploadsRecordPartsInOrder) {
+  MakeJob("j");
+  UploadRecord up{"id-1", "src-etag", 5 << 20, {{2, "p2", 5 << 20}, {1, "p1", 5 << 20}}};
+  ASSERT_TRUE(store().SaveUpload("j", "big", up).ok());
+  ASSERT_TRUE(store().AddPart("j", "big", {3, "p3", 100}).ok());
+  ASSERT_TRUE(store().AddPart("j", "big", {2, "p2-again", 5 << 20}).ok());  // replaces
+  auto got = store().GetUpload("j", "big");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_TRUE(got->has_value());
+  EXPECT_EQ((*got)->upload_id, "id-1");
+  EXPECT_EQ((*got)->src_etag, "src-etag");
+  EXPECT_EQ((*got)->part_size, 5u << 20);
+  ASSERT_EQ((*got)->parts.size(), 3u);
+  const struct {
+    int number;
+    const char* etag;
+    uint64_t size;
+  } want[] = {{1, "p1", 5 << 20}, {2, "p2-again", 5 << 20}, {3, "p3", 100}};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ((*got)->parts[i].number, want[i].number);
+    EXPECT_EQ((*got)->parts[i].etag, want[i].etag);
+    EXPECT_EQ((*got)->parts[i].size, want[i].size);
+  }
+
+  ASSERT_TRUE(store().SaveUpload("j", "big", {"id-2", "src-etag-2", 8 << 20, {}}).ok());
+  got = store().GetUpload("j", "big");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->upload_id, "id-2");
+  EXPECT_TRUE((*got)->parts.empty());  // SaveUpload replaces the parts too
+
+  ASSERT_TRUE(store().SaveUpload("j", "a-first", {"id-0", "e", 1, {{1, "x", 1}}}).ok());
+  ASSERT_TRUE(store().AddPart("j", "big", {1, "q1", 8 << 20}).ok());
+  auto list = store().ListUploads("j");
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[0].first, "a-first");
+  EXPECT_EQ((*list)[0].second.parts.size(), 1u);
+  EXPECT_EQ((*list)[1].first, "big");
+  ASSERT_EQ((*list)[1].second.parts.size(), 1u);
+  EXPECT_EQ((*list)[1].second.parts[0].etag, "q1");
+
+  ASSERT_TRUE(store().DeleteUpload("j", "big").ok());
+  got = store().GetUpload("j", "big");
+  ASSERT_TRUE(got.ok());
+  EXPECT_FALSE(got->has_value());
+  EXPECT_FALSE(store().GetUpload("j", "never")->has_value());
+  EXPECT_EQ(store().AddPart("j", "never", {1, "x", 1}).code(), ErrorCode::kNotFound);
+  EXPECT_EQ(store().ListUploads("j")->size(), 1u);
+}
+
+TEST_P(StateStoreConformanceTest, FinishAndDeadLetterRemoveTheKeysRows) {
+  MakeJob("j");
+  Enqueue("j", {"a", "b", "c"});
+  ASSERT_EQ(ClaimKeys("j", "o1", 10, 0).size(), 3u);
+  ASSERT_TRUE(store().SaveUpload("j", "a", {"ua", "e", 1, {{1, "x", 1}, {2, "y", 1}}}).ok());
+  ASSERT_TRUE(store().SaveUpload("j", "b", {"ub", "e", 1, {{1, "x", 1}}}).ok());
+  EXPECT_EQ(*store().CountRows("j"), 3 + 2 + 3);  // objects, uploads, parts
+  EXPECT_EQ(FinishKeys("j", "o1", {"a"}), 1);
+  EXPECT_FALSE(store().GetUpload("j", "a")->has_value());
+  EXPECT_EQ(*store().CountRows("j"), 2 + 1 + 1);
+  ASSERT_TRUE(*store().DeadLetterObject("j", "o1", {"b", 0, "r", 1, "e", 1}));
+  EXPECT_FALSE(store().GetUpload("j", "b")->has_value());
+  EXPECT_EQ(*store().CountRows("j"), 1 + 1);  // c, and b's dead letter
+  EXPECT_EQ(*store().RequeueDeadLetters("j"), 1);
+  ASSERT_EQ(ClaimKeys("j", "o2", 10, 1).size(), 1u);
+  EXPECT_EQ(FinishKeys("j", "o2", {"b"}), 1);
+  EXPECT_EQ(FinishKeys("j", "o1", {"c"}), 1);
+  EXPECT_EQ(*store().CountRows("j"), 0);
+  ExpectBalanced("j");
+}
+
+// Random operations against a model of who holds what: every outcome the
+// store reports must match the model, and the counters must balance.
+TEST_P(StateStoreConformanceTest, RandomOperationsMatchAModel) {
+  MakeJob("j");
+  std::mt19937 rng(20240601);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  enum class Where { kPending, kDone, kDead };
+  std::map<std::string, Where> where;
+  struct Holder {
+    std::string owner;
+    int64_t until = 0;
+  };
+  std::map<std::string, Holder> held;  // pending keys claimed
+  std::map<std::string, int64_t> not_before;
+  const std::string owners[] = {"o1", "o2", "o3"};
+  int64_t now = 1, next_key = 0, seq = 0;
+  for (int op = 0; op < 3000; ++op) {
+    now += 1 + pick(20);
+    const std::string& owner = owners[pick(3)];
+    std::vector<std::string> mine;  // keys the model says `owner` holds
+    for (const auto& [k, h] : held) {
+      if (h.owner == owner) mine.push_back(k);
+    }
+    int what = pick(100);
+    if (what < 12) {  // a list page: new keys and keys still pending
+      ListPageCommit page;
+      page.seq = ++seq;
+      std::set<std::string> fresh;
+      for (int i = pick(8); i > 0; --i) {
+        std::string k = NumberedKeys(1, "r" + std::to_string(next_key++))[0];
+        page.objects.push_back({k, 3, "e", 0});
+        fresh.insert(k);
+      }
+      for (const auto& [k, w] : where) {
+        if (w == Where::kPending && pick(20) == 0) page.objects.push_back({k, 3, "e", 0});
+      }
+      auto r = store().CommitListPage("j", page);
+      ASSERT_TRUE(r.ok() && r->applied) << r.status().ToString();
+      ASSERT_EQ(r->enqueued, static_cast<int64_t>(fresh.size()));
+      for (const std::string& k : fresh) where[k] = Where::kPending;
+    } else if (what < 40) {  // claim: the first claimable keys in key order
+      const int max = 1 + pick(6);
+      std::vector<std::string> want;
+      for (const auto& [k, w] : where) {
+        auto h = held.find(k);
+        if (w == Where::kPending && (h == held.end() || h->second.until <= now) &&
+            not_before[k] <= now && static_cast<int>(want.size()) < max) {
+          want.push_back(k);
+        }
+      }
+      ASSERT_EQ(ClaimKeys("j", owner, max, now, now + 150), want) << "op " << op;
+      for (const std::string& k : want) held[k] = {owner, now + 150};
+    } else if (what < 48 && !mine.empty()) {
+      ASSERT_TRUE(store().RenewLeases("j", owner, now + 150).ok());
+      for (const std::string& k : mine) held[k].until = now + 150;
+    } else if (what < 50) {
+      auto n = store().ReleaseOwner("j", owner);
+      ASSERT_TRUE(n.ok());
+      ASSERT_EQ(*n, static_cast<int64_t>(mine.size()));
+      for (const std::string& k : mine) held.erase(k);
+    } else if (what < 96) {  // an outcome for a key `owner` may or may not hold
+      std::vector<std::string> candidates = mine;
+      for (const auto& [k, h] : held) {
+        if (pick(10) == 0) candidates.push_back(k);
+      }
+      if (candidates.empty()) continue;
+      const std::string key = candidates[pick(static_cast<int>(candidates.size()))];
+      auto it = held.find(key);
+      const bool owns = it != held.end() && it->second.owner == owner;
+      bool acted = false;
+      int kind = pick(10);
+      if (kind < 6) {
+        auto r = store().Finish("j", owner, {{key, kind < 4 ? Outcome::kTransferred
+                                                            : Outcome::kSkipped, 3}});
+        ASSERT_TRUE(r.ok());
+        acted = r->front();
+        if (acted) where[key] = Where::kDone;
+      } else if (kind < 8) {
+        const int64_t nb = now + pick(50);
+        auto r = store().Retry("j", owner, key, "err", nb);
+        ASSERT_TRUE(r.ok());
+        acted = *r;
+        if (acted) not_before[key] = nb;
+      } else if (kind < 9) {
+        auto r = store().Release("j", owner, key, now);
+        ASSERT_TRUE(r.ok());
+        acted = *r;
+      } else {
+        auto r = store().DeadLetterObject("j", owner, {key, 3, "r", 1, "e", now});
+        ASSERT_TRUE(r.ok());
+        acted = *r;
+        if (acted) where[key] = Where::kDead;
+      }
+      ASSERT_EQ(acted, owns) << "op " << op << " kind " << kind << " key " << key;
+      if (acted) held.erase(key);
+    } else {
+      auto n = store().RequeueDeadLetters("j");
+      ASSERT_TRUE(n.ok());
+      int64_t dead = 0;
+      for (auto& [k, w] : where) {
+        if (w == Where::kDead) {
+          ++dead;
+          w = Where::kPending;
+          not_before[k] = 0;
+        }
+      }
+      ASSERT_EQ(*n, dead);
+    }
+    if (op % 50 == 0 || op == 2999) {
+      JobCounters c = Job("j").counters;
+      int64_t pending = 0, done = 0, dead = 0;
+      for (const auto& [k, w] : where) {
+        pending += w == Where::kPending;
+        done += w == Where::kDone;
+        dead += w == Where::kDead;
+      }
+      ASSERT_EQ(c.listed, static_cast<int64_t>(where.size())) << "op " << op;
+      ASSERT_EQ(c.pending, pending) << "op " << op;
+      ASSERT_EQ(c.transferred + c.skipped, done) << "op " << op;
+      ASSERT_EQ(c.failed, dead) << "op " << op;
+      ASSERT_EQ(*store().CountRows("j"), pending + dead) << "op " << op;
+      ExpectBalanced("j");
+    }
+  }
+  EXPECT_GT(Job("j").counters.transferred, 100);  // the mix did real work
+}
+
+// Not a benchmark: a guard that the hot paths stay fast (see the printed time).
+TEST_P(StateStoreConformanceTest, TwentyThousandObjectsFlowThroughQuickly) {
+  MakeJob("j");
+  const auto start = std::chrono::steady_clock::now();
+  const Keys keys = NumberedKeys(20000, "some/longer/prefix/object-");
+  for (int p = 0; p < 20; ++p) {
+    Enqueue("j", Keys(keys.begin() + p * 1000, keys.begin() + (p + 1) * 1000), p == 19);
+  }
+  const auto listed = std::chrono::steady_clock::now();
+  int64_t finished = 0;
+  for (;;) {
+    Keys batch = ClaimKeys("j", "o1", 256, 1);
+    if (batch.empty()) break;
+    finished += FinishKeys("j", "o1", batch);
+  }
+  const auto end = std::chrono::steady_clock::now();
+  auto ms = [](auto d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
+  std::cout << "[  TIMING  ] " << GetParam().name << ": 20000 objects listed in "
+            << ms(listed - start) << " ms, claimed+finished in " << ms(end - listed) << " ms\n";
+  EXPECT_EQ(finished, 20000);
+  JobRecord j = Job("j");
+  EXPECT_TRUE(j.listing_done);
+  EXPECT_EQ(j.counters.transferred, 20000);
+  EXPECT_EQ(j.counters.pending, 0);
+  EXPECT_EQ(*store().CountRows("j"), 0);
+}
+
+}  // namespace
+}  // namespace ferry::state

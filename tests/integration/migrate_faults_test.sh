@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Faults and outages during a migration between two test servers:
+#  1. 5% 503 SlowDown, 1% 500, 0.5% resets mid-body and 10 keys answering
+#     403: the 10 end in the dead-letter queue with their reason, every other
+#     object arrives intact, the exit code says so, and `dlq --retry` after
+#     the fault is lifted completes them.
+#  2. The destination stops answering for 10 s mid-job: the circuit opens
+#     (reported), nothing is dead-lettered for it, and the job completes
+#     after it returns.
+source "$(dirname "$0")/lib.sh"
+need curl
+
+start_test_s3; A_URL=$S3_URL
+mkdir -p "$TMP/bdata"
+B_PORT=$(free_port)
+start_b() {
+  TEST_S3_LISTEN="127.0.0.1:$B_PORT" start_test_s3 --dir "$TMP/bdata"
+  B_PID=${PIDS[-1]}
+  B_URL=$S3_URL
+}
+start_b
+add_profile src "$A_URL" "$TEST_KEY" "$TEST_SECRET"
+add_profile dst "$B_URL" "$TEST_KEY" "$TEST_SECRET"
+STATE="$TMP/state"
+M=("$FERRY" migrate --state "$STATE" --src-profile src --dst-profile dst)
+stat_of() {  # stat_of URL OP FIELD
+  curl -sf "$1/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['ops'].get('$2',{}).get('$3',0))"
+}
+
+# 3,000 objects (10 of them under deny/) seeded through ferry itself.
+SRC="$TMP/src"
+/usr/bin/python3 - "$SRC" <<'PY'
+import os, random, sys
+root = sys.argv[1]
+r = random.Random(3000)
+for i in range(2990):
+    d = os.path.join(root, f"p{i % 10}")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"o{i:04d}"), "wb") as f:
+        f.write(r.randbytes(r.randint(1, 64 << 10)))
+os.makedirs(os.path.join(root, "deny"))
+for i in range(10):
+    with open(os.path.join(root, "deny", f"k{i}"), "wb") as f:
+        f.write(r.randbytes(100))
+PY
+"$FERRY" migrate --state "$STATE" "$SRC" s3://bkt/ --dst-profile src --json >"$TMP/seed.json" ||
+  fail "seeding failed"
+
+# --- 1. mixed faults at the destination ------------------------------------
+curl -sf -XPOST "$B_URL/_admin/faults" -d '{"seed": 7, "rules": [
+  {"kind": "403", "key_regex": "^deny/"},
+  {"kind": "503", "probability": 0.05},
+  {"kind": "500", "probability": 0.01},
+  {"kind": "reset", "op": "put", "probability": 0.005},
+  {"kind": "reset", "op": "get", "probability": 0.005}]}' >/dev/null || fail "fault rules refused"
+curl -sf -XPOST "$A_URL/_admin/faults" -d '{"seed": 8, "rules": [
+  {"kind": "503", "probability": 0.05}, {"kind": "500", "probability": 0.01},
+  {"kind": "reset", "op": "get", "probability": 0.005}]}' >/dev/null
+rc=0
+"${M[@]}" s3://bkt s3://bkt --json --concurrency 32 >"$TMP/f.json" 2>"$TMP/f.err" || rc=$?
+[ $rc = 3 ] || fail "exit code $rc with dead letters, want 3: $(tail -3 "$TMP/f.err")"
+JOB=$(head -1 "$TMP/f.json" | json_field job)
+/usr/bin/python3 - "$TMP/f.json" <<'PY' || fail "summary: $(tail -1 "$TMP/f.json")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+s = lines[-1]
+assert s["state"] == "failed", s
+assert s["listed"] == 3000 and s["failed"] == 10 and s["transferred"] == 2990, s
+dead = sorted(l["key"] for l in lines if l.get("event") == "dead_letter")
+assert dead == [f"deny/k{i}" for i in range(10)], dead
+PY
+"${M[@]}" dlq "$JOB" --json >"$TMP/dlq.json"
+/usr/bin/python3 - "$TMP/dlq.json" <<'PY' || fail "dlq: $(cat "$TMP/dlq.json")"
+import json, sys
+d = [json.loads(l) for l in open(sys.argv[1])]
+assert len(d) == 10, d
+for e in d:
+    assert e["key"].startswith("deny/"), e
+    assert e["reason"] == "access denied", e
+    assert e["attempts"] >= 1 and "403" in e["last_error"], e
+PY
+injected=$(curl -sf "$B_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['faults']['injected'])")
+[ "$injected" -gt 100 ] || fail "only $injected faults were injected"
+# Every object that was not denied is intact (compare with the source).
+cmp_tree() {
+  for p in "$@"; do
+    awsp "$p" s3api list-objects-v2 --bucket bkt --output json |
+      /usr/bin/python3 -c "import json,sys; [print(o['Key'],o['Size'],o['ETag']) for o in sorted(json.load(sys.stdin).get('Contents',[]),key=lambda o:o['Key'])]"
+  done
+}
+curl -sf -XPOST "$A_URL/_admin/faults" -d '{}' >/dev/null
+curl -sf -XPOST "$B_URL/_admin/faults" -d '{}' >/dev/null
+cmp_tree src | grep -v '^deny/' >"$TMP/la"; cmp_tree dst >"$TMP/lb"
+diff "$TMP/la" "$TMP/lb" >/dev/null || fail "destination differs: $(diff "$TMP/la" "$TMP/lb" | head -3)"
+# Lifted: dlq --retry completes the ten.
+"${M[@]}" dlq "$JOB" --retry --json >"$TMP/r.json" || fail "dlq --retry failed"
+/usr/bin/python3 - "$TMP/r.json" <<'PY' || fail "after retry: $(tail -1 "$TMP/r.json")"
+import json, sys
+s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+assert s["state"] == "completed" and s["listed"] == 3000, s
+assert s["transferred"] == 3000 and s["failed"] == 0 and s["skipped"] == 0, s
+PY
+cmp_tree src >"$TMP/la"; cmp_tree dst >"$TMP/lb"
+diff "$TMP/la" "$TMP/lb" >/dev/null || fail "destination differs after dlq --retry"
+
+# --- 2. the destination goes away for 10 s ---------------------------------
+"${M[@]}" s3://bkt s3://bkt/outage/ --json --concurrency 16 --bwlimit 8M >"$TMP/o.json" 2>"$TMP/o.err" &
+RUN=$!
+for _ in $(seq 1 100); do
+  done_now=$(sqlite3 "$STATE/migrate.db" "select transferred from jobs order by created_ms desc limit 1" 2>/dev/null || echo 0)
+  [ "${done_now:-0}" -ge 300 ] && break
+  sleep 0.1
+done
+kill "$B_PID"; wait "$B_PID" 2>/dev/null || true
+sleep 10
+start_b
+wait $RUN || fail "the job did not complete after the outage: $(tail -3 "$TMP/o.err")"
+/usr/bin/python3 - "$TMP/o.json" <<'PY' || fail "outage run: $(grep -v progress "$TMP/o.json" | tail -5)"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+s = lines[-1]
+assert s["state"] == "completed" and s["listed"] == 3000, s
+assert s["failed"] == 0 and s["transferred"] + s["skipped"] == 3000, s
+assert not [l for l in lines if l.get("event") == "dead_letter"], "dead-lettered during the outage"
+opened = [l for l in lines if l.get("event") == "circuit" and "destination open" in l.get("circuits", "")]
+assert opened, "the destination's circuit never opened"
+PY
+awsp dst s3api list-objects-v2 --bucket bkt --prefix outage/ --query 'length(Contents)' --output text >"$TMP/n"
+[ "$(cat "$TMP/n")" = 3000 ] || fail "$(cat "$TMP/n") objects arrived after the outage"
+echo "migrate_faults_test: ok"
