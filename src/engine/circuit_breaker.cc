@@ -59,6 +59,19 @@ bool CircuitBreaker::Allow(Clock::time_point now) {
   return true;
 }
 
+bool CircuitBreaker::WouldAllow(Clock::time_point now) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  switch (state_) {
+    case CircuitState::kClosed:
+      return true;
+    case CircuitState::kOpen:
+      return now - opened_at_ >= wait_;
+    case CircuitState::kHalfOpen:
+      return !probe_out_ || now - probe_started_ >= opt_.probe_timeout;
+  }
+  return false;
+}
+
 void CircuitBreaker::OnSuccess(Clock::time_point /*now*/) {
   std::lock_guard<std::mutex> lock(mu_);
   if (state_ == CircuitState::kOpen) return;

@@ -50,6 +50,9 @@ class CircuitBreaker {
   // has passed; then it turns half-open and exactly one caller gets true
   // (the probe); others get false until the probe reports (or times out).
   bool Allow(Clock::time_point now = Clock::now());
+  // What Allow() would answer now, without taking the probe: lets a caller
+  // gated by several circuits check them all before taking any probe.
+  bool WouldAllow(Clock::time_point now = Clock::now()) const;
   // The dependency answered: closes the circuit from closed or half-open and
   // resets the failure count and the wait. Ignored while open (a late answer
   // to a request sent before it opened proves little).

@@ -219,3 +219,26 @@ TEST(CircuitBreaker, ThreadSafetySmoke) {
 
 }  // namespace
 }  // namespace ferry
+
+namespace ferry {
+namespace {
+
+TEST(CircuitBreakerTest, WouldAllowTakesNoProbe) {
+  CircuitOptions o;
+  o.failure_threshold = 1;
+  o.open_for = std::chrono::milliseconds(100);
+  CircuitBreaker c(o);
+  auto t0 = CircuitBreaker::Clock::time_point{} + std::chrono::hours(1);
+  EXPECT_TRUE(c.WouldAllow(t0));
+  c.OnFailure(Status::Network("down"), t0);
+  EXPECT_FALSE(c.WouldAllow(t0 + std::chrono::milliseconds(50)));
+  auto later = t0 + std::chrono::milliseconds(150);
+  EXPECT_TRUE(c.WouldAllow(later));
+  EXPECT_TRUE(c.WouldAllow(later));  // asking twice takes nothing
+  EXPECT_TRUE(c.Allow(later));       // the probe
+  EXPECT_FALSE(c.WouldAllow(later));
+  EXPECT_FALSE(c.Allow(later));
+}
+
+}  // namespace
+}  // namespace ferry

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -158,8 +159,13 @@ class Runner {
   TransferContext ctx_;
 
   std::unique_ptr<Pacer> src_pacer_, dst_pacer_;
-  CircuitBreaker src_circuit_{CircuitOptions{}}, dst_circuit_{CircuitOptions{}},
-      state_circuit_{CircuitOptions{}};
+  // A lost probe (its object was released) is replaced after 5 s.
+  static CircuitOptions Circuits() {
+    CircuitOptions o;
+    o.probe_timeout = std::chrono::milliseconds(5000);
+    return o;
+  }
+  CircuitBreaker src_circuit_{Circuits()}, dst_circuit_{Circuits()}, state_circuit_{Circuits()};
   std::unique_ptr<RateLimiter> tps_, bw_;
   std::unique_ptr<ByteBudget> budget_;
   std::unique_ptr<WorkQueue> queue_;
@@ -190,7 +196,13 @@ std::string Runner::CircuitText() {
 }
 
 bool Runner::Admit() {
-  for (CircuitBreaker* c : {&state_circuit_, &dst_circuit_, &src_circuit_}) {
+  // Look first, then take probes: a probe taken from one circuit while
+  // another refuses would be wasted (it times out, see CircuitOptions).
+  const std::array<CircuitBreaker*, 3> all = {&state_circuit_, &dst_circuit_, &src_circuit_};
+  for (CircuitBreaker* c : all) {
+    if (!c->WouldAllow()) return false;
+  }
+  for (CircuitBreaker* c : all) {
     if (c->state() != CircuitState::kClosed && !c->Allow()) return false;
   }
   return true;

@@ -22,8 +22,7 @@ Stmt::~Stmt() {
   }
 }
 
-Stmt::Stmt(Stmt&& other) noexcept
-    : db_(other.db_), stmt_(other.stmt_), bind_rc_(other.bind_rc_) {
+Stmt::Stmt(Stmt&& other) noexcept : db_(other.db_), stmt_(other.stmt_), bind_rc_(other.bind_rc_) {
   other.stmt_ = nullptr;
 }
 
@@ -77,9 +76,9 @@ std::string Stmt::Text(int col) const {
 
 Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_ms) {
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  int rc =
+      sqlite3_open_v2(path.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   std::unique_ptr<Db> db(new Db(path, raw));  // closes `raw` on every path
   if (raw == nullptr) return Status::Internal("sqlite3_open_v2: out of memory");
   if (rc != SQLITE_OK) return db->Error(rc, "opening");
@@ -124,8 +123,8 @@ Status Db::Error(int rc, std::string_view what) const {
   switch (rc & 0xff) {
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
-      return Status::Corruption(file + " is damaged (" + sqlite3_errstr(rc) + ", while " +
-                                context + "); refusing to touch it")
+      return Status::Corruption(file + " is damaged (" + sqlite3_errstr(rc) + ", while " + context +
+                                "); refusing to touch it")
           .set_retryable(false);
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
@@ -134,8 +133,8 @@ Status Db::Error(int rc, std::string_view what) const {
     case SQLITE_FULL:
     case SQLITE_IOERR:
     case SQLITE_CANTOPEN:
-      return Status::IoError(file + ": " + OneLine(sqlite3_errmsg(db_)) + " (while " +
-                             context + ")");
+      return Status::IoError(file + ": " + OneLine(sqlite3_errmsg(db_)) + " (while " + context +
+                             ")");
     case SQLITE_READONLY:
     case SQLITE_PERM:
     case SQLITE_AUTH:
@@ -145,8 +144,8 @@ Status Db::Error(int rc, std::string_view what) const {
       return Status::AlreadyExists(file + ": " + OneLine(sqlite3_errmsg(db_)) + " (while " +
                                    context + ")");
     default:
-      return Status::Internal(file + ": " + OneLine(sqlite3_errmsg(db_)) + " (while " +
-                              context + ")");
+      return Status::Internal(file + ": " + OneLine(sqlite3_errmsg(db_)) + " (while " + context +
+                              ")");
   }
 }
 

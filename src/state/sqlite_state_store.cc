@@ -50,12 +50,13 @@
 // once. Only then is the journal switched to WAL. Anything else is
 // kCorruption and the file is never written.
 
+#include "state/sqlite_state_store.h"
+
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
-
-#include "state/sqlite_state_store.h"
 
 namespace ferry::state {
 namespace {
@@ -84,7 +85,7 @@ CREATE TABLE objects(
   job TEXT NOT NULL, key TEXT NOT NULL, size BIGINT NOT NULL, etag TEXT NOT NULL,
   last_modified_ms BIGINT NOT NULL, owner TEXT NOT NULL, lease_until_ms BIGINT NOT NULL,
   not_before_ms BIGINT NOT NULL, attempts INTEGER NOT NULL, claims INTEGER NOT NULL,
-  last_error TEXT NOT NULL, PRIMARY KEY(job, key)) WITHOUT ROWID;
+  last_error TEXT NOT NULL, PRIMARY KEY(job, key));
 CREATE INDEX objects_by_lease ON objects(job, lease_until_ms, key);
 CREATE TABLE dlq(
   job TEXT NOT NULL, key TEXT NOT NULL, size BIGINT NOT NULL, etag TEXT NOT NULL,
@@ -144,8 +145,9 @@ Status VerifyMeta(Db& db) {
   }
   if (meta["app"] != kApp) return NotOurs(db.path(), "its meta table names no ferry state");
   const std::string& v = meta["schema_version"];
-  int version = 0;
-  for (char c : v) version = (c >= '0' && c <= '9' && version < 1000000) ? version * 10 + (c - '0') : -1;
+  int version = -1;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), version);
+  if (ec != std::errc() || end != v.data() + v.size()) version = -1;
   if (version > kSchemaVersion) {
     return Status::Unsupported("state file " + db.path() + " has schema version " + v +
                                "; this ferry reads up to " + std::to_string(kSchemaVersion));
@@ -169,7 +171,8 @@ Status InitOrVerify(Db& db) {
   if (tables > 0) return VerifyMeta(db);
   FERRY_RETURN_IF_ERROR(db.Exec(kSchema));
   {
-    FERRY_ASSIGN_OR_RETURN(Stmt st, db.Prepare("INSERT INTO meta(key, value) VALUES(?, ?), (?, ?)"));
+    FERRY_ASSIGN_OR_RETURN(Stmt st,
+                           db.Prepare("INSERT INTO meta(key, value) VALUES(?, ?), (?, ?)"));
     FERRY_RETURN_IF_ERROR(
         st.Bind("app", kApp, "schema_version", std::to_string(kSchemaVersion)).Run());
   }
@@ -186,8 +189,8 @@ Result<std::unique_ptr<StateStore>> OpenSqliteStateStore(const std::string& path
   if (!parent.empty() && !fs::is_directory(parent, ec)) {
     fs::create_directories(parent, ec);
     if (ec) {
-      return Status::FromErrno(ec.value(), "cannot create directory " + parent.string() +
-                                               " for state file " + path);
+      return Status::FromErrno(
+          ec.value(), "cannot create directory " + parent.string() + " for state file " + path);
     }
   }
   fs::file_status status = fs::status(path, ec);
@@ -203,8 +206,7 @@ Result<std::unique_ptr<StateStore>> OpenSqliteStateStore(const std::string& path
     }
   }
 
-  FERRY_ASSIGN_OR_RETURN(std::unique_ptr<Db> db,
-                         Db::Open(path, SqliteStateStore::kBusyTimeoutMs));
+  FERRY_ASSIGN_OR_RETURN(std::unique_ptr<Db> db, Db::Open(path, SqliteStateStore::kBusyTimeoutMs));
   Status s = InitOrVerify(*db);
   if (!s.ok()) {
     db->DisableCheckpointOnClose();
@@ -240,8 +242,8 @@ Result<JobRecord> JobFromRow(const Db& db, const Stmt& st) {
   j.spec = st.Text(3);
   auto state = JobStateFromString(st.Text(4));
   if (!state) {
-    return Status::Corruption("state file " + db.path() + ": job " + j.id +
-                              " has unknown state '" + st.Text(4) + "'")
+    return Status::Corruption("state file " + db.path() + ": job " + j.id + " has unknown state '" +
+                              st.Text(4) + "'")
         .set_retryable(false);
   }
   j.state = *state;
@@ -263,8 +265,7 @@ Result<JobRecord> JobFromRow(const Db& db, const Stmt& st) {
 
 Status JobNotFound(const std::string& id) { return Status::NotFound("no job " + id); }
 
-Status NotHeld(const std::string& id, const std::string& holder, int64_t until_ms,
-               int64_t now_ms) {
+Status NotHeld(const std::string& id, const std::string& holder, int64_t until_ms, int64_t now_ms) {
   std::string msg = "job " + id + " is held by runner '" + holder + "'";
   if (now_ms > 0) msg += " for another " + std::to_string((until_ms - now_ms + 999) / 1000) + " s";
   return Status(ErrorCode::kPreconditionFailed, msg);
@@ -297,8 +298,8 @@ Status SqliteStateStore::CreateJob(const JobRecord& job, const std::vector<Shard
         Stmt st, db_->Prepare(std::string("INSERT INTO jobs(") + kJobColumns +
                               ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, 0) "
                               "ON CONFLICT(id) DO NOTHING"));
-    st.Bind(job.id, job.src, job.dst, job.spec, ToString(job.state), job.created_ms,
-            job.started_ms, job.finished_ms, job.run_seconds, listing_done ? 1 : 0, job.runner,
+    st.Bind(job.id, job.src, job.dst, job.spec, ToString(job.state), job.created_ms, job.started_ms,
+            job.finished_ms, job.run_seconds, listing_done ? 1 : 0, job.runner,
             job.runner_until_ms);
     FERRY_RETURN_IF_ERROR(st.Run());
     if (st.Changes() == 0) return Status::AlreadyExists("job " + job.id + " already exists");
@@ -375,17 +376,16 @@ Status SqliteStateStore::RenewJob(const std::string& id, const std::string& runn
 
 Status SqliteStateStore::SetJobState(const std::string& id, JobState state, int64_t now_ms,
                                      double add_run_seconds, bool release) {
-  const bool final = state == JobState::kCompleted || state == JobState::kFailed ||
-                     state == JobState::kCancelled;
+  const bool final =
+      state == JobState::kCompleted || state == JobState::kFailed || state == JobState::kCancelled;
   std::lock_guard lock(mu_);
   FERRY_ASSIGN_OR_RETURN(
-      Stmt st,
-      db_->Prepare("UPDATE jobs SET state = ?, "
-                   "finished_ms = CASE WHEN ? = 1 THEN ? ELSE finished_ms END, "
-                   "run_seconds = run_seconds + ?, "
-                   "runner = CASE WHEN ? = 1 THEN '' ELSE runner END, "
-                   "runner_until_ms = CASE WHEN ? = 1 THEN 0 ELSE runner_until_ms END "
-                   "WHERE id = ?"));
+      Stmt st, db_->Prepare("UPDATE jobs SET state = ?, "
+                            "finished_ms = CASE WHEN ? = 1 THEN ? ELSE finished_ms END, "
+                            "run_seconds = run_seconds + ?, "
+                            "runner = CASE WHEN ? = 1 THEN '' ELSE runner END, "
+                            "runner_until_ms = CASE WHEN ? = 1 THEN 0 ELSE runner_until_ms END "
+                            "WHERE id = ?"));
   FERRY_RETURN_IF_ERROR(st.Bind(ToString(state), final ? 1 : 0, now_ms, add_run_seconds,
                                 release ? 1 : 0, release ? 1 : 0, id)
                             .Run());
@@ -451,9 +451,8 @@ Result<ListPageResult> SqliteStateStore::CommitListPage(const std::string& job,
     }
   }
   {
-    FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare("UPDATE shards SET seq = ?, token = ?, done = ? "
-                              "WHERE job = ? AND shard = ?"));
+    FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare("UPDATE shards SET seq = ?, token = ?, done = ? "
+                                                 "WHERE job = ? AND shard = ?"));
     FERRY_RETURN_IF_ERROR(
         st.Bind(page.seq, page.done ? "" : page.next_token, page.done ? 1 : 0, job, page.shard)
             .Run());

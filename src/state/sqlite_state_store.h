@@ -23,6 +23,18 @@ class SqliteStateStore : public StateStore {
  public:
   static constexpr int kBusyTimeoutMs = 10'000;
 
+  // Claim's two queries (bind: job, now_ms[, now_ms], max). Both must run on
+  // the objects_by_lease index: the first reads unowned rows in key order
+  // off it, the second a range of expired leases. Any other plan scans the
+  // job's rows on every claim (a test pins the plans).
+  static constexpr const char* kClaimUnownedSql =
+      "SELECT key, size, etag, last_modified_ms, attempts, claims, last_error FROM objects "
+      "WHERE job = ? AND lease_until_ms = 0 AND not_before_ms <= ? ORDER BY key LIMIT ?";
+  static constexpr const char* kClaimExpiredSql =
+      "SELECT key, size, etag, last_modified_ms, attempts, claims, last_error FROM objects "
+      "WHERE job = ? AND lease_until_ms > 0 AND lease_until_ms <= ? AND not_before_ms <= ? "
+      "ORDER BY key LIMIT ?";
+
   explicit SqliteStateStore(std::unique_ptr<sqlite::Db> db) : db_(std::move(db)) {}
 
   Status CreateJob(const JobRecord& job, const std::vector<ShardRecord>& shards) override;
@@ -31,8 +43,8 @@ class SqliteStateStore : public StateStore {
   Status AcquireJob(const std::string& id, const std::string& runner, int64_t now_ms,
                     int64_t until_ms, bool force) override;
   Status RenewJob(const std::string& id, const std::string& runner, int64_t until_ms) override;
-  Status SetJobState(const std::string& id, JobState state, int64_t now_ms,
-                     double add_run_seconds, bool release) override;
+  Status SetJobState(const std::string& id, JobState state, int64_t now_ms, double add_run_seconds,
+                     bool release) override;
 
   Result<std::vector<ShardRecord>> GetShards(const std::string& job) override;
   Result<ListPageResult> CommitListPage(const std::string& job,
@@ -48,8 +60,8 @@ class SqliteStateStore : public StateStore {
                                    const std::vector<FinishedObject>& done) override;
   Result<bool> Retry(const std::string& job, const std::string& owner, const std::string& key,
                      const std::string& error, int64_t not_before_ms) override;
-  Result<bool> Release(const std::string& job, const std::string& owner,
-                       const std::string& key, int64_t not_before_ms) override;
+  Result<bool> Release(const std::string& job, const std::string& owner, const std::string& key,
+                       int64_t not_before_ms) override;
   Result<bool> DeadLetterObject(const std::string& job, const std::string& owner,
                                 const DeadLetter& entry) override;
   Result<std::vector<DeadLetter>> ListDeadLetters(const std::string& job) override;

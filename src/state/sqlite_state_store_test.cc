@@ -2,6 +2,8 @@
 // refusing files that are not ferry state databases without writing to
 // them, WAL mode, directories.
 
+#include "state/sqlite_state_store.h"
+
 #include <sqlite3.h>
 #include <stdlib.h>
 
@@ -130,7 +132,8 @@ TEST_F(SqliteStateStoreTest, RefusesFilesThatAreNotFerryStateDatabasesAndLeavesT
        "it has no ferry meta table"},
       {"another application's meta table",
        [&](const std::string& p) {
-         ExecRaw(p, "CREATE TABLE meta(key TEXT, value TEXT); INSERT INTO meta VALUES('app', 'x');");
+         ExecRaw(p,
+                 "CREATE TABLE meta(key TEXT, value TEXT); INSERT INTO meta VALUES('app', 'x');");
        },
        "its meta table names no ferry state"},
   };
@@ -214,13 +217,42 @@ TEST_F(SqliteStateStoreTest, PathsThatCannotBeUsedAreClearErrors) {
 TEST_F(SqliteStateStoreTest, ANewerSchemaIsRefusedUnchanged) {
   const std::string path = Path("state.db");
   MakeFerryDb(path, 1);
-  ExecRaw(path, "PRAGMA journal_mode = DELETE; UPDATE meta SET value = '2' "
-                "WHERE key = 'schema_version';");
+  ExecRaw(path,
+          "PRAGMA journal_mode = DELETE; UPDATE meta SET value = '2' "
+          "WHERE key = 'schema_version';");
   const std::string before = ReadBytes(path);
   auto store = OpenSqliteStateStore(path);
   ASSERT_FALSE(store.ok());
   ExpectRefusal(store.status(), path, ErrorCode::kUnsupported);
   EXPECT_EQ(ReadBytes(path), before);
+}
+
+// The claim queries must stay on objects_by_lease: a plan that walks the
+// primary key instead is correct but scans past every in-flight row on
+// every claim, and a 2M-object job slows to a crawl.
+TEST_F(SqliteStateStoreTest, ClaimQueriesUseTheLeaseIndex) {
+  const std::string path = Path("state.db");
+  MakeFerryDb(path, 100);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  for (const char* sql : {SqliteStateStore::kClaimUnownedSql, SqliteStateStore::kClaimExpiredSql}) {
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, (std::string("EXPLAIN QUERY PLAN ") + sql).c_str(), -1, &st,
+                                 nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(db);
+    std::string plan;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      plan += reinterpret_cast<const char*>(sqlite3_column_text(st, 3));
+      plan += "; ";
+    }
+    sqlite3_finalize(st);
+    EXPECT_NE(plan.find("SEARCH objects USING INDEX objects_by_lease (job=? AND lease_until_ms"),
+              std::string::npos)
+        << sql << "\n"
+        << plan;
+  }
+  sqlite3_close(db);
 }
 
 }  // namespace

@@ -18,10 +18,7 @@ using sqlite::Txn;
 
 namespace {
 
-constexpr const char* kClaimColumns =
-    "key, size, etag, last_modified_ms, attempts, claims, last_error";
-
-// Appends the claimable rows `st` yields to `out`.
+// Appends the rows of a claim query (kClaim*Sql) to `out`.
 Status ReadClaimable(Stmt& st, std::vector<ClaimedObject>& out) {
   for (;;) {
     FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -52,8 +49,7 @@ Status SqliteStateStore::AddCountersLocked(const std::string& job, int64_t liste
 
 Status SqliteStateStore::DeleteUploadRowsLocked(const std::string& job, const std::string& key) {
   {
-    FERRY_ASSIGN_OR_RETURN(Stmt st,
-                           db_->Prepare("DELETE FROM parts WHERE job = ? AND key = ?"));
+    FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare("DELETE FROM parts WHERE job = ? AND key = ?"));
     FERRY_RETURN_IF_ERROR(st.Bind(job, key).Run());
   }
   FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare("DELETE FROM uploads WHERE job = ? AND key = ?"));
@@ -64,8 +60,7 @@ Status SqliteStateStore::DeleteUploadRowsLocked(const std::string& job, const st
 
 Result<std::vector<ClaimedObject>> SqliteStateStore::Claim(const std::string& job,
                                                            const std::string& owner, int max,
-                                                           int64_t now_ms,
-                                                           int64_t lease_until_ms) {
+                                                           int64_t now_ms, int64_t lease_until_ms) {
   if (owner.empty()) return Status::InvalidArgument("claim owner is empty");
   if (lease_until_ms <= now_ms || lease_until_ms <= 0) {
     return Status::InvalidArgument("claim lease must end after now");
@@ -78,19 +73,13 @@ Result<std::vector<ClaimedObject>> SqliteStateStore::Claim(const std::string& jo
   {
     // Unowned rows, in key order straight off objects_by_lease; rows waiting
     // out a retry delay are stepped over.
-    FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare(std::string("SELECT ") + kClaimColumns +
-                              " FROM objects WHERE job = ? AND lease_until_ms = 0 AND "
-                              "not_before_ms <= ? ORDER BY key LIMIT ?"));
+    FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(kClaimUnownedSql));
     st.Bind(job, now_ms, max);
     FERRY_RETURN_IF_ERROR(ReadClaimable(st, rows));
   }
   {
     // Expired leases (a runner died or stalled): a short range of the index.
-    FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare(std::string("SELECT ") + kClaimColumns +
-                              " FROM objects WHERE job = ? AND lease_until_ms > 0 AND "
-                              "lease_until_ms <= ? AND not_before_ms <= ? ORDER BY key LIMIT ?"));
+    FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(kClaimExpiredSql));
     st.Bind(job, now_ms, now_ms, max);
     const size_t fresh = rows.size();
     FERRY_RETURN_IF_ERROR(ReadClaimable(st, rows));
@@ -118,25 +107,24 @@ Status SqliteStateStore::RenewLeases(const std::string& job, const std::string& 
                                      int64_t lease_until_ms) {
   if (lease_until_ms <= 0) return Status::InvalidArgument("lease must end after 0");
   std::lock_guard lock(mu_);
-  FERRY_ASSIGN_OR_RETURN(
-      Stmt st, db_->Prepare("UPDATE objects SET lease_until_ms = ? "
-                            "WHERE job = ? AND lease_until_ms > 0 AND owner = ?"));
+  FERRY_ASSIGN_OR_RETURN(Stmt st,
+                         db_->Prepare("UPDATE objects SET lease_until_ms = ? "
+                                      "WHERE job = ? AND lease_until_ms > 0 AND owner = ?"));
   return st.Bind(lease_until_ms, job, owner).Run();
 }
 
 Result<int64_t> SqliteStateStore::ReleaseOwner(const std::string& job, const std::string& owner) {
   std::lock_guard lock(mu_);
-  FERRY_ASSIGN_OR_RETURN(
-      Stmt st, db_->Prepare("UPDATE objects SET owner = '', lease_until_ms = 0 "
-                            "WHERE job = ? AND lease_until_ms > 0 AND owner = ?"));
+  FERRY_ASSIGN_OR_RETURN(Stmt st,
+                         db_->Prepare("UPDATE objects SET owner = '', lease_until_ms = 0 "
+                                      "WHERE job = ? AND lease_until_ms > 0 AND owner = ?"));
   FERRY_RETURN_IF_ERROR(st.Bind(job, owner).Run());
   return st.Changes();
 }
 
 // ---- Outcomes ----
 
-Result<std::vector<bool>> SqliteStateStore::Finish(const std::string& job,
-                                                   const std::string& owner,
+Result<std::vector<bool>> SqliteStateStore::Finish(const std::string& job, const std::string& owner,
                                                    const std::vector<FinishedObject>& done) {
   std::vector<bool> counted(done.size(), false);
   if (done.empty()) return counted;
@@ -302,8 +290,7 @@ Status SqliteStateStore::SaveUpload(const std::string& job, const std::string& k
                             "ON CONFLICT(job, key, number) DO UPDATE SET etag = excluded.etag, "
                             "size = excluded.size"));
   for (const UploadRecord::Part& p : upload.parts) {
-    FERRY_RETURN_IF_ERROR(
-        st.Bind(job, key, p.number, p.etag, static_cast<int64_t>(p.size)).Run());
+    FERRY_RETURN_IF_ERROR(st.Bind(job, key, p.number, p.etag, static_cast<int64_t>(p.size)).Run());
   }
   return txn.Commit();
 }
@@ -375,9 +362,9 @@ Result<std::optional<UploadRecord>> SqliteStateStore::GetUpload(const std::strin
   FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kRead));
   std::vector<std::pair<std::string, UploadRecord>> uploads;
   {
-    FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare("SELECT key, upload_id, src_etag, part_size FROM uploads "
-                              "WHERE job = ? AND key = ?"));
+    FERRY_ASSIGN_OR_RETURN(Stmt st,
+                           db_->Prepare("SELECT key, upload_id, src_etag, part_size FROM uploads "
+                                        "WHERE job = ? AND key = ?"));
     FERRY_RETURN_IF_ERROR(ReadUploads(st.Bind(job, key), uploads));
   }
   if (uploads.empty()) return std::optional<UploadRecord>();
@@ -403,25 +390,25 @@ Result<std::vector<std::pair<std::string, UploadRecord>>> SqliteStateStore::List
   FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kRead));
   std::vector<std::pair<std::string, UploadRecord>> uploads;
   {
-    FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare("SELECT key, upload_id, src_etag, part_size FROM uploads "
-                              "WHERE job = ? ORDER BY key"));
+    FERRY_ASSIGN_OR_RETURN(Stmt st,
+                           db_->Prepare("SELECT key, upload_id, src_etag, part_size FROM uploads "
+                                        "WHERE job = ? ORDER BY key"));
     FERRY_RETURN_IF_ERROR(ReadUploads(st.Bind(job), uploads));
   }
-  FERRY_ASSIGN_OR_RETURN(
-      Stmt st, db_->Prepare("SELECT key, number, etag, size FROM parts WHERE job = ? "
-                            "ORDER BY key, number"));
+  FERRY_ASSIGN_OR_RETURN(Stmt st,
+                         db_->Prepare("SELECT key, number, etag, size FROM parts WHERE job = ? "
+                                      "ORDER BY key, number"));
   FERRY_RETURN_IF_ERROR(ReadParts(st.Bind(job), uploads));
   return uploads;
 }
 
 Result<int64_t> SqliteStateStore::CountRows(const std::string& job) {
   std::lock_guard lock(mu_);
-  FERRY_ASSIGN_OR_RETURN(
-      Stmt st, db_->Prepare("SELECT (SELECT COUNT(*) FROM objects WHERE job = ?) + "
-                            "(SELECT COUNT(*) FROM dlq WHERE job = ?) + "
-                            "(SELECT COUNT(*) FROM uploads WHERE job = ?) + "
-                            "(SELECT COUNT(*) FROM parts WHERE job = ?)"));
+  FERRY_ASSIGN_OR_RETURN(Stmt st,
+                         db_->Prepare("SELECT (SELECT COUNT(*) FROM objects WHERE job = ?) + "
+                                      "(SELECT COUNT(*) FROM dlq WHERE job = ?) + "
+                                      "(SELECT COUNT(*) FROM uploads WHERE job = ?) + "
+                                      "(SELECT COUNT(*) FROM parts WHERE job = ?)"));
   FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(job, job, job, job).Step());
   return row ? st.Int(0) : 0;
 }

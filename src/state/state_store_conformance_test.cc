@@ -18,8 +18,7 @@ std::string StateStoreParamName(const ::testing::TestParamInfo<StateStoreParam>&
 void PrintTo(const StateStoreParam& param, std::ostream* os) { *os << param.name; }
 
 void StateStoreConformanceTest::SetUp() {
-  std::string tmpl =
-      (std::filesystem::temp_directory_path() / "ferry-state-test-XXXXXX").string();
+  std::string tmpl = (std::filesystem::temp_directory_path() / "ferry-state-test-XXXXXX").string();
   ASSERT_NE(::mkdtemp(tmpl.data()), nullptr) << "mkdtemp " << tmpl;
   dir_ = tmpl;
   auto made = GetParam().factory(dir_);
@@ -66,8 +65,7 @@ JobRecord StateStoreConformanceTest::Job(const std::string& id) {
 }
 
 ListPageResult StateStoreConformanceTest::Enqueue(const std::string& job,
-                                                  const std::vector<std::string>& keys,
-                                                  bool done) {
+                                                  const std::vector<std::string>& keys, bool done) {
   auto shards = store_->GetShards(job);
   EXPECT_TRUE(shards.ok()) << shards.status().ToString();
   if (!shards.ok()) return {};
@@ -136,9 +134,9 @@ TEST(JobStateNames, EveryStateRoundTrips) {
     JobState state;
     const char* name;
   } cases[] = {
-      {JobState::kCreated, "created"},       {JobState::kRunning, "running"},
-      {JobState::kCompleted, "completed"},   {JobState::kFailed, "failed"},
-      {JobState::kCancelling, "cancelling"}, {JobState::kCancelled, "cancelled"},
+      {JobState::kCreated, "created"},         {JobState::kRunning, "running"},
+      {JobState::kCompleted, "completed"},     {JobState::kFailed, "failed"},
+      {JobState::kCancelling, "cancelling"},   {JobState::kCancelled, "cancelled"},
       {JobState::kInterrupted, "interrupted"},
   };
   for (const auto& c : cases) {
@@ -209,9 +207,8 @@ TEST_P(StateStoreConformanceTest, StatesRoundTripAndFinalStatesStampFinishTime) 
     JobState state;
     bool final;
   } cases[] = {
-      {JobState::kCreated, false},    {JobState::kRunning, false},
-      {JobState::kCompleted, true},   {JobState::kFailed, true},
-      {JobState::kCancelling, false}, {JobState::kCancelled, true},
+      {JobState::kCreated, false},     {JobState::kRunning, false},    {JobState::kCompleted, true},
+      {JobState::kFailed, true},       {JobState::kCancelling, false}, {JobState::kCancelled, true},
       {JobState::kInterrupted, false},
   };
   for (const auto& c : cases) {
@@ -244,9 +241,9 @@ TEST_P(StateStoreConformanceTest, AcquireRenewAndReleaseTheRunnerClaim) {
   } steps[] = {
       {"r2", 2000, false, ErrorCode::kPreconditionFailed, "r1"},  // r1 is live
       {"r2", 4999, false, ErrorCode::kPreconditionFailed, "r1"},
-      {"r1", 2000, false, ErrorCode::kOk, "r1"},                  // its own claim
-      {"r2", 7000, false, ErrorCode::kOk, "r2"},                  // r1's expired
-      {"r3", 7500, true, ErrorCode::kOk, "r3"},                   // forced
+      {"r1", 2000, false, ErrorCode::kOk, "r1"},  // its own claim
+      {"r2", 7000, false, ErrorCode::kOk, "r2"},  // r1's expired
+      {"r3", 7500, true, ErrorCode::kOk, "r3"},   // forced
   };
   for (const auto& s : steps) {
     Status st = store().AcquireJob("j", s.runner, s.now_ms, s.now_ms + 4000, s.force);
@@ -284,13 +281,10 @@ TEST_P(StateStoreConformanceTest, ListPagesApplyOnlyInSequence) {
     int64_t listed_after;
     int64_t shard_seq_after;
   } steps[] = {
-      {1, {"a", "b"}, true, 2, 1},
-      {2, {"c"}, true, 3, 2},
-      {2, {"x"}, false, 3, 2},  // replayed
-      {1, {"y"}, false, 3, 2},  // older
-      {5, {"z"}, false, 3, 2},  // a gap
-      {0, {"w"}, false, 3, 2},
-      {3, {"d"}, true, 4, 3},
+      {1, {"a", "b"}, true, 2, 1}, {2, {"c"}, true, 3, 2}, {2, {"x"}, false, 3, 2},  // replayed
+      {1, {"y"}, false, 3, 2},                                                       // older
+      {5, {"z"}, false, 3, 2},                                                       // a gap
+      {0, {"w"}, false, 3, 2},     {3, {"d"}, true, 4, 3},
   };
   for (const auto& s : steps) {
     ListPageCommit page;

@@ -107,8 +107,8 @@ TEST_P(StateStoreConformanceTest, FinishCountsEachKeyOnceForItsOwner) {
   r = store().Finish("j", "o1",
                      {{"a", Outcome::kTransferred, 10},
                       {"bb", Outcome::kSkipped, 2},
-                      {"a", Outcome::kTransferred, 10},  // duplicate in the batch
-                      {"d", Outcome::kTransferred, 1},   // never claimed
+                      {"a", Outcome::kTransferred, 10},    // duplicate in the batch
+                      {"d", Outcome::kTransferred, 1},     // never claimed
                       {"zz", Outcome::kTransferred, 1}});  // no such key
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(*r, (std::vector<bool>{true, true, false, false, false}));
@@ -231,7 +231,8 @@ TEST_P(StateStoreConformanceTest, TwoInstancesAndEightThreadsClaimEachRowOnce) {
           done.push_back({c.object.key, Outcome::kTransferred, 1});
         }
         auto fin = s.Finish("j", owner, done);
-        if (!fin.ok() || std::count(fin->begin(), fin->end(), true) != static_cast<long>(done.size())) {
+        if (!fin.ok() ||
+            std::count(fin->begin(), fin->end(), true) != static_cast<long>(done.size())) {
           errors[t] = fin.ok() ? "a finish was not counted" : fin.status().ToString();
           return;
         }
@@ -395,8 +396,8 @@ TEST_P(StateStoreConformanceTest, RandomOperationsMatchAModel) {
       bool acted = false;
       int kind = pick(10);
       if (kind < 6) {
-        auto r = store().Finish("j", owner, {{key, kind < 4 ? Outcome::kTransferred
-                                                            : Outcome::kSkipped, 3}});
+        auto r = store().Finish("j", owner,
+                                {{key, kind < 4 ? Outcome::kTransferred : Outcome::kSkipped, 3}});
         ASSERT_TRUE(r.ok());
         acted = r->front();
         if (acted) where[key] = Where::kDone;

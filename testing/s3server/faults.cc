@@ -83,9 +83,12 @@ bool FaultApplies(FaultKind kind, std::string_view op) {
 }
 
 nlohmann::json FaultRuleToJson(const FaultRule& r) {
-  return {{"kind", FaultKindName(r.kind)}, {"key_regex", r.key_regex},
-          {"op", r.op},                    {"every", r.every},
-          {"count", r.count},              {"probability", r.probability}};
+  return {{"kind", FaultKindName(r.kind)},
+          {"key_regex", r.key_regex},
+          {"op", r.op},
+          {"every", r.every},
+          {"count", r.count},
+          {"probability", r.probability}};
 }
 
 Result<FaultRule> FaultRuleFromJson(const nlohmann::json& j) {
@@ -186,7 +189,7 @@ Result<FaultPolicy::ActiveRule> FaultPolicy::Compile(FaultRule rule, bool implic
     return Status::InvalidArgument("unknown operation '" + rule.op + "'");
   }
   if (!(rule.probability > 0.0 && rule.probability <= 1.0)) {
-    return Status::InvalidArgument("probability " + std::to_string(rule.probability) +
+    return Status::InvalidArgument("probability " + nlohmann::json(rule.probability).dump() +
                                    " is not in (0, 1]");
   }
   ActiveRule active;

@@ -67,16 +67,16 @@ struct FaultRule {
 };
 
 struct FaultConfig {
-  int latency_ms = 0;          // added before every S3 request is handled
-  int latency_jitter_ms = 0;   // plus uniform random 0..jitter
-  uint64_t bandwidth = 0;      // bytes/s per connection, bodies both ways; 0 = unlimited
+  int latency_ms = 0;            // added before every S3 request is handled
+  int latency_jitter_ms = 0;     // plus uniform random 0..jitter
+  uint64_t bandwidth = 0;        // bytes/s per connection, bodies both ways; 0 = unlimited
   uint64_t bandwidth_total = 0;  // bytes/s across all connections; 0 = unlimited
   // The implicit first rule (used only when kind != kNone).
   FaultKind kind = FaultKind::kNone;
-  std::string key_regex;       // "" = any key
-  uint64_t every = 0;          // 0 = every candidate
-  std::string op = "any";      // an operation name (router.h) or "any"
-  int64_t count = -1;          // faults to inject; -1 = unlimited
+  std::string key_regex;         // "" = any key
+  uint64_t every = 0;            // 0 = every candidate
+  std::string op = "any";        // an operation name (router.h) or "any"
+  int64_t count = -1;            // faults to inject; -1 = unlimited
   std::vector<FaultRule> rules;  // tried after the implicit rule, in order
   // When set, Configure and ResetCounters re-seed the RNG (probability draws
   // and latency jitter) with it, so a run with the same request order
@@ -137,13 +137,14 @@ class FaultPolicy {
   };
 
   static Result<ActiveRule> Compile(FaultRule rule, bool implicit);
-  // Whether `rule` fires for this candidate; updates its counters.
-  bool Fires(ActiveRule& rule, std::string_view op, std::string_view key);  // needs mu_
-  void SeedLocked();  // needs mu_
+  // Whether `rule` fires for this request; updates its counters. Needs mu_.
+  bool Fires(ActiveRule& rule, std::string_view op, std::string_view key);
+  // Re-seeds rng_ from config_.seed, if set. Needs mu_.
+  void SeedLocked();
 
   mutable std::mutex mu_;
-  FaultConfig config_;              // guarded by mu_
-  std::vector<ActiveRule> rules_;   // guarded by mu_; evaluation order
+  FaultConfig config_;                        // guarded by mu_
+  std::vector<ActiveRule> rules_;             // guarded by mu_; evaluation order
   std::mt19937 rng_{std::random_device{}()};  // guarded by mu_
 };
 

@@ -255,10 +255,10 @@ TEST(FaultRules, SeedMakesRunsRepeatable) {
 }
 
 TEST(FaultRules, Http403AppliesEverywhere) {
-  for (std::string_view op : {"list-buckets", "create-bucket", "delete-bucket", "head-bucket",
-                              "list", "list-uploads", "bucket-location", "delete-objects",
-                              "put", "copy", "get", "head", "delete", "create-multipart",
-                              "upload-part", "complete", "abort", "list-parts"}) {
+  for (std::string_view op :
+       {"list-buckets", "create-bucket", "delete-bucket", "head-bucket", "list", "list-uploads",
+        "bucket-location", "delete-objects", "put", "copy", "get", "head", "delete",
+        "create-multipart", "upload-part", "complete", "abort", "list-parts"}) {
     EXPECT_TRUE(FaultApplies(FaultKind::kHttp403, op)) << op;
   }
   EXPECT_EQ(FaultKindName(FaultKind::kHttp403), "403");

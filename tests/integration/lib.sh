@@ -15,7 +15,7 @@ cleanup() {
   local p
   for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
   for p in "${PIDS[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
-  rm -rf "$TMP"
+  if [ -n "${KEEP_TMP:-}" ]; then echo "kept $TMP" >&2; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
 
@@ -63,11 +63,12 @@ start_s3rver() {
   [ -x "$S3RVER" ] || skip "s3rver not installed (make setup)"
   need node
   S3_PORT=$(free_port)
-  mkdir -p "$TMP/s3rver"
+  local dir="$TMP/s3rver-$S3_PORT"
+  mkdir -p "$dir"
   # s3rver 3.7 makes continuation tokens with DES, which Node 20's OpenSSL 3
   # only has in its legacy provider.
-  NODE_OPTIONS=--openssl-legacy-provider "$S3RVER" -d "$TMP/s3rver" -a 127.0.0.1 -p "$S3_PORT" --configure-bucket bkt \
-      >"$TMP/s3rver.log" 2>&1 &
+  NODE_OPTIONS=--openssl-legacy-provider "$S3RVER" -d "$dir" -a 127.0.0.1 -p "$S3_PORT" --configure-bucket bkt \
+      >"$dir.log" 2>&1 &
   PIDS+=($!)
   wait_port "$S3_PORT"
   S3_URL="http://127.0.0.1:$S3_PORT"

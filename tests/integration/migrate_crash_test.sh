@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 need curl
 
 start_test_s3; A_URL=$S3_URL
-start_test_s3 --min-part-size 1048576; B_URL=$S3_URL
+start_test_s3; B_URL=$S3_URL
 add_profile src "$A_URL" "$TEST_KEY" "$TEST_SECRET"
 add_profile dst "$B_URL" "$TEST_KEY" "$TEST_SECRET"
 STATE="$TMP/state"
@@ -19,7 +19,8 @@ stat_of() {  # stat_of URL OP FIELD
   curl -sf "$1/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['ops'].get('$2',{}).get('$3',0))"
 }
 
-# 20,000 small objects in 50 directories, plus 3 objects of 6 MiB.
+# 20,000 small objects in 50 directories, plus 3 objects of 12 MiB (3 parts
+# of 5 MiB, 5 MiB and 2 MiB each).
 SRC="$TMP/src"
 /usr/bin/python3 - "$SRC" <<'PY'
 import os, random, sys
@@ -30,10 +31,10 @@ for i in range(20000):
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, f"obj{i:05d}"), "wb") as f:
         f.write(r.randbytes(r.randint(0, 2048)))
-os.makedirs(os.path.join(root, "big"), exist_ok=True)
+os.makedirs(os.path.join(root, "zbig"), exist_ok=True)
 for i in range(3):
-    with open(os.path.join(root, "big", f"b{i}"), "wb") as f:
-        f.write(r.randbytes(6 << 20))
+    with open(os.path.join(root, "zbig", f"b{i}"), "wb") as f:
+        f.write(r.randbytes(12 << 20))
 PY
 TOTAL=20003
 "${M[@]}" "$SRC" s3://bkt/ --dst-profile src --json --multipart-threshold 100M >"$TMP/seed.json" ||
@@ -41,12 +42,12 @@ TOTAL=20003
 [ "$(json_field listed <"$TMP/seed.json")" = $TOTAL ] || fail "seed listed $(json_field listed <"$TMP/seed.json")"
 # Give the big ones metadata to carry.
 for i in 0 1 2; do
-  awsp src s3api copy-object --bucket bkt --key "big/b$i" --copy-source "bkt/big/b$i" \
+  awsp src s3api copy-object --bucket bkt --key "zbig/b$i" --copy-source "bkt/zbig/b$i" \
     --metadata-directive REPLACE --content-type application/x-test --metadata "n=$i" >/dev/null
 done
 
 curl -sf -XPOST "$B_URL/_admin/faults" -d '{"kind":"503","every":97}' >/dev/null
-MP=(--multipart-threshold 4M --part-size 1M --part-concurrency 2 --concurrency 32 --list-concurrency 1)
+MP=(--multipart-threshold 8M --part-size 5M --part-concurrency 2 --concurrency 32 --list-concurrency 1)
 
 # crash NAME POINT [ferry args...]: runs until the crash point kills it.
 crash() {
@@ -66,15 +67,15 @@ listed=$(json_field listed <"$TMP/s1.json")
 crash batch "finish:3" "${M[@]}" resume "$JOB" --json
 # 3. Between writing objects and recording them (the last guard's case).
 crash written "transfer:400" "${M[@]}" resume "$JOB" --json
-# 4. Mid-multipart: after the 4th part of this run was recorded.
-crash part "part:4" "${M[@]}" resume "$JOB" --json
-# What resuming the multipart objects must still upload: 6 parts for each
+# 4. Mid-multipart: after the 2nd part of this run was recorded.
+crash part "part:2" "${M[@]}" resume "$JOB" --json
+# What resuming the multipart objects must still upload: 3 parts for each
 # big object not yet at the destination, less the parts recorded for it.
 needed=0
 for i in 0 1 2; do
-  if ! awsp dst s3api head-object --bucket bkt --key "big/b$i" >/dev/null 2>&1; then
-    have=$(sqlite3 "$STATE/migrate.db" "select count(*) from parts where job='$JOB' and key='big/b$i'")
-    needed=$((needed + 6 - have))
+  if ! awsp dst s3api head-object --bucket bkt --key "zbig/b$i" >/dev/null 2>&1; then
+    have=$(sqlite3 "$STATE/migrate.db" "select count(*) from parts where job='$JOB' and key='zbig/b$i'")
+    needed=$((needed + 3 - have))
   fi
 done
 parts_before=$(( $(stat_of "$B_URL" upload-part requests) - $(stat_of "$B_URL" upload-part errors) ))
@@ -107,16 +108,16 @@ list_all() {
 import json,sys
 for o in sorted(json.load(sys.stdin)['Contents'], key=lambda o: o['Key']):
     e = o['ETag'].strip('\"')
-    print(o['Key'], o['Size'], e if '-' not in e and not o['Key'].startswith('big/') else '-')"
+    print(o['Key'], o['Size'], e if '-' not in e and not o['Key'].startswith('zbig/') else '-')"
 }
 list_all src >"$TMP/la"; list_all dst >"$TMP/lb"
 [ "$(wc -l <"$TMP/lb")" = $TOTAL ] || fail "destination has $(wc -l <"$TMP/lb") objects"
 diff "$TMP/la" "$TMP/lb" >/dev/null || fail "destination differs: $(diff "$TMP/la" "$TMP/lb" | head -5)"
 for i in 0 1 2; do
-  awsp dst s3api get-object --bucket bkt --key "big/b$i" "$TMP/b$i" >"$TMP/h$i.json"
-  same_bytes "$SRC/big/b$i" "$TMP/b$i"
-  grep -q '"ContentType": "application/x-test"' "$TMP/h$i.json" || fail "big/b$i lost its Content-Type"
-  grep -q "\"n\": \"$i\"" "$TMP/h$i.json" || fail "big/b$i lost its metadata"
+  awsp dst s3api get-object --bucket bkt --key "zbig/b$i" "$TMP/b$i" >"$TMP/h$i.json"
+  same_bytes "$SRC/zbig/b$i" "$TMP/b$i"
+  grep -q '"ContentType": "application/x-test"' "$TMP/h$i.json" || fail "zbig/b$i lost its Content-Type"
+  grep -q "\"n\": \"$i\"" "$TMP/h$i.json" || fail "zbig/b$i lost its metadata"
 done
 
 # No object uploaded to completion twice: successful PUTs are exactly the
