@@ -57,7 +57,7 @@ TEST(OverwriteTest, Decisions) {
   DstObject other_size{11, md5, start - 60'000};
   DstObject unknown_md5{10, "", start - 60'000};
   DstObject ours{10, "", start - 500};      // same second as the start: ours
-  DstObject before{10, "", start - 1'000};  // the second before: not ours
+  DstObject before{10, "ffffffffffffffffffffffffffffffff", start - 1'000};  // the second before: not ours
   struct Case {
     Overwrite mode;
     std::optional<DstObject> dst;

@@ -237,8 +237,12 @@ Status Runner::Setup() {
 
   FERRY_ASSIGN_OR_RETURN(Location src_loc, ParseLocation(spec_.src));
   FERRY_ASSIGN_OR_RETURN(Location dst_loc, ParseLocation(spec_.dst));
+  // Gentle AIMD: throttles that arrive at random (not from overload) must
+  // not collapse the limit, yet a storm of them (few successes) still does.
   PacerOptions po;
   po.max = spec_.concurrency;
+  po.increase_every = 4;
+  po.decrease = 0.75;
   src_pacer_ = std::make_unique<Pacer>(po);
   dst_pacer_ = std::make_unique<Pacer>(po);
   tps_ = std::make_unique<RateLimiter>(spec_.tps_limit);

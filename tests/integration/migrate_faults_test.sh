@@ -106,8 +106,10 @@ diff "$TMP/la" "$TMP/lb" >/dev/null || fail "destination differs after dlq --ret
 # --- 2. the destination goes away for 10 s ---------------------------------
 "${M[@]}" s3://bkt s3://bkt/outage/ --json --concurrency 16 --bwlimit 8M >"$TMP/o.json" 2>"$TMP/o.err" &
 RUN=$!
-for _ in $(seq 1 100); do
-  done_now=$(sqlite3 "$STATE/migrate.db" "select transferred from jobs order by created_ms desc limit 1" 2>/dev/null || echo 0)
+for _ in $(seq 1 200); do
+  OJOB=$(head -1 "$TMP/o.json" 2>/dev/null | sed -n 's/.*"job":"\([^"]*\)".*/\1/p')
+  [ -n "$OJOB" ] || { sleep 0.1; continue; }
+  done_now=$(sqlite3 "$STATE/migrate.db" "select transferred from jobs where id='$OJOB'" 2>/dev/null || echo 0)
   [ "${done_now:-0}" -ge 300 ] && break
   sleep 0.1
 done
@@ -125,6 +127,7 @@ assert not [l for l in lines if l.get("event") == "dead_letter"], "dead-lettered
 opened = [l for l in lines if l.get("event") == "circuit" and "destination open" in l.get("circuits", "")]
 assert opened, "the destination's circuit never opened"
 PY
-awsp dst s3api list-objects-v2 --bucket bkt --prefix outage/ --query 'length(Contents)' --output text >"$TMP/n"
+awsp dst s3api list-objects-v2 --bucket bkt --prefix outage/ --output json |
+  /usr/bin/python3 -c "import json,sys; print(len(json.load(sys.stdin)['Contents']))" >"$TMP/n"
 [ "$(cat "$TMP/n")" = 3000 ] || fail "$(cat "$TMP/n") objects arrived after the outage"
 echo "migrate_faults_test: ok"
