@@ -88,6 +88,9 @@ std::string ProgressJson(const std::string& job, const migrate::Progress& p) {
   j["bytes_per_s"] = p.bytes_per_s;
   j["seconds"] = p.seconds;
   if (!p.circuits.empty()) j["circuits"] = p.circuits;
+  j["throttles"] = p.throttles;
+  j["src_concurrency"] = p.src_limit;
+  j["dst_concurrency"] = p.dst_limit;
   return Dump(j);
 }
 
@@ -138,6 +141,10 @@ std::string ProgressLine(const migrate::Progress& p) {
                 HumanBytes(static_cast<uint64_t>(c.bytes)).c_str(), p.objects_per_s,
                 HumanBytes(static_cast<uint64_t>(p.bytes_per_s)).c_str(), eta.c_str());
   std::string line = buf;
+  if (p.throttles > 0) {
+    line += " · throttled " + std::to_string(p.throttles) + " (limits " +
+            std::to_string(p.src_limit) + "/" + std::to_string(p.dst_limit) + ")";
+  }
   if (!p.circuits.empty()) line += " · circuit: " + p.circuits;
   return line;
 }

@@ -26,10 +26,10 @@ bool NeedDestinationCheck(Overwrite mode, bool dst_empty_at_start, int claims) {
 
 OverwriteVerdict DecideOverwrite(Overwrite mode, uint64_t src_size, std::string_view src_md5,
                                  int64_t src_modified_ms, const std::optional<DstObject>& dst,
-                                 int64_t job_started_ms) {
+                                 bool claimed_before, int64_t job_started_ms) {
   if (!dst) return {Decision::kCopy, ""};
   int64_t start_second_ms = job_started_ms / 1000 * 1000;
-  if (job_started_ms > 0 && dst->last_modified_ms >= start_second_ms) {
+  if (claimed_before && job_started_ms > 0 && dst->last_modified_ms >= start_second_ms) {
     return {Decision::kSkip, "copied by this job"};
   }
   switch (mode) {

@@ -46,14 +46,18 @@ struct OverwriteVerdict {
 // `src_md5` is "" when the source's MD5 is unknown. Under kChanged, when
 // either MD5 is unknown (a multipart ETag), an object of the same size whose
 // destination copy is newer than the source is taken as unchanged (rclone's
-// size + modification-time fallback). `job_started_ms` is when
-// the job first ran: an object written after it was written by this job (a
-// copy whose completion was not yet recorded when a runner died), so it is
-// skipped whatever the mode — the last guard of exactly-once accounting.
-// Last-Modified has whole seconds, so the comparison uses the start's second.
+// size + modification-time fallback).
+//
+// The last guard of exactly-once accounting: when the key was claimed before
+// in this job (`claimed_before`: a retry, or a runner that died), a
+// destination object written after the job first ran (`job_started_ms`) was
+// written by this job — a copy whose completion was not yet recorded — so it
+// is skipped whatever the mode. Last-Modified has whole seconds, so the
+// comparison uses the start's second; a first claim never takes this path,
+// so an earlier job's copy made in that same second is not mistaken for one.
 OverwriteVerdict DecideOverwrite(Overwrite mode, uint64_t src_size, std::string_view src_md5,
                                  int64_t src_modified_ms, const std::optional<DstObject>& dst,
-                                 int64_t job_started_ms);
+                                 bool claimed_before, int64_t job_started_ms);
 
 // What follows a failed attempt.
 enum class FailureAction {

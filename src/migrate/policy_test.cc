@@ -80,19 +80,24 @@ TEST(OverwriteTest, Decisions) {
   };
   int i = 0;
   for (const auto& c : cases) {
-    EXPECT_EQ(DecideOverwrite(c.mode, 10, c.src_md5, start - 3'600'000, c.dst, start).decision,
-              c.want)
+    EXPECT_EQ(
+        DecideOverwrite(c.mode, 10, c.src_md5, start - 3'600'000, c.dst, true, start).decision,
+        c.want)
         << "case " << i;
     ++i;
   }
-  EXPECT_STREQ(DecideOverwrite(Overwrite::kAlways, 10, md5, 0, ours, start).reason,
+  EXPECT_STREQ(DecideOverwrite(Overwrite::kAlways, 10, md5, 0, ours, true, start).reason,
                "copied by this job");
+  // A first claim: the object cannot be this job's copy, whatever its time.
+  EXPECT_EQ(DecideOverwrite(Overwrite::kAlways, 10, md5, 0, ours, false, start).decision,
+            Decision::kCopy);
   // Unknown MD5 and a destination older than the source: copied.
   DstObject stale{10, "", start - 7'200'000};
-  EXPECT_EQ(DecideOverwrite(Overwrite::kChanged, 10, "", start - 3'600'000, stale, start).decision,
-            Decision::kCopy);
+  EXPECT_EQ(
+      DecideOverwrite(Overwrite::kChanged, 10, "", start - 3'600'000, stale, true, start).decision,
+      Decision::kCopy);
   // Unknown source time: never guessed unchanged.
-  EXPECT_EQ(DecideOverwrite(Overwrite::kChanged, 10, "", 0, unknown_md5, start).decision,
+  EXPECT_EQ(DecideOverwrite(Overwrite::kChanged, 10, "", 0, unknown_md5, true, start).decision,
             Decision::kCopy);
 }
 

@@ -416,6 +416,9 @@ void Runner::Report(const state::JobRecord& job, Clock::time_point start, int64_
     p.bytes_per_s = static_cast<double>(job.counters.bytes - bytes0) / p.seconds;
   }
   p.circuits = CircuitText();
+  p.src_limit = src_pacer_->limit();
+  p.dst_limit = dst_pacer_->limit();
+  p.throttles = src_pacer_->throttles() + dst_pacer_->throttles();
   opt_.on_progress(p);
 }
 

@@ -45,6 +45,8 @@ struct Progress {
   double objects_per_s = 0;     // this run's finished keys (transferred + skipped)
   double bytes_per_s = 0;
   std::string circuits;         // "" when all closed, else e.g. "destination open"
+  int src_limit = 0, dst_limit = 0;  // the pacers' concurrency limits now
+  uint64_t throttles = 0;            // 503 SlowDown / 429 answers seen this run
 };
 
 // Something worth a line of its own.

@@ -270,7 +270,7 @@ TransferResult TransferObject(const TransferContext& ctx, const state::ClaimedOb
     }
     OverwriteVerdict v =
         DecideOverwrite(ctx.spec.overwrite, obj.size, src_md5, obj.last_modified_ms, *dst,
-                        ctx.job_started_ms);
+                        claimed.claims > 1, ctx.job_started_ms);
     if (v.decision == Decision::kSkip) return Skipped(v.reason);
   }
   if (ctx.spec.dry_run) return Transferred(obj.size);

@@ -1,6 +1,10 @@
 #include "admin.h"
 
+#include <chrono>
+
 #include <nlohmann/json.hpp>
+
+#include "populate.h"
 
 namespace ferry::s3server {
 namespace {
@@ -74,6 +78,21 @@ HttpResponse HandleAdmin(Service& service, const HttpRequest& req, const std::st
     Status st = service.ClearData();
     if (!st.ok()) return JsonError(500, st.ToString());
     return Json(200, {{"ok", true}});
+  }
+  if (path == "populate" && m == "POST") {
+    nlohmann::json j = nlohmann::json::parse(body.empty() ? "{}" : body, nullptr, false);
+    if (j.is_discarded()) return JsonError(400, "body is not JSON");
+    auto spec = PopulateSpecFromJson(j);
+    if (!spec.ok()) return JsonError(400, spec.status().message());
+    auto start = std::chrono::steady_clock::now();
+    auto done = Populate(service.storage(), *spec);
+    if (!done.ok()) {
+      int status = done.status().http_status();
+      return JsonError(status >= 400 ? status : 500, done.status().ToString());
+    }
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return Json(200, {{"created", done->created}, {"bytes", done->bytes}, {"seconds", seconds}});
   }
   return JsonError(404, "no such admin endpoint: " + req.method + " " + req.target);
 }

@@ -7,6 +7,7 @@
 //   GET  /_admin/faults  -> the fault config (faults.h FaultConfigToJson)
 //   POST /_admin/faults  -> replace the fault config with the JSON body
 //   POST /_admin/clear   -> drop all data, re-create the --bucket buckets
+//   POST /_admin/populate -> create many deterministic objects (populate.h)
 
 #include <string>
 #include <string_view>

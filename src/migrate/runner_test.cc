@@ -1,0 +1,198 @@
+// The whole pipeline in-process between local directories: counters exact,
+// bytes identical, nothing left in the state store, several jobs at once on
+// one state file, dead letters and their requeue.
+#include "migrate/runner.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "migrate/create.h"
+#include "migrate/job_spec.h"
+
+namespace ferry::migrate {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/ferry-runner-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    root_ = tmpl;
+    auto st = state::OpenSqliteStateStore(root_ + "/state/migrate.db");
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    store_ = std::move(*st);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  // Writes `n` files of pseudo-random sizes under root_/name; returns bytes.
+  uint64_t MakeTree(const std::string& name, int n, int dirs, uint32_t seed) {
+    std::mt19937 rng(seed);
+    uint64_t total = 0;
+    for (int i = 0; i < n; ++i) {
+      fs::path dir = fs::path(root_) / name / ("d" + std::to_string(i % dirs));
+      fs::create_directories(dir);
+      std::string body(rng() % 3000, '\0');
+      for (auto& c : body) c = static_cast<char>(rng());
+      std::ofstream(dir / ("f" + std::to_string(i)), std::ios::binary) << body;
+      total += body.size();
+    }
+    return total;
+  }
+
+  static std::string Slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  // Every regular, non-hidden file below `a` has an identical twin in `b`,
+  // and `b` has no others.
+  void ExpectSameTree(const std::string& a, const std::string& b) {
+    int files = 0;
+    for (const auto& e : fs::recursive_directory_iterator(a)) {
+      if (!e.is_regular_file()) continue;
+      fs::path rel = fs::relative(e.path(), a);
+      ASSERT_TRUE(fs::exists(fs::path(b) / rel)) << rel;
+      EXPECT_EQ(Slurp(e.path()), Slurp(fs::path(b) / rel)) << rel;
+      ++files;
+    }
+    int other = 0;
+    for (const auto& e : fs::recursive_directory_iterator(b)) {
+      if (e.is_regular_file() && e.path().filename().string()[0] != '.') ++other;
+    }
+    EXPECT_EQ(files, other);
+  }
+
+  Result<state::JobRecord> Create(const std::string& src, const std::string& dst, int lc) {
+    JobSpec spec;
+    spec.src = root_ + "/" + src;
+    spec.dst = root_ + "/" + dst;
+    spec.concurrency = 8;
+    spec.list_concurrency = lc;
+    return CreateJob(*store_, spec, OpenOptions{});
+  }
+
+  std::string root_;
+  std::unique_ptr<state::StateStore> store_;
+};
+
+TEST_F(RunnerTest, CopiesATreeExactlyAndPrunesState) {
+  uint64_t bytes = MakeTree("src", 1500, 7, 1);
+  for (int lc : {1, 4}) {
+    std::string dst = "dst" + std::to_string(lc);
+    auto job = Create("src", dst, lc);
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    auto r = RunJob(*store_, job->id, RunOptions{});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    const auto& c = r->job.counters;
+    EXPECT_EQ(r->job.state, state::JobState::kCompleted);
+    EXPECT_EQ(c.listed, 1500);
+    EXPECT_EQ(c.transferred, 1500);
+    EXPECT_EQ(c.skipped + c.failed + c.pending, 0);
+    EXPECT_EQ(static_cast<uint64_t>(c.bytes), bytes);
+    EXPECT_EQ(*store_->CountRows(job->id), 0);
+    ExpectSameTree(root_ + "/src", root_ + "/" + dst);
+  }
+}
+
+TEST_F(RunnerTest, SecondRunSkipsEverythingAndCopiesChanges) {
+  MakeTree("src", 300, 3, 2);
+  auto first = Create("src", "dst", 1);
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(RunJob(*store_, first->id, RunOptions{}).ok());
+  std::ofstream(root_ + "/src/d0/f0", std::ios::binary | std::ios::trunc) << "changed!";
+  auto second = Create("src", "dst", 1);
+  ASSERT_TRUE(second.ok());
+  auto r = RunJob(*store_, second->id, RunOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->job.counters.transferred, 1);
+  EXPECT_EQ(r->job.counters.skipped, 299);
+  EXPECT_EQ(Slurp(root_ + "/dst/d0/f0"), "changed!");
+}
+
+TEST_F(RunnerTest, JobsRunConcurrentlyOnOneStateFile) {
+  for (int j = 0; j < 3; ++j) MakeTree("src" + std::to_string(j), 400, 4, 10 + j);
+  std::vector<std::string> ids;
+  for (int j = 0; j < 3; ++j) {
+    auto job = Create("src" + std::to_string(j), "dst" + std::to_string(j), 2);
+    ASSERT_TRUE(job.ok());
+    ids.push_back(job->id);
+  }
+  std::atomic<int> ok{0};
+  std::vector<std::thread> runs;
+  for (int j = 0; j < 3; ++j) {
+    runs.emplace_back([&, j] {
+      // Each as its own "process": its own connection to the state file.
+      auto st = state::OpenSqliteStateStore(root_ + "/state/migrate.db");
+      if (!st.ok()) return;
+      auto r = RunJob(**st, ids[static_cast<size_t>(j)], RunOptions{});
+      if (r.ok() && r->job.state == state::JobState::kCompleted &&
+          r->job.counters.transferred == 400) {
+        ++ok;
+      }
+    });
+  }
+  for (auto& t : runs) t.join();
+  EXPECT_EQ(ok.load(), 3);
+  for (int j = 0; j < 3; ++j) {
+    ExpectSameTree(root_ + "/src" + std::to_string(j), root_ + "/dst" + std::to_string(j));
+  }
+}
+
+TEST_F(RunnerTest, UnwritableKeysAreDeadLetteredAndRequeued) {
+  MakeTree("src", 50, 1, 3);
+  // A file where the destination needs a directory: every key under d0/
+  // conflicts (kAlreadyExists), a permanent error.
+  fs::create_directories(root_ + "/dst");
+  std::ofstream(root_ + "/dst/d0") << "in the way";
+  auto job = Create("src", "dst", 1);
+  ASSERT_TRUE(job.ok());
+  auto r = RunJob(*store_, job->id, RunOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->job.state, state::JobState::kFailed);
+  EXPECT_EQ(r->job.counters.failed, 50);
+  auto dl = store_->ListDeadLetters(job->id);
+  ASSERT_TRUE(dl.ok());
+  ASSERT_EQ(dl->size(), 50u);
+  EXPECT_EQ((*dl)[0].reason, "conflicts at destination");
+  EXPECT_EQ((*dl)[0].attempts, 1);
+  // The obstacle goes; the requeued keys complete.
+  fs::remove(root_ + "/dst/d0");
+  ASSERT_EQ(*store_->RequeueDeadLetters(job->id), 50);
+  r = RunJob(*store_, job->id, RunOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->job.state, state::JobState::kCompleted);
+  EXPECT_EQ(r->job.counters.transferred, 50);
+  EXPECT_EQ(r->job.counters.failed, 0);
+  ExpectSameTree(root_ + "/src", root_ + "/dst");
+}
+
+TEST_F(RunnerTest, ALiveRunnerKeepsItsJob) {
+  MakeTree("src", 10, 1, 4);
+  auto job = Create("src", "dst", 1);
+  ASSERT_TRUE(job.ok());
+  int64_t now = 1;
+  // Someone alive (this very process, under another runner id) holds it.
+  std::string other = NewRunnerId();
+  int64_t far = INT64_C(4'000'000'000'000);
+  ASSERT_TRUE(store_->AcquireJob(job->id, other, now, far, false).ok());
+  auto r = RunJob(*store_, job->id, RunOptions{});
+  EXPECT_EQ(r.status().code(), ErrorCode::kPreconditionFailed);
+  EXPECT_FALSE(RunnerIsDead(other));
+  // A runner id naming a process that does not exist is dead.
+  char host[256] = {0};
+  ::gethostname(host, sizeof(host) - 1);
+  EXPECT_TRUE(RunnerIsDead(std::string(host) + ":999999999:x"));
+  EXPECT_FALSE(RunnerIsDead("otherhost:1:x"));  // another machine: wait for its lease
+}
+
+}  // namespace
+}  // namespace ferry::migrate
