@@ -6,8 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include "base/cancel.h"
+#include <nlohmann/json.hpp>
+
 #include "cli/cli_util.h"
 #include "cli/migrate_output.h"
 #include "cli/registry.h"
@@ -15,6 +19,7 @@
 #include "migrate/filter.h"
 #include "migrate/job_spec.h"
 #include "migrate/runner.h"
+#include "migrate/split.h"
 #include "migrate/transfer.h"
 
 namespace ferry::cli {
@@ -44,6 +49,8 @@ struct MigrateArgs {
   bool retry_dlq = false;
   bool all = false;
   bool force = false;
+  bool split = false;
+  int split_parallel = 4;
   std::string src_profile, dst_profile;
   std::string job;
   GlobalOptions global;
@@ -121,18 +128,24 @@ Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
 }
 
 // Runs a job in the foreground with progress output; returns the exit code.
-int RunInForeground(state::StateStore& store, const std::string& id, const MigrateArgs& a) {
+// With `out_mu` (parts of a split job running at once) there is no live
+// line, and every line printed is whole under that lock.
+int RunInForeground(state::StateStore& store, const std::string& id, const MigrateArgs& a,
+                    std::mutex* out_mu = nullptr) {
+  std::mutex own_mu;
+  std::mutex& mu = out_mu != nullptr ? *out_mu : own_mu;
   migrate::RunOptions o;
   o.open = a.global.ToOpenOptions("");
   auto budget = ParseSize(a.max_buffer);
   if (!budget.ok()) return Fail("--max-buffer", budget.status());
   o.buffer_budget = *budget;
   o.force = a.force;
-  bool tty = ::isatty(STDERR_FILENO) && !a.quiet && !a.json;
+  bool tty = ::isatty(STDERR_FILENO) && !a.quiet && !a.json && out_mu == nullptr;
   bool printed_line = false;
   auto last_json = std::chrono::steady_clock::time_point{};
   o.progress_every = std::chrono::milliseconds(tty ? 250 : 1000);
   o.on_progress = [&](const migrate::Progress& p) {
+    std::lock_guard<std::mutex> lock(mu);
     if (a.json) {
       auto now = std::chrono::steady_clock::now();
       if (now - last_json >= std::chrono::seconds(1)) {
@@ -146,6 +159,7 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
     }
   };
   o.on_event = [&](const migrate::Event& e) {
+    std::lock_guard<std::mutex> lock(mu);
     if (a.json) {
       std::printf("%s\n", EventJson(id, e).c_str());
       std::fflush(stdout);
@@ -157,6 +171,7 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
     }
   };
   auto r = migrate::RunJob(store, id, o);
+  std::lock_guard<std::mutex> lock(mu);
   if (printed_line) std::fprintf(stderr, "\n");
   if (!r.ok()) return Fail("job " + id, r.status());
   const state::JobRecord& job = r->job;
@@ -164,8 +179,8 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
     std::printf("%s\n", SummaryJson(job, r->seconds).c_str());
   } else if (!a.quiet) {
     const auto& c = job.counters;
-    std::printf("%s: listed %lld, transferred %lld, skipped %lld, failed %lld, %s in %.1fs\n",
-                state::ToString(job.state), static_cast<long long>(c.listed),
+    std::printf("%s%s: listed %lld, transferred %lld, skipped %lld, failed %lld, %s in %.1fs\n",
+                out_mu != nullptr ? (id + " ").c_str() : "", state::ToString(job.state), static_cast<long long>(c.listed),
                 static_cast<long long>(c.transferred), static_cast<long long>(c.skipped),
                 static_cast<long long>(c.failed), HumanBytes(static_cast<uint64_t>(c.bytes)).c_str(),
                 r->seconds);
@@ -183,6 +198,82 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
   }
 }
 
+// --split: one job per top-level prefix, up to split_parallel running at
+// once, each on its own connection to the state store. The exit code is the
+// worst of the parts'.
+int RunSplit(state::StateStore& store, const migrate::JobSpec& whole, MigrateArgs& a) {
+  OpenOptions open = a.global.ToOpenOptions("");
+  auto parts = migrate::SplitByPrefix(whole, open);
+  if (!parts.ok()) return Fail("", parts.status());
+  std::vector<std::string> ids;
+  for (auto& part : *parts) {
+    part.concurrency = std::max(4, whole.concurrency / a.split_parallel);
+    auto job = migrate::CreateJob(store, part, open);
+    if (!job.ok()) return Fail(part.src, job.status());
+    ids.push_back(job->id);
+    if (a.json) {
+      std::printf("{\"event\":\"job\",\"job\":\"%s\",\"src\":%s}\n", job->id.c_str(),
+                  nlohmann::json(part.src).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    } else {
+      std::printf("job %s %s\n", job->id.c_str(), part.src.c_str());
+    }
+  }
+  std::fflush(stdout);
+  std::mutex mu;
+  size_t next = 0;
+  int worst = 0;
+  auto rank = [](int code) { return code == 0 ? 0 : code == kExitDeadLetters ? 1 : 2; };
+  auto worker = [&] {
+    for (;;) {
+      size_t i;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (next >= ids.size() || CancelRequested()) return;
+        i = next++;
+      }
+      auto st = OpenState(a);
+      int code = st.ok() ? RunInForeground(**st, ids[i], a, &mu) : Fail("", st.status());
+      std::lock_guard<std::mutex> lock(mu);
+      if (rank(code) > rank(worst) || (code != 0 && worst == 0)) worst = code;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::min<int>(a.split_parallel, static_cast<int>(ids.size())); ++t) {
+    threads.emplace_back(worker);
+  }
+  for (auto& t : threads) t.join();
+  // The whole: every part's counters added up.
+  state::JobRecord total;
+  total.id = ids.front();
+  total.state = state::JobState::kCompleted;
+  for (const auto& id : ids) {
+    auto j = store.GetJob(id);
+    if (!j.ok()) return Fail("job " + id, j.status());
+    const auto& c = j->counters;
+    total.counters.listed += c.listed;
+    total.counters.transferred += c.transferred;
+    total.counters.skipped += c.skipped;
+    total.counters.failed += c.failed;
+    total.counters.bytes += c.bytes;
+    total.counters.pending += c.pending;
+    total.run_seconds = std::max(total.run_seconds, j->run_seconds);
+    if (j->state != state::JobState::kCompleted) total.state = j->state;
+  }
+  if (a.json) {
+    std::string line = SummaryJson(total, total.run_seconds);
+    std::string jobs = nlohmann::json(ids).dump();
+    line.insert(line.size() - 1, ",\"jobs\":" + jobs);
+    std::printf("%s\n", line.c_str());
+  } else if (!a.quiet) {
+    const auto& c = total.counters;
+    std::printf("%zu jobs: listed %lld, transferred %lld, skipped %lld, failed %lld, %s\n",
+                ids.size(), static_cast<long long>(c.listed), static_cast<long long>(c.transferred),
+                static_cast<long long>(c.skipped), static_cast<long long>(c.failed),
+                HumanBytes(static_cast<uint64_t>(c.bytes)).c_str());
+  }
+  return worst;
+}
+
 int RunMigrate(MigrateArgs& a) {
   if (a.src.empty() || a.dst.empty()) {
     std::fprintf(stderr, "ferry: migrate needs SRC and DST (see ferry migrate --help)\n");
@@ -192,6 +283,7 @@ int RunMigrate(MigrateArgs& a) {
   if (!spec.ok()) return Fail("", spec.status());
   auto store = OpenState(a);
   if (!store.ok()) return Fail("", store.status());
+  if (a.split) return RunSplit(**store, *spec, a);
   auto job = migrate::CreateJob(**store, *spec, a.global.ToOpenOptions(""));
   if (!job.ok()) return Fail("", job.status());
   if (a.json) {
@@ -368,6 +460,8 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
   m->add_option("--tps-limit", a->tps_limit, "Requests per second to the S3 endpoints");
   m->add_option("--max-attempts", a->max_attempts, "Failed attempts before an object is dead-lettered")->capture_default_str()->check(CLI::Range(1, 1000));
   m->add_flag("--dry-run", a->dry_run, "List and decide, copy nothing");
+  m->add_flag("--split", a->split, "One job per top-level prefix, run in parallel (each resumable on its own)");
+  m->add_option("--split-parallel", a->split_parallel, "Parts of a --split job running at once")->capture_default_str()->check(CLI::Range(1, 64));
   m->add_flag("--no-server-side-copy", a->no_server_side, "Stream through ferry even within one bucket");
   m->add_option("--src-profile", a->src_profile, "AWS profile for the source");
   m->add_option("--dst-profile", a->dst_profile, "AWS profile for the destination");

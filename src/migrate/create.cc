@@ -119,7 +119,7 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   state::ShardRecord shard0;
   shard0.shard = 0;
   shard0.prefix = probe.prefix;
-  shard0.delimiter = spec.list_concurrency > 1 ? "/" : "";
+  shard0.delimiter = spec.list_concurrency > 1 || spec.top_level_only ? "/" : "";
   FERRY_RETURN_IF_ERROR(store.CreateJob(job, {shard0}));
   return store.GetJob(job.id);
 }

@@ -34,6 +34,12 @@ struct JobSpec {
   int max_attempts = 10;  // failed attempts before an object is dead-lettered
   bool dry_run = false;
   bool server_side_copy = true;  // within one bucket, let the store copy
+  // Parts of a job split by prefix (split.h): the split-off prefix, put in
+  // front of each key before the filters see it (so filters mean what they
+  // meant for the whole job), and whether this part takes only the keys
+  // directly under its prefix (the part that keeps the top level).
+  std::string filter_prefix;
+  bool top_level_only = false;
   // Set at creation: the destination had no object under its prefix, so a
   // first attempt need not ask it whether a key is there.
   bool dst_empty_at_start = false;

@@ -121,10 +121,11 @@ Status ListShard(const ListerContext& ctx, state::ShardRecord shard, ShardQueue*
     commit.objects.reserve(page.objects.size());
     for (const auto& obj : page.objects) {
       int64_t lm = ToMs(obj.last_modified);
-      if (!Admit(ctx.filter, ctx.keys.Relative(obj.key), obj.size, lm)) continue;
+      std::string rel = ctx.filter_prefix + std::string(ctx.keys.Relative(obj.key));
+      if (!Admit(ctx.filter, rel, obj.size, lm)) continue;
       commit.objects.push_back({obj.key, obj.size, obj.etag, lm});
     }
-    commit.new_shards = page.common_prefixes;
+    if (!ctx.top_level_only) commit.new_shards = page.common_prefixes;
     FERRY_ASSIGN_OR_RETURN(state::ListPageResult r, ctx.state->CommitListPage(ctx.job, commit));
     if (!r.applied) {
       // Someone else committed this page (another runner): continue from

@@ -30,6 +30,8 @@ struct ListerContext {
   std::string job;
   KeyMap keys;
   FilterSpec filter;
+  std::string filter_prefix;  // put before each relative key for the filters
+  bool top_level_only = false;  // ignore common prefixes (a split job's top part)
   int list_concurrency = 1;
   int page_size = 1000;
   // Blocks until more keys may be enqueued; false means stop listing now.

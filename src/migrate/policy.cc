@@ -43,7 +43,8 @@ OverwriteVerdict DecideOverwrite(Overwrite mode, uint64_t src_size, std::string_
         return dst->md5 == src_md5 ? OverwriteVerdict{Decision::kSkip, "unchanged"}
                                    : OverwriteVerdict{Decision::kCopy, ""};
       }
-      if (src_modified_ms > 0 && dst->last_modified_ms >= src_modified_ms) {
+      // Whole seconds, as Last-Modified gives them (rclone's modify window).
+      if (src_modified_ms > 0 && dst->last_modified_ms >= src_modified_ms / 1000 * 1000) {
         return {Decision::kSkip, "unchanged (size and time)"};
       }
       return {Decision::kCopy, ""};

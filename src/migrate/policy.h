@@ -45,8 +45,8 @@ struct OverwriteVerdict {
 };
 // `src_md5` is "" when the source's MD5 is unknown. Under kChanged, when
 // either MD5 is unknown (a multipart ETag), an object of the same size whose
-// destination copy is newer than the source is taken as unchanged (rclone's
-// size + modification-time fallback).
+// destination copy is not older than the source (to the second) is taken as
+// unchanged (rclone's size + modification-time fallback).
 //
 // The last guard of exactly-once accounting: when the key was claimed before
 // in this job (`claimed_before`: a retry, or a runner that died), a

@@ -436,6 +436,8 @@ Result<RunResult> Runner::Run() {
     lc.job = id_;
     lc.keys = ctx_.keys;
     lc.filter = spec_.filter;
+    lc.filter_prefix = spec_.filter_prefix;
+    lc.top_level_only = spec_.top_level_only;
     lc.list_concurrency = spec_.list_concurrency;
     lc.stop = &stop_;
     lc.wait_for_room = [&] {

@@ -138,6 +138,28 @@ expect_summary "$TMP/ss.json" completed 300 300 0 0
 [ $(( $(count "$A_URL" copy requests) - copies )) = 300 ] || fail "not server-side copies"
 [ "$(count "$A_URL" get requests)" = "$gets" ] || fail "server-side copy read objects through ferry"
 
+# --- a job split by prefix into parallel jobs; two processes at once on one
+# state store ------------------------------------------------------------------
+"${M[@]}" s3://bkt s3://bkt/sp/ --src-profile src --dst-profile dst --json --split \
+  --split-parallel 3 --exclude 'many/n1*' >"$TMP/split.json" 2>"$TMP/split.err" || fail "split job failed: $(tail -2 "$TMP/split.err")"
+want=$(( $(listing src "" | wc -l) - 111 ))  # less many/n1, n10-n19, n100-n199
+/usr/bin/python3 - "$TMP/split.json" "$want" <<'PY' || fail "split: $(tail -1 "$TMP/split.json")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+s, want = lines[-1], int(sys.argv[2])
+jobs = [l["job"] for l in lines if l.get("event") == "job"]
+assert len(jobs) >= 5 and s["jobs"] == jobs, (jobs, s)
+assert s["state"] == "completed" and s["listed"] == want and s["transferred"] == want, s
+PY
+listing dst "sp/" >"$TMP/lsplit"
+[ "$(wc -l <"$TMP/lsplit")" = "$want" ] || fail "split copied $(wc -l <"$TMP/lsplit") objects"
+"${M[@]}" "$SRC" "$TMP/p1" --json >"$TMP/p1.json" & P1=$!
+"${M[@]}" s3://bkt/many/ "$TMP/p2" --src-profile src --json >"$TMP/p2.json" & P2=$!
+wait $P1 || fail "first of two concurrent jobs failed"
+wait $P2 || fail "second of two concurrent jobs failed"
+expect_summary "$TMP/p1.json" completed "$LOCAL_N" "$LOCAL_N" 0 0
+expect_summary "$TMP/p2.json" completed 300 300 0 0
+
 # --- dry run copies nothing --------------------------------------------------
 "${M[@]}" "$SRC" "$TMP/dry" --json --dry-run >"$TMP/dry.json"
 expect_summary "$TMP/dry.json" completed "$LOCAL_N" "$LOCAL_N" 0 0
