@@ -181,7 +181,8 @@ populate() {
 }
 
 # measure ID EXPECT CMD...: one timed run into an empty destination. stdout
-# goes, stamped, to $TMP/ID.log. Sets R_SECS R_RSS (KiB) R_CPU (tool user+sys)
+# goes, stamped, to $TMP/ID.log. Sets R_SECS R_RSS (KiB) R_CPU (tool user+sys
+# seconds) R_USYS ("user+sys")
 # R_SRV (servers' CPU seconds, "a+b") R_BUSY (% of all cores) R_RC R_DST.
 measure() {
   local id=$1 expect=$2
@@ -203,6 +204,7 @@ measure() {
   local u s
   read -r R_SECS R_RSS u s < <(grep -E '^[0-9.]+ [0-9]+ [0-9.]+ [0-9.]+$' "$TMP/$id.time")
   R_CPU=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.1f", u + s }')
+  R_USYS=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.1f+%.1f", u, s }')
   R_SRV="$(secs_of_ticks $((a1 - a0)))+$(secs_of_ticks $((b1 - b0)))"
   R_BUSY=$(awk -v c="$R_CPU" -v a=$((a1 - a0)) -v b=$((b1 - b0)) -v h="$TICKS" -v w="$R_SECS" -v n="$CORES" \
     'BEGIN { printf "%.0f", 100 * (c + (a + b) / h) / (w * n) }')
@@ -235,13 +237,13 @@ bench_75k() {
     \"sizes\":[{\"weight\":95,\"min\":1024,\"max\":32768},{\"weight\":5,\"min\":32769,\"max\":1048576}],
     \"extra\":[$extra],\"content_type\":\"application/octet-stream\"}"
   local expect=$POP_CREATED bytes=$POP_BYTES
-  local rows=() best_f="" best_fs="" best_r="" best_rs="" run=0
+  local rows=() best_f="" best_fs="" best_r="" best_rs="" best_all="" best_alls="" run=0
 
   row() {  # row TOOL SETTINGS [LISTING_DONE]: one table line from the R_* of the last run
-    rows+=("| $1 | \`$2\` | $R_SECS | $(rate "$expect" "$R_SECS") | $(mbs "$bytes" "$R_SECS") | $(mib "$R_RSS") | $R_CPU | $R_SRV | $R_BUSY% | ${3:--} |")
+    rows+=("| $1 | \`$2\` | $R_SECS | $(rate "$expect" "$R_SECS") | $(mbs "$bytes" "$R_SECS") | $(mib "$R_RSS") | $R_USYS | $R_SRV | $R_BUSY% | ${3:--} |")
     printf '  %-14s %-44s %7ss %6s obj/s %7s MB/s  RSS %5s MiB  CPU %5ss  servers %9ss  busy %3s%%%s\n' \
       "$1" "$2" "$R_SECS" "$(rate "$expect" "$R_SECS")" "$(mbs "$bytes" "$R_SECS")" "$(mib "$R_RSS")" \
-      "$R_CPU" "$R_SRV" "$R_BUSY" "${3:+  listing done at ${3}s}"
+      "$R_USYS" "$R_SRV" "$R_BUSY" "${3:+  listing done at ${3}s}"
   }
   ferry_run() {  # ferry_run CONCURRENCY
     run=$((run + 1))
@@ -260,6 +262,9 @@ bench_75k() {
     measure "rclone$run" "$expect" "$RCLONE" copy a:bkt b:bkt --transfers "$t" --checkers "$t" "$@"
     [ "$R_RC" = 0 ] && [ "$R_DST" = "$expect" ] || die "rclone run failed (exit $R_RC, destination $R_DST of $expect)"
     row "rclone copy" "--transfers $t --checkers $t${1:+ $1}"
+    if [ -z "$best_all" ] || awk -v a="$R_SECS" -v b="$best_alls" 'BEGIN { exit !(a < b) }'; then
+      best_all="--transfers $t --checkers $t${1:+ $1}" best_alls=$R_SECS
+    fi
     if [ $# = 0 ] && { [ -z "$best_r" ] || awk -v a="$R_SECS" -v b="$best_rs" 'BEGIN { exit !(a < b) }'; }; then
       best_r=$t best_rs=$R_SECS
     fi
@@ -280,16 +285,16 @@ bench_75k() {
   # objects in 3 min 25 s. Object sizes were not published, so no MB/s.
   rows+=("| Super Slurper (published) | — | 205 | 366 | — | — | — | — | — | — |")
   local f_rate r_rate
-  f_rate=$(rate "$expect" "$best_fs") r_rate=$(rate "$expect" "$best_rs")
-  local summary="Best ferry: --concurrency $best_f, ${best_fs} s ($f_rate objects/s); best rclone: --transfers $best_r, ${best_rs} s ($r_rate objects/s); ferry ÷ rclone $(awk -v a="$best_rs" -v b="$best_fs" 'BEGIN { printf "%.2f", a / b }')×, ferry ÷ Super Slurper $(awk -v r="$f_rate" 'BEGIN { printf "%.1f", r / 366 }')× (objects/s)."
+  f_rate=$(rate "$expect" "$best_fs") r_rate=$(rate "$expect" "$best_alls")
+  local summary="Best ferry: \`--concurrency $best_f\`, ${best_fs} s ($f_rate objects/s); best rclone: \`$best_all\`, ${best_alls} s ($r_rate objects/s); ferry ÷ rclone $(awk -v a="$best_alls" -v b="$best_fs" 'BEGIN { printf "%.2f", a / b }')×, ferry ÷ Super Slurper $(awk -v r="$f_rate" 'BEGIN { printf "%.1f", r / 366 }')× (objects/s)."
   echo "  $summary"
   {
     echo
     echo "### migrate: $N75K objects + $BIG_COUNT × $((BIG_SIZE >> 20)) MiB, bucket to bucket, ${LATENCY_MS} ms per request ($(date -u +%Y-%m-%d), $CORES cores)"
     echo
-    echo "Two ferry-test-s3 servers in memory on this machine; $expect objects, $bytes bytes (populate seed $SEED: 95% of 1–32 KiB, 5% of 32 KiB–1 MiB). One run each, tools taking turns; each run starts with an empty destination and is checked (object count at the destination). CPU: the tool's user+sys seconds; servers: source+destination CPU seconds during the run; busy: all of that over wall × $CORES cores."
+    echo "Two ferry-test-s3 servers in memory on this machine; $expect objects, $bytes bytes (populate seed $SEED: 95% of 1–32 KiB, 5% of 32 KiB–1 MiB). One run each, tools taking turns; each run starts with an empty destination and is checked (object count at the destination). tool CPU: user+sys seconds (/usr/bin/time); servers: source+destination CPU seconds during the run; busy: all of that over wall × $CORES cores."
     echo
-    echo "| tool | settings | seconds | objects/s | MB/s | peak RSS MiB | tool CPU s | servers CPU s | busy | listing done at s |"
+    echo "| tool | settings | seconds | objects/s | MB/s | peak RSS MiB | tool CPU s (user+sys) | servers CPU s (src+dst) | busy | listing done at s |"
     echo "|---|---|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
     echo
@@ -312,9 +317,9 @@ bench_2m() {
   [ -z "$listed_at" ] || listed_rate=$(rate "$expect" "$listed_at")
   state_kib=$(du -sk "$state" | cut -f1)
   rows_left=$(py rows "$state/migrate.db")
-  local line="| ferry migrate | \`--concurrency $FERRY_2M_CONCURRENCY\` | $expect | ${listed_at:-?} | $listed_rate | $R_SECS | $(rate "$expect" "$R_SECS") | $(mib "$R_RSS") | $R_CPU | $R_SRV | $R_BUSY% | $state_kib KiB; $rows_left |"
+  local line="| ferry migrate | \`--concurrency $FERRY_2M_CONCURRENCY\` | $expect | ${listed_at:-?} | $listed_rate | $R_SECS | $(rate "$expect" "$R_SECS") | $(mib "$R_RSS") | $R_USYS | $R_SRV | $R_BUSY% | $state_kib KiB; $rows_left |"
   printf '  ferry: listing done at %ss (%s objects/s listed), all done in %ss (%s objects/s), RSS %s MiB, CPU %ss, servers %ss, busy %s%%\n' \
-    "${listed_at:-?}" "$listed_rate" "$R_SECS" "$(rate "$expect" "$R_SECS")" "$(mib "$R_RSS")" "$R_CPU" "$R_SRV" "$R_BUSY"
+    "${listed_at:-?}" "$listed_rate" "$R_SECS" "$(rate "$expect" "$R_SECS")" "$(mib "$R_RSS")" "$R_USYS" "$R_SRV" "$R_BUSY"
   echo "  state store at the end: $state_kib KiB ($(cd "$state" && ls | tr '\n' ' ')); rows: $rows_left"
   local rline=""
   if [ "$RCLONE_2M_TIMEOUT" -gt 0 ]; then
@@ -326,7 +331,7 @@ bench_2m() {
     elif [ "$R_RC" != 0 ] || [ "$R_DST" != "$expect" ]; then
       die "rclone 2m failed (exit $R_RC, destination $R_DST of $expect)"
     fi
-    rline="| rclone copy | \`--transfers 256 --checkers 256\` | $R_DST | — | — | $R_SECS | $(rate "$R_DST" "$R_SECS") | $(mib "$R_RSS") | $R_CPU | $R_SRV | $R_BUSY% | ${note:-—} |"
+    rline="| rclone copy | \`--transfers 256 --checkers 256\` | $R_DST | — | — | $R_SECS | $(rate "$R_DST" "$R_SECS") | $(mib "$R_RSS") | $R_USYS | $R_SRV | $R_BUSY% | ${note:-—} |"
     echo "  rclone: $R_DST objects in ${R_SECS}s ($(rate "$R_DST" "$R_SECS") objects/s), RSS $(mib "$R_RSS") MiB${note:+ ($note)}"
   fi
   {
@@ -335,7 +340,7 @@ bench_2m() {
     echo
     echo "Listing throughput: objects over the time until ferry's \`listing_done\` event (lines stamped as they arrive). State: \`du\` of the state directory after the run, and rows left per table."
     echo
-    echo "| tool | settings | objects | listing done at s | listed objects/s | seconds | objects/s | peak RSS MiB | tool CPU s | servers CPU s | busy | state store at the end |"
+    echo "| tool | settings | objects | listing done at s | listed objects/s | seconds | objects/s | peak RSS MiB | tool CPU s (user+sys) | servers CPU s (src+dst) | busy | state store at the end |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     echo "$line"
     if [ -n "$rline" ]; then

@@ -8,6 +8,8 @@
 #      uploads even though an earlier run left the same object. Downloads
 #      count until the file is durable (see measure()).
 #   2. Google Benchmark micro-benchmarks: SigV4 signing, list-page parsing.
+#   3. Bulk copy, bucket to bucket: ferry migrate beside rclone copy
+#      (bench/migrate_bench.sh; MIGRATE_BENCH=75k|2m|all|none, default all).
 #
 # Machines are noisy: read the ratios within one run, not absolute figures
 # across runs. Results also land in bench/results/latest.md.
@@ -21,6 +23,7 @@ TMP=$(mktemp -d /tmp/ferry-bench.XXXXXX)
 export DST="$TMP/dst.bin"
 SERVER_PID=
 cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$TMP"; }
+stop_server() { kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=; }
 trap cleanup EXIT
 mkdir -p bench/results
 OUT=bench/results/latest.md
@@ -103,3 +106,11 @@ gibs() { awk -v s="$1" -v m="$SIZE_MIB" 'BEGIN { printf "%.2f", (m / 1024) / s }
   "$BUILD/bench/ferry_micro_bench" --benchmark_min_time=0.3 2>/dev/null | grep -E '^(BM_|Benchmark|-)'
   echo '```'
 } | tee "$OUT"
+
+# 3. Bulk copy; its own servers, so this one's memory is given back first.
+# It appends its tables to $OUT.
+if [ "${MIGRATE_BENCH:-all}" != none ]; then
+  stop_server
+  rm -f "$TMP/src.bin" "$TMP/dst.bin"
+  bench/migrate_bench.sh "$BUILD" "${MIGRATE_BENCH:-all}"
+fi

@@ -98,6 +98,17 @@ Result<ListPage> ListWithRetry(const ListerContext& ctx, const ListOptions& o) {
   }
 }
 
+// Runs a state-store call again while it fails with a retryable error (a
+// database busy with another process) and the listing is not stopped.
+template <typename F>
+auto StateRetry(const ListerContext& ctx, F f) -> decltype(f()) {
+  for (int attempt = 1;; ++attempt) {
+    auto r = f();
+    if (r.ok() || !r.status().retryable() || Stopped(ctx) || attempt >= 30) return r;
+    Nap(ctx, std::chrono::milliseconds(std::min(2000, 100 * attempt)));
+  }
+}
+
 // Lists `shard` to its end, committing page after page.
 Status ListShard(const ListerContext& ctx, state::ShardRecord shard, ShardQueue* queue) {
   while (!shard.done) {
@@ -107,8 +118,10 @@ Status ListShard(const ListerContext& ctx, state::ShardRecord shard, ShardQueue*
     o.delimiter = shard.delimiter;
     o.continuation_token = shard.token;
     o.max_keys = ctx.page_size;
-    FERRY_ASSIGN_OR_RETURN(ListPage page, ListWithRetry(ctx, o));
+    auto listed = ListWithRetry(ctx, o);
     if (Stopped(ctx)) return Status::Ok();
+    if (!listed.ok()) return listed.status();
+    ListPage& page = *listed;
     state::ListPageCommit commit;
     commit.shard = shard.shard;
     commit.seq = shard.seq + 1;
@@ -126,11 +139,13 @@ Status ListShard(const ListerContext& ctx, state::ShardRecord shard, ShardQueue*
       commit.objects.push_back({obj.key, obj.size, obj.etag, lm});
     }
     if (!ctx.top_level_only) commit.new_shards = page.common_prefixes;
-    FERRY_ASSIGN_OR_RETURN(state::ListPageResult r, ctx.state->CommitListPage(ctx.job, commit));
+    FERRY_ASSIGN_OR_RETURN(state::ListPageResult r,
+                           StateRetry(ctx, [&] { return ctx.state->CommitListPage(ctx.job, commit); }));
     if (!r.applied) {
       // Someone else committed this page (another runner): continue from
       // what the state store says.
-      FERRY_ASSIGN_OR_RETURN(auto shards, ctx.state->GetShards(ctx.job));
+      FERRY_ASSIGN_OR_RETURN(auto shards,
+                             StateRetry(ctx, [&] { return ctx.state->GetShards(ctx.job); }));
       for (const auto& s : shards) {
         if (s.shard == shard.shard) shard = s;
       }
@@ -142,7 +157,8 @@ Status ListShard(const ListerContext& ctx, state::ShardRecord shard, ShardQueue*
     shard.token = commit.next_token;
     shard.done = commit.done;
     if (!commit.new_shards.empty()) {
-      FERRY_ASSIGN_OR_RETURN(auto shards, ctx.state->GetShards(ctx.job));
+      FERRY_ASSIGN_OR_RETURN(auto shards,
+                             StateRetry(ctx, [&] { return ctx.state->GetShards(ctx.job); }));
       for (const auto& s : shards) {
         if (!s.done && s.shard != shard.shard) queue->Push(s);
       }

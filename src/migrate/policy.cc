@@ -89,7 +89,9 @@ FailurePlan PlanFailure(const Status& s, int attempts, int max_attempts, bool ou
   }
   int next = attempts + 1;
   p.delay_ms = BackoffDelay(backoff, s, next, random01).count();
-  if (outage) {
+  // Throttling is the endpoint's load, not the object's fault: the pacer
+  // slows down, and the object waits without using up its attempts.
+  if (outage || s.code() == ErrorCode::kThrottled) {
     p.action = FailureAction::kRelease;
     return p;
   }

@@ -72,7 +72,8 @@ struct FailurePlan {
 };
 // `attempts` counts failed attempts before this one. `outage` is true while
 // the circuit of the failing dependency is open: the failure is the
-// dependency's, not the object's, so it does not count.
+// dependency's, not the object's, so it does not count; nor does a throttle
+// (503 SlowDown, 429), which the endpoint's pacer answers.
 FailurePlan PlanFailure(const Status& s, int attempts, int max_attempts, bool outage,
                         const RetryPolicy& backoff, double random01);
 

@@ -116,7 +116,7 @@ TEST(FailureTest, Plans) {
       {Status::NotFound("gone"), 0, false, FailureAction::kDeadLetter,
        "deleted from source after listing"},
       {Status::InvalidArgument("bad"), 0, false, FailureAction::kDeadLetter, "rejected as invalid"},
-      {Status(ErrorCode::kThrottled, "503"), 0, false, FailureAction::kRetry, ""},
+      {Status(ErrorCode::kThrottled, "503"), 9, false, FailureAction::kRelease, ""},
       {Status(ErrorCode::kServerError, "500"), 3, false, FailureAction::kRetry, ""},
       {Status(ErrorCode::kServerError, "500"), 9, false, FailureAction::kDeadLetter,
        "retries exhausted"},
@@ -142,7 +142,7 @@ TEST(FailureTest, BackoffHonoursRetryAfter) {
   Status s(ErrorCode::kThrottled, "slow down");
   s.set_retry_after(std::chrono::milliseconds(3000));
   FailurePlan p = PlanFailure(s, 0, 10, false, b, 0.0);
-  EXPECT_EQ(p.action, FailureAction::kRetry);
+  EXPECT_EQ(p.action, FailureAction::kRelease);
   EXPECT_GE(p.delay_ms, 3000);
 }
 

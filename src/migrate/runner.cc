@@ -175,6 +175,10 @@ class Runner {
   std::atomic<int64_t> pending_{0};       // keys in the state store (estimate)
   std::atomic<int64_t> in_flight_{0};
   std::mutex event_mu_;
+  static constexpr int kMaxConsecutiveDead = 500;
+  std::atomic<int> consecutive_dead_{0};
+  std::mutex fatal_mu_;
+  Status fatal_;  // guarded by fatal_mu_: what ended the run early
 
   std::mutex commit_mu_;
   std::condition_variable commit_cv_;
@@ -326,6 +330,7 @@ void Runner::Work() {
     dst_pacer_->Release();
     src_pacer_->Release();
     if (r.status.ok()) {
+      consecutive_dead_ = 0;
       src_circuit_.OnSuccess();
       dst_circuit_.OnSuccess();
       std::lock_guard<std::mutex> lock(commit_mu_);
@@ -362,6 +367,20 @@ void Runner::HandleFailure(const state::ClaimedObject& obj, const TransferResult
       d.key = key;
       d.size = obj.object.size;
       d.reason = plan.reason;
+      if (r.status.code() == ErrorCode::kNotFound && r.side != Side::kSource) {
+        d.reason = "not found at the " + std::string(ToString(r.side));
+      }
+      // Everything failing for good, with no success between (a bucket gone,
+      // credentials revoked): stop rather than dead-letter the whole job.
+      if (++consecutive_dead_ >= kMaxConsecutiveDead) {
+        std::lock_guard<std::mutex> lock(fatal_mu_);
+        if (fatal_.ok()) {
+          fatal_ = r.status.WithContext(std::to_string(kMaxConsecutiveDead) +
+                                        " objects in a row failed for good; stopping (last: " +
+                                        key + ")");
+        }
+        stop_ = true;
+      }
       d.attempts = obj.attempts + 1;
       d.last_error = error;
       d.at_ms = now;
@@ -392,8 +411,12 @@ void Runner::Commit() {
     auto counted = WithState([&] { return store_.Finish(id_, runner_, batch); });
     if (!counted.ok()) {
       // The state store is gone for now; keep the batch (Finish is
-      // idempotent for its owner) unless the run is over.
-      if (CancelRequested()) return;
+      // idempotent for its owner) while the run goes on. Once it is over the
+      // batch is left: those keys' leases lapse, and the next run finds the
+      // copies (the last guard) and counts them as skipped.
+      std::unique_lock<std::mutex> lock(commit_mu_);
+      if (commit_closed_ || CancelRequested()) return;
+      commit_cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return commit_closed_; });
       continue;
     }
     for (bool c : *counted) pending_ -= c ? 1 : 0;
@@ -423,7 +446,14 @@ void Runner::Report(const state::JobRecord& job, Clock::time_point start, int64_
 }
 
 Result<RunResult> Runner::Run() {
-  FERRY_RETURN_IF_ERROR(Setup());
+  if (Status s = Setup(); !s.ok()) {
+    // Taken but not runnable (a store that does not open): give it back.
+    auto job = store_.GetJob(id_);
+    if (job.ok() && job->runner == runner_) {
+      (void)store_.SetJobState(id_, state::JobState::kInterrupted, NowMs(), 0, true);
+    }
+    return s;
+  }
   auto start = Clock::now();
   int64_t done0 = job_.counters.transferred + job_.counters.skipped;
   int64_t bytes0 = job_.counters.bytes;
@@ -459,6 +489,7 @@ Result<RunResult> Runner::Run() {
 
   // The monitor.
   Status run_status;
+  bool taken_over = false;
   state::JobState final_state = state::JobState::kRunning;
   auto last_renew = Clock::now();
   auto last_report = Clock::time_point{};
@@ -473,6 +504,7 @@ Result<RunResult> Runner::Run() {
       Status renewed = store_.RenewJob(id_, runner_, until);
       if (renewed.code() == ErrorCode::kPreconditionFailed) {
         run_status = renewed.WithContext("job taken over by another runner");
+        taken_over = true;
         break;
       }
       (void)store_.RenewLeases(id_, runner_, until);
@@ -538,6 +570,14 @@ Result<RunResult> Runner::Run() {
     if (uploads.ok()) {
       for (const auto& [key, rec] : *uploads) (void)AbandonUpload(ctx_, key);
     }
+  }
+  {
+    std::lock_guard<std::mutex> lock(fatal_mu_);
+    if (run_status.ok() && !fatal_.ok()) run_status = fatal_;
+  }
+  if (taken_over) {
+    // Another runner holds the job now: its state and leases are its own.
+    return run_status;
   }
   (void)store_.ReleaseOwner(id_, runner_);
   state::JobState leave = final_state == state::JobState::kRunning

@@ -55,14 +55,21 @@ std::string KnownMd5(const ObjectInfo& info) {
   return "";
 }
 
-// Buffers a body while hashing it, paced by the job's bandwidth limit.
+// Status of a source object that is larger than its listing said: the
+// caller looks again and picks the route for its real size.
+constexpr char kGrew[] = "the object grew since it was listed";
+
+// Buffers a body while hashing it, paced by the job's bandwidth limit, and
+// never beyond `cap` bytes (the size the budget was reserved for).
 class BufferSink : public ByteSink {
  public:
-  BufferSink(RateLimiter* limit, size_t reserve) : limit_(limit), md5_(StreamingDigest::Kind::kMd5) {
-    data_.reserve(reserve);
+  BufferSink(RateLimiter* limit, size_t cap)
+      : limit_(limit), md5_(StreamingDigest::Kind::kMd5), cap_(cap) {
+    data_.reserve(cap);
   }
   Status Write(std::string_view d) override {
     if (CancelRequested()) return CancelledStatus();
+    if (data_.size() + d.size() > cap_) return Status(ErrorCode::kPreconditionFailed, kGrew);
     if (limit_ != nullptr && !limit_->unlimited() && !limit_->Take(static_cast<double>(d.size()))) {
       return CancelledStatus();
     }
@@ -76,6 +83,7 @@ class BufferSink : public ByteSink {
  private:
   RateLimiter* limit_;
   StreamingDigest md5_;
+  size_t cap_;
   std::string data_;
 };
 
@@ -142,7 +150,7 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
   policy.threshold = ctx.spec.multipart_threshold;
   policy.part_size = ctx.spec.part_size;
   PartPlan plan = PlanParts(info->size, Limited(policy, ctx.dst->Features()));
-  if (!plan.multipart) plan = PartPlan{true, std::max<uint64_t>(info->size, 1), 1};
+  if (!plan.multipart) return CopySmall(ctx, key, dst_key, info->size);  // shrank since listed
 
   auto rec = ctx.state->GetUpload(ctx.job, key);
   if (!rec.ok()) return Failed(rec.status(), Side::kState);
@@ -177,6 +185,7 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
   }
   std::mutex mu;
   Side failed_side = Side::kSource;
+  bool failed = false;
   Status s = RunParallel(static_cast<int>(todo.size()), ctx.spec.part_concurrency, [&](int i) {
     int n = todo[static_cast<size_t>(i)];
     uint64_t off = static_cast<uint64_t>(n - 1) * plan.part_size;
@@ -189,7 +198,8 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
     auto got = ctx.src->Get(key, g, buf);
     auto fail = [&](Status st, Side side) {
       std::lock_guard<std::mutex> lock(mu);
-      failed_side = side;
+      if (!failed) failed_side = side;  // RunParallel reports the first error
+      failed = true;
       return st;
     };
     if (!got.ok()) return fail(got.status(), Side::kSource);
@@ -208,21 +218,29 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
     done[n] = *part;
     return Status::Ok();
   });
-  auto give_up = [&](const Status& st) {
-    // A vanished upload, or a permanent error: start afresh next time.
-    if (st.code() == ErrorCode::kNotFound || !st.retryable()) (void)AbandonUpload(ctx, key);
+  // After a failure: keep the upload for the next attempt (a transient
+  // error, or a cancellation — resume continues it), forget it when it can
+  // never complete. An upload the destination no longer has (NoSuchUpload:
+  // aborted by a lifecycle rule, say) is not the object's fault: its next
+  // attempt starts a new one.
+  auto give_up = [&](Status st, Side side) -> TransferResult {
+    if (st.code() == ErrorCode::kCancelled) return Failed(st, side);
+    if (st.code() == ErrorCode::kNotFound && side != Side::kSource) {
+      (void)AbandonUpload(ctx, key);
+      return Failed(Status(ErrorCode::kPreconditionFailed,
+                           "multipart upload " + upload.upload_id +
+                               " is gone at the destination (" + st.ToString() +
+                               "); the next attempt starts a new one"),
+                    side);
+    }
+    if (!st.retryable()) (void)AbandonUpload(ctx, key);
+    return Failed(st, side);
   };
-  if (!s.ok()) {
-    give_up(s);
-    return Failed(s, failed_side);
-  }
+  if (!s.ok()) return give_up(s, failed_side);
   std::vector<PartInfo> parts;
   for (auto& [n, p] : done) parts.push_back(p);
   auto complete = ctx.dst->CompleteMultipart(dst_key, upload.upload_id, parts);
-  if (!complete.ok()) {
-    give_up(complete.status());
-    return Failed(complete.status(), Side::kDestination);
-  }
+  if (!complete.ok()) return give_up(complete.status(), Side::kDestination);
   std::string expect = MultipartEtag(parts);
   if (complete->etag.find('-') != std::string::npos && AsciiLower(complete->etag) != expect) {
     return Failed(Status::Corruption("completed object's ETag " + complete->etag +
@@ -286,11 +304,21 @@ TransferResult TransferObject(const TransferContext& ctx, const state::ClaimedOb
     CrashPoint("transfer");
     return Transferred(obj.size);
   }
-  if (obj.size < ctx.spec.multipart_threshold ||
-      !ctx.dst->Features().multipart) {
-    return CopySmall(ctx, obj.key, dst_key, obj.size);
+  if (obj.size >= ctx.spec.multipart_threshold && ctx.dst->Features().multipart) {
+    return CopyMultipart(ctx, obj.key, dst_key);
   }
-  return CopyMultipart(ctx, obj.key, dst_key);
+  TransferResult r = CopySmall(ctx, obj.key, dst_key, obj.size);
+  if (r.status.code() == ErrorCode::kPreconditionFailed &&
+      r.status.message().find(kGrew) != std::string::npos) {
+    // Rewritten larger since the listing: take the route its size needs now.
+    auto head = ctx.src->Head(obj.key);
+    if (!head.ok()) return Failed(head.status(), Side::kSource);
+    if (head->size >= ctx.spec.multipart_threshold && ctx.dst->Features().multipart) {
+      return CopyMultipart(ctx, obj.key, dst_key);
+    }
+    return CopySmall(ctx, obj.key, dst_key, head->size);
+  }
+  return r;
 }
 
 }  // namespace ferry::migrate
