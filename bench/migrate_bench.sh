@@ -26,7 +26,7 @@
 #
 # Environment (defaults are the published scale; shrink them to try it out):
 #   N75K=75000 BIG_COUNT=4 BIG_SIZE=209715200 LATENCY_MS=20 SEED=75000
-#   FERRY_CONCURRENCIES="256 128 512 64"  RCLONE_TRANSFERS="64 256"
+#   FERRY_CONCURRENCIES="256 128 512 64"  BENCH_RCLONE_TRANSFERS="64 256"
 #   N2M=2000000 LATENCY_2M_MS=0 FERRY_2M_CONCURRENCY=256 RCLONE_2M_TIMEOUT=0
 #   SERVER_THREADS=2
 #   e.g. N75K=5000 BIG_COUNT=0 N2M=50000 bench/migrate_bench.sh build
@@ -45,7 +45,7 @@ BIG_SIZE=${BIG_SIZE:-209715200}
 LATENCY_MS=${LATENCY_MS:-20}
 SEED=${SEED:-75000}
 FERRY_CONCURRENCIES=${FERRY_CONCURRENCIES:-256 128 512 64}
-RCLONE_TRANSFERS=${RCLONE_TRANSFERS:-64 256}
+BENCH_RCLONE_TRANSFERS=${BENCH_RCLONE_TRANSFERS:-64 256}
 N2M=${N2M:-2000000}
 LATENCY_2M_MS=${LATENCY_2M_MS:-0}
 FERRY_2M_CONCURRENCY=${FERRY_2M_CONCURRENCY:-256}
@@ -271,7 +271,7 @@ bench_75k() {
   }
 
   # The tools take turns so that background noise falls on both alike.
-  local fc=($FERRY_CONCURRENCIES) rt=($RCLONE_TRANSFERS) k=0
+  local fc=($FERRY_CONCURRENCIES) rt=($BENCH_RCLONE_TRANSFERS) k=0
   while [ $k -lt ${#fc[@]} ] || [ $k -le ${#rt[@]} ]; do
     [ $k -lt ${#fc[@]} ] && ferry_run "${fc[$k]}"
     if [ $k -lt ${#rt[@]} ]; then

@@ -39,7 +39,7 @@ struct MigrateArgs {
   std::string min_size, max_size, newer_than, older_than;
   std::string overwrite = "changed";
   std::string threshold = "64M", part_size = "16M";
-  std::string bwlimit, max_buffer = "192M";
+  std::string bwlimit, max_buffer = "128M";
   double tps_limit = 0;
   int max_attempts = 10;
   bool dry_run = false;

@@ -61,6 +61,10 @@ Status CheckNotInside(bool s3, const std::string& src_store, const std::string& 
     return Status::InvalidArgument("the destination is inside the source " + what +
                                    " (it would copy its own copies)");
   }
+  if (src_prefix.compare(0, dst_prefix.size(), dst_prefix) == 0) {
+    return Status::InvalidArgument("the source is inside the destination " + what +
+                                   " (copies could overwrite source objects not yet copied)");
+  }
   return Status::Ok();
 }
 
@@ -82,7 +86,7 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   if (!dst.is_s3()) dst.path = Canonical(dst.path);
   if (!src.is_s3() && !dst.is_s3()) {
     FERRY_RETURN_IF_ERROR(CheckNotInside(false, "", AsPrefix(src.path), "", AsPrefix(dst.path)));
-  } else if (src.is_s3() && dst.is_s3() && spec.src_profile == spec.dst_profile) {
+  } else if (src.is_s3() && dst.is_s3()) {  // one bucket, whatever the credentials
     FERRY_RETURN_IF_ERROR(CheckNotInside(true, StoreIdentity(src, so), AsPrefix(src.key),
                                          StoreIdentity(dst, dopt), AsPrefix(dst.key)));
   }

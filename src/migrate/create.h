@@ -22,7 +22,7 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
                                    const OpenOptions& open);
 
 // The pure part of the overlap check, for tests: kInvalidArgument when the
-// destination is the source or lies inside it. Local paths must be absolute
+// destination is the source, lies inside it, or contains it. Local paths must be absolute
 // and normalised; S3 sides compare store identity and key prefixes.
 Status CheckNotInside(bool s3, const std::string& src_store, const std::string& src_prefix,
                       const std::string& dst_store, const std::string& dst_prefix);

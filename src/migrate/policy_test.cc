@@ -181,11 +181,12 @@ TEST(JobSpecTest, RoundTrip) {
 
 TEST(CreateTest, CheckNotInside) {
   EXPECT_TRUE(CheckNotInside(false, "", "/a/", "", "/b/").ok());
-  EXPECT_TRUE(CheckNotInside(false, "", "/a/b/", "", "/a/").ok());  // parent: allowed
+  EXPECT_FALSE(CheckNotInside(false, "", "/a/b/", "", "/a/").ok());  // source inside dst
   EXPECT_FALSE(CheckNotInside(false, "", "/a/", "", "/a/").ok());
   EXPECT_FALSE(CheckNotInside(false, "", "/a/", "", "/a/b/").ok());
   EXPECT_TRUE(CheckNotInside(false, "", "/a/", "", "/ab/").ok());
   EXPECT_FALSE(CheckNotInside(true, "s3:x|b", "", "s3:x|b", "copy/").ok());
+  EXPECT_FALSE(CheckNotInside(true, "s3:x|b", "a/x/", "s3:x|b", "a/").ok());
   EXPECT_TRUE(CheckNotInside(true, "s3:x|b", "", "s3:x|c", "").ok());
   EXPECT_TRUE(CheckNotInside(true, "s3:x|b", "src/", "s3:x|b", "dst/").ok());
 }

@@ -63,7 +63,7 @@ struct RunOptions {
   OpenOptions open;  // network settings for both stores (profiles come from the job)
   std::chrono::milliseconds lease{60'000};        // object and job lease; renewed at a quarter
   int64_t max_pending = 200'000;                  // listing pauses above this many pending keys
-  uint64_t buffer_budget = 192ull << 20;          // bytes of object/part buffers at once
+  uint64_t buffer_budget = 128ull << 20;          // bytes of object/part buffers at once
   int claim_batch = 256;
   std::chrono::milliseconds progress_every{500};  // on_progress period
   bool force = false;  // take the job even if another live runner holds it

@@ -190,6 +190,7 @@ bad 'no job mnope' "${M[@]}" cancel mnope
 bad 'inside the source' "${M[@]}" "$SRC" "$SRC/sub"
 bad 'is the source' "${M[@]}" "$SRC" "$SRC/"
 bad 'inside the source' "${M[@]}" s3://bkt/a s3://bkt/a/b --src-profile src --dst-profile src
+bad 'inside the destination' "${M[@]}" s3://bkt/a/x s3://bkt/a --src-profile src --dst-profile src
 bad 'no such|not found|does not exist' "${M[@]}" "$TMP/absent" "$TMP/x"
 [ ! -e "$TMP/x" ] || fail "a failed migrate created its destination"
 bad 'NoSuchBucket|no such bucket' "${M[@]}" s3://nobucket "$TMP/y" --src-profile src

@@ -216,11 +216,10 @@ class S3Store : public ObjectStore {
     Call c;
     c.method = "PUT";
     c.key = key;
-    c.body = &md5;
     c.body_size = size;
     AddObjectHeaders(o.headers, &c.headers);
     if (!o.content_md5.empty()) c.headers.emplace_back("Content-MD5", o.content_md5);
-    c.verify_md5 = &md5;
+    VerifyBody(o.content_md5, body, &md5, &c);
     FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
     ObjectInfo info;
     info.key = std::string(key);
@@ -248,10 +247,9 @@ class S3Store : public ObjectStore {
     c.method = "PUT";
     c.key = key;
     c.query = {{"partNumber", std::to_string(part_number)}, {"uploadId", std::string(upload_id)}};
-    c.body = &md5;
     c.body_size = size;
     if (!content_md5.empty()) c.headers.emplace_back("Content-MD5", std::string(content_md5));
-    c.verify_md5 = &md5;
+    VerifyBody(content_md5, body, &md5, &c);
     FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
     return PartInfo{part_number, s3::Unquote(r.Get("etag")), size};
   }
@@ -366,9 +364,25 @@ class S3Store : public ObjectStore {
     uint64_t body_size = 0;
     std::string payload_hash;  // "" = UNSIGNED-PAYLOAD with a body, empty hash without
     Md5Source* verify_md5 = nullptr;  // compare the answer's ETag with this
+    std::string expect_md5;           // or with this hex MD5, when set
     std::function<Status(const http::Response&)> check_headers;  // see http::Request
     std::function<Status(const http::Response&)> check_body;     // of a 2xx answer
   };
+
+  // How an upload's answer is checked: against the caller's Content-MD5 when
+  // it gave one (the store checks the body against it too, so hashing it
+  // again here would only cost CPU), else against an MD5 taken as it streams.
+  static void VerifyBody(std::string_view content_md5, ByteSource& body, Md5Source* md5,
+                         Call* c) {
+    std::string raw;
+    if (!content_md5.empty() && Base64Decode(content_md5, &raw) && raw.size() == 16) {
+      c->body = &body;
+      c->expect_md5 = HexLower(raw);
+      return;
+    }
+    c->body = md5;
+    c->verify_md5 = md5;
+  }
 
   // One attempt: sign, send, map a non-2xx answer to a Status.
   // `seen`, when given, keeps the answer's headers even if its body fails.
@@ -413,9 +427,10 @@ class S3Store : public ObjectStore {
     Result<http::Response> r = resp;
     if (r->status < 200 || r->status >= 300) return s3::ErrorFromResponse(*r);
     if (c.check_body) FERRY_RETURN_IF_ERROR(c.check_body(*r));
-    if (c.verify_md5 != nullptr) {
+    if (c.verify_md5 != nullptr || !c.expect_md5.empty()) {
       std::string etag = s3::Unquote(r->Get("etag"));
-      if (EtagIsMd5(*r) && AsciiLower(etag) != c.verify_md5->HexDigest()) {
+      std::string want = c.verify_md5 != nullptr ? c.verify_md5->HexDigest() : c.expect_md5;
+      if (EtagIsMd5(*r) && AsciiLower(etag) != want) {
         return Status::Corruption("uploaded body's MD5 differs from the ETag the server returned");
       }
     }
