@@ -42,6 +42,8 @@ os.makedirs(os.path.join(root, "deny"))
 for i in range(10):
     with open(os.path.join(root, "deny", f"k{i}"), "wb") as f:
         f.write(r.randbytes(100))
+with open(os.path.join(root, "partdeny"), "wb") as f:  # multipart, parts refused
+    f.write(r.randbytes(12 << 20))
 PY
 "$FERRY" migrate --state "$STATE" "$SRC" s3://bkt/ --dst-profile src --json >"$TMP/seed.json" ||
   fail "seeding failed"
@@ -49,6 +51,7 @@ PY
 # --- 1. mixed faults at the destination ------------------------------------
 curl -sf -XPOST "$B_URL/_admin/faults" -d '{"seed": 7, "rules": [
   {"kind": "403", "key_regex": "^deny/"},
+  {"kind": "403", "key_regex": "^partdeny$", "op": "upload-part"},
   {"kind": "503", "probability": 0.05},
   {"kind": "500", "probability": 0.01},
   {"kind": "reset", "op": "put", "probability": 0.005},
@@ -57,7 +60,8 @@ curl -sf -XPOST "$A_URL/_admin/faults" -d '{"seed": 8, "rules": [
   {"kind": "503", "probability": 0.05}, {"kind": "500", "probability": 0.01},
   {"kind": "reset", "op": "get", "probability": 0.005}]}' >/dev/null
 rc=0
-"${M[@]}" s3://bkt s3://bkt --json --concurrency 32 >"$TMP/f.json" 2>"$TMP/f.err" || rc=$?
+"${M[@]}" s3://bkt s3://bkt --json --concurrency 32 --multipart-threshold 8M --part-size 5M \
+  >"$TMP/f.json" 2>"$TMP/f.err" || rc=$?
 [ $rc = 3 ] || fail "exit code $rc with dead letters, want 3: $(tail -3 "$TMP/f.err")"
 JOB=$(head -1 "$TMP/f.json" | json_field job)
 /usr/bin/python3 - "$TMP/f.json" <<'PY' || fail "summary: $(tail -1 "$TMP/f.json")"
@@ -65,43 +69,48 @@ import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 s = lines[-1]
 assert s["state"] == "failed", s
-assert s["listed"] == 3000 and s["failed"] == 10 and s["transferred"] == 2990, s
+assert s["listed"] == 3001 and s["failed"] == 11 and s["transferred"] == 2990, s
 dead = sorted(l["key"] for l in lines if l.get("event") == "dead_letter")
-assert dead == [f"deny/k{i}" for i in range(10)], dead
+assert dead == [f"deny/k{i}" for i in range(10)] + ["partdeny"], dead
 PY
 "${M[@]}" dlq "$JOB" --json >"$TMP/dlq.json"
 /usr/bin/python3 - "$TMP/dlq.json" <<'PY' || fail "dlq: $(cat "$TMP/dlq.json")"
 import json, sys
 d = [json.loads(l) for l in open(sys.argv[1])]
-assert len(d) == 10, d
+assert len(d) == 11, d
 for e in d:
-    assert e["key"].startswith("deny/"), e
+    assert e["key"].startswith("deny/") or e["key"] == "partdeny", e
     assert e["reason"] == "access denied", e
     assert e["attempts"] >= 1 and "403" in e["last_error"], e
 PY
+# The dead-lettered multipart object's upload was aborted, not left behind.
+open=$(curl -sf "$B_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['storage']['multipart_uploads'])")
+[ "$open" = 0 ] || fail "$open multipart uploads left open after a dead letter"
 injected=$(curl -sf "$B_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['faults']['injected'])")
 [ "$injected" -gt 100 ] || fail "only $injected faults were injected"
 # Every object that was not denied is intact (compare with the source).
 cmp_tree() {
   for p in "$@"; do
     awsp "$p" s3api list-objects-v2 --bucket bkt --output json |
-      /usr/bin/python3 -c "import json,sys; [print(o['Key'],o['Size'],o['ETag']) for o in sorted(json.load(sys.stdin).get('Contents',[]),key=lambda o:o['Key'])]"
+      /usr/bin/python3 -c "import json,sys; [print(o['Key'],o['Size'],o['ETag'] if o['Key'] != 'partdeny' else 'multipart') for o in sorted(json.load(sys.stdin).get('Contents',[]),key=lambda o:o['Key'])]"
   done
 }
 curl -sf -XPOST "$A_URL/_admin/faults" -d '{}' >/dev/null
 curl -sf -XPOST "$B_URL/_admin/faults" -d '{}' >/dev/null
-cmp_tree src | grep -v '^deny/' >"$TMP/la"; cmp_tree dst >"$TMP/lb"
+cmp_tree src | grep -v '^deny/' | grep -v '^partdeny ' >"$TMP/la"; cmp_tree dst >"$TMP/lb"
 diff "$TMP/la" "$TMP/lb" >/dev/null || fail "destination differs: $(diff "$TMP/la" "$TMP/lb" | head -3)"
 # Lifted: dlq --retry completes the ten.
 "${M[@]}" dlq "$JOB" --retry --json >"$TMP/r.json" || fail "dlq --retry failed"
 /usr/bin/python3 - "$TMP/r.json" <<'PY' || fail "after retry: $(tail -1 "$TMP/r.json")"
 import json, sys
 s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
-assert s["state"] == "completed" and s["listed"] == 3000, s
-assert s["transferred"] == 3000 and s["failed"] == 0 and s["skipped"] == 0, s
+assert s["state"] == "completed" and s["listed"] == 3001, s
+assert s["transferred"] == 3001 and s["failed"] == 0 and s["skipped"] == 0, s
 PY
 cmp_tree src >"$TMP/la"; cmp_tree dst >"$TMP/lb"
 diff "$TMP/la" "$TMP/lb" >/dev/null || fail "destination differs after dlq --retry"
+awsp dst s3 cp --quiet s3://bkt/partdeny "$TMP/partdeny.back"
+same_bytes "$SRC/partdeny" "$TMP/partdeny.back"
 
 # --- 2. the destination goes away for 10 s ---------------------------------
 "${M[@]}" s3://bkt s3://bkt/outage/ --json --concurrency 16 --bwlimit 8M >"$TMP/o.json" 2>"$TMP/o.err" &
@@ -121,13 +130,13 @@ wait $RUN || fail "the job did not complete after the outage: $(tail -3 "$TMP/o.
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 s = lines[-1]
-assert s["state"] == "completed" and s["listed"] == 3000, s
-assert s["failed"] == 0 and s["transferred"] + s["skipped"] == 3000, s
+assert s["state"] == "completed" and s["listed"] == 3001, s
+assert s["failed"] == 0 and s["transferred"] + s["skipped"] == 3001, s
 assert not [l for l in lines if l.get("event") == "dead_letter"], "dead-lettered during the outage"
 opened = [l for l in lines if l.get("event") == "circuit" and "destination open" in l.get("circuits", "")]
 assert opened, "the destination's circuit never opened"
 PY
 awsp dst s3api list-objects-v2 --bucket bkt --prefix outage/ --output json |
   /usr/bin/python3 -c "import json,sys; print(len(json.load(sys.stdin)['Contents']))" >"$TMP/n"
-[ "$(cat "$TMP/n")" = 3000 ] || fail "$(cat "$TMP/n") objects arrived after the outage"
+[ "$(cat "$TMP/n")" = 3001 ] || fail "$(cat "$TMP/n") objects arrived after the outage"
 echo "migrate_faults_test: ok"

@@ -160,6 +160,20 @@ wait $P2 || fail "second of two concurrent jobs failed"
 expect_summary "$TMP/p1.json" completed "$LOCAL_N" "$LOCAL_N" 0 0
 expect_summary "$TMP/p2.json" completed 300 300 0 0
 
+# --- --bwlimit and --tps-limit hold (lower bounds only: the machine is noisy)
+mkdir -p "$TMP/bw"; head -c $((3 << 20)) /dev/urandom >"$TMP/bw/blob"
+t0=$(date +%s%N)
+"${M[@]}" "$TMP/bw" s3://bkt/bw/ --dst-profile dst --json --bwlimit 1M >"$TMP/bw.json"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+expect_summary "$TMP/bw.json" completed 1 1 0 0
+[ "$ms" -ge 1800 ] || fail "3 MiB at --bwlimit 1M took only ${ms} ms"
+t0=$(date +%s%N)
+"${M[@]}" s3://bkt/many/ s3://bkt/tps/ --src-profile src --dst-profile dst --json --tps-limit 100 >"$TMP/tps.json"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+expect_summary "$TMP/tps.json" completed 300 300 0 0
+# 600+ requests at 100/s with a burst of 100: at least 5 s.
+[ "$ms" -ge 4500 ] || fail "600 requests at --tps-limit 100 took only ${ms} ms"
+
 # --- dry run copies nothing --------------------------------------------------
 "${M[@]}" "$SRC" "$TMP/dry" --json --dry-run >"$TMP/dry.json"
 expect_summary "$TMP/dry.json" completed "$LOCAL_N" "$LOCAL_N" 0 0
