@@ -40,6 +40,19 @@ std::string Canonical(const std::string& path) {
   }
 }
 
+// Opens the store `loc` names and lists one key of it: proof that it
+// exists and that the credentials work. Errors name the location as typed.
+Result<ListPage> Probe(const Location& loc, const OpenOptions& o, const std::string& typed) {
+  auto store = OpenStore(loc, o);
+  if (!store.ok()) return store.status().WithContext(typed);
+  ListOptions probe;
+  probe.prefix = loc.is_s3() ? AsPrefix(loc.key) : "";
+  probe.max_keys = 1;
+  auto page = (*store)->List(probe);
+  if (!page.ok()) return page.status().WithContext(typed);
+  return page;
+}
+
 }  // namespace
 
 std::string NewJobId() {
@@ -91,24 +104,12 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
                                          StoreIdentity(dst, dopt), AsPrefix(dst.key)));
   }
 
-  auto src_store = OpenStore(src, so);
-  if (!src_store.ok()) return src_store.status().WithContext(spec.src);
-  ListOptions probe;
-  probe.prefix = src.is_s3() ? AsPrefix(src.key) : "";
-  probe.max_keys = 1;
-  auto first = (*src_store)->List(probe);
-  if (!first.ok()) return first.status().WithContext(spec.src);
-
+  // Both stores must open and list before anything is recorded.
+  FERRY_RETURN_IF_ERROR(Probe(src, so, spec.src).status());
   OpenOptions dcreate = dopt;
   dcreate.create_local = true;
-  auto dst_store = OpenStore(dst, dcreate);
-  if (!dst_store.ok()) return dst_store.status().WithContext(spec.dst);
-  ListOptions dprobe;
-  dprobe.prefix = dst.is_s3() ? AsPrefix(dst.key) : "";
-  dprobe.max_keys = 1;
-  auto dfirst = (*dst_store)->List(dprobe);
-  if (!dfirst.ok()) return dfirst.status().WithContext(spec.dst);
-  spec.dst_empty_at_start = dfirst->objects.empty() && dfirst->common_prefixes.empty();
+  FERRY_ASSIGN_OR_RETURN(ListPage dfirst, Probe(dst, dcreate, spec.dst));
+  spec.dst_empty_at_start = dfirst.objects.empty() && dfirst.common_prefixes.empty();
   // Local sides are stored absolute, so a resume from another directory works.
   if (!src.is_s3()) spec.src = src.path;
   if (!dst.is_s3()) spec.dst = dst.path;
@@ -122,7 +123,7 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   job.created_ms = NowMs();
   state::ShardRecord shard0;
   shard0.shard = 0;
-  shard0.prefix = probe.prefix;
+  shard0.prefix = src.is_s3() ? AsPrefix(src.key) : "";
   shard0.delimiter = spec.list_concurrency > 1 || spec.top_level_only ? "/" : "";
   FERRY_RETURN_IF_ERROR(store.CreateJob(job, {shard0}));
   return store.GetJob(job.id);

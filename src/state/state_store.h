@@ -6,7 +6,7 @@
 // kept portable (no SQLite-only constructs beyond what both databases have).
 //
 // The rules every implementation keeps (the conformance suite in
-// state/state_store_conformance.h checks them):
+// state/state_store_conformance_test.h checks them):
 //
 //  - Counters change in the same transaction as the rows they count.
 //    listed = number of distinct keys ever enqueued by CommitListPage;

@@ -126,6 +126,11 @@ add_profile() {
 # it predates endpoint_url in profiles, so the URL is passed explicitly.
 awsp() { local p=$1; shift; "$AWS" --profile "$p" --endpoint-url "${PROFILE_URL[$p]}" "$@"; }
 
+# stat_of URL OP FIELD: one counter of a test server's /_admin/stats.
+stat_of() {
+  curl -sf "$1/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['ops'].get('$2',{}).get('$3',0))"
+}
+
 # json_field FIELD: reads one JSON object on stdin and prints FIELD.
 json_field() { /usr/bin/python3 -c "import json,sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])['$1'])"; }
 

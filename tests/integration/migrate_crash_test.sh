@@ -15,9 +15,6 @@ add_profile src "$A_URL" "$TEST_KEY" "$TEST_SECRET"
 add_profile dst "$B_URL" "$TEST_KEY" "$TEST_SECRET"
 STATE="$TMP/state"
 M=("$FERRY" migrate --state "$STATE")
-stat_of() {  # stat_of URL OP FIELD
-  curl -sf "$1/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['ops'].get('$2',{}).get('$3',0))"
-}
 
 # 20,000 small objects in 50 directories, plus 3 objects of 12 MiB (3 parts
 # of 5 MiB, 5 MiB and 2 MiB each).

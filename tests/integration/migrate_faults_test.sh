@@ -23,9 +23,6 @@ add_profile src "$A_URL" "$TEST_KEY" "$TEST_SECRET"
 add_profile dst "$B_URL" "$TEST_KEY" "$TEST_SECRET"
 STATE="$TMP/state"
 M=("$FERRY" migrate --state "$STATE" --src-profile src --dst-profile dst)
-stat_of() {  # stat_of URL OP FIELD
-  curl -sf "$1/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['ops'].get('$2',{}).get('$3',0))"
-}
 
 # 3,000 objects (10 of them under deny/) seeded through ferry itself.
 SRC="$TMP/src"

@@ -14,9 +14,6 @@ STATE="$TMP/state"
 M=("$FERRY" migrate --state "$STATE")
 awsA() { awsp src "$@"; }
 awsB() { awsp dst "$@"; }
-count() {  # count URL OP FIELD
-  curl -sf "$1/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['ops'].get('$2',{}).get('$3',0))"
-}
 # summary FILE FIELD: a field of the JSON summary (last line) of a run.
 summary() { json_field "$2" <"$1"; }
 expect_summary() {  # expect_summary FILE state listed transferred skipped failed
@@ -39,7 +36,7 @@ LOCAL_N=$(find "$SRC" -type f | wc -l)
   >"$TMP/up.json" || fail "local -> s3 migration failed: $(cat "$TMP/up.json")"
 head -1 "$TMP/up.json" | grep -q '"event":"job"' || fail "first line is not the job id"
 expect_summary "$TMP/up.json" completed "$LOCAL_N" "$LOCAL_N" 0 0
-[ "$(count "$B_URL" complete requests)" = 1 ] || fail "big.bin was not one multipart upload"
+[ "$(stat_of "$B_URL" complete requests)" = 1 ] || fail "big.bin was not one multipart upload"
 # Metadata: a Content-Type guessed? No: local files carry none. Bytes: download and compare.
 awsB s3 cp s3://bkt/big.bin "$TMP/big.back" >/dev/null
 same_bytes "$SRC/big.bin" "$TMP/big.back"
@@ -96,11 +93,11 @@ done
 awsB s3 cp --quiet s3://bkt/copy/bigA.bin "$TMP/bigA.back"; same_bytes "$TMP/a-big" "$TMP/bigA.back"
 
 # Again, unchanged: every key skipped, nothing put.
-puts=$(count "$B_URL" put requests)
+puts=$(stat_of "$B_URL" put requests)
 "${M[@]}" s3://bkt s3://bkt/copy/ --src-profile src --dst-profile dst --json >"$TMP/again.json" ||
   fail "second run failed"
 expect_summary "$TMP/again.json" completed "$N" 0 "$N" 0
-[ "$(count "$B_URL" put requests)" = "$puts" ] || fail "an unchanged object was copied again"
+[ "$(stat_of "$B_URL" put requests)" = "$puts" ] || fail "an unchanged object was copied again"
 # --overwrite never skips too; always copies everything.
 "${M[@]}" s3://bkt/many/ s3://bkt/copy/many/ --src-profile src --dst-profile dst --json --overwrite never >"$TMP/never.json"
 expect_summary "$TMP/never.json" completed 300 0 300 0
@@ -132,11 +129,11 @@ expect_summary "$TMP/down.json" completed "$LOCAL_N" "$LOCAL_N" 0 0
 diff <(tree_digest "$SRC") <(tree_digest "$TMP/down") >/dev/null || fail "downloaded tree differs"
 
 # --- server-side copy within one bucket -------------------------------------
-copies=$(count "$A_URL" copy requests); gets=$(count "$A_URL" get requests)
+copies=$(stat_of "$A_URL" copy requests); gets=$(stat_of "$A_URL" get requests)
 "${M[@]}" s3://bkt/many/ s3://bkt/ss/ --src-profile src --dst-profile src --json >"$TMP/ss.json"
 expect_summary "$TMP/ss.json" completed 300 300 0 0
-[ $(( $(count "$A_URL" copy requests) - copies )) = 300 ] || fail "not server-side copies"
-[ "$(count "$A_URL" get requests)" = "$gets" ] || fail "server-side copy read objects through ferry"
+[ $(( $(stat_of "$A_URL" copy requests) - copies )) = 300 ] || fail "not server-side copies"
+[ "$(stat_of "$A_URL" get requests)" = "$gets" ] || fail "server-side copy read objects through ferry"
 
 # --- a job split by prefix into parallel jobs; two processes at once on one
 # state store ------------------------------------------------------------------
@@ -173,6 +170,16 @@ ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 expect_summary "$TMP/tps.json" completed 300 300 0 0
 # 600+ requests at 100/s with a burst of 100: at least 5 s.
 [ "$ms" -ge 4500 ] || fail "600 requests at --tps-limit 100 took only ${ms} ms"
+
+# --- on a terminal: the live progress line ---------------------------------
+if command -v script >/dev/null; then
+  # script(1) gives ferry a pseudo-terminal; the progress line is redrawn with \r.
+  script -qec "$(printf '%q ' "${M[@]}" s3://bkt/many/ s3://bkt/tty/ --src-profile src --dst-profile dst --tps-limit 200)" \
+    /dev/null >"$TMP/tty.out" </dev/null || fail "migrate on a terminal failed"
+  tr '\r' '\n' <"$TMP/tty.out" | grep -Eq 'listed [0-9]+.* done [0-9]+ .* in flight [0-9]+ .* obj/s .*/s .* ETA' ||
+    fail "no progress line on a terminal: $(tr '\r' '\n' <"$TMP/tty.out" | tail -3)"
+  grep -q 'completed: listed 300, transferred 300' "$TMP/tty.out" || fail "no summary on a terminal"
+fi
 
 # --- dry run copies nothing --------------------------------------------------
 "${M[@]}" "$SRC" "$TMP/dry" --json --dry-run >"$TMP/dry.json"
