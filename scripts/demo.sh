@@ -60,7 +60,7 @@ FERRY_CRASH_AT=finish:3 "$FERRY" migrate --state "$STATE" --concurrency 8 s3://d
 echo "exit code $? (killed)"
 set -e
 JOB=$(awk '/^job /{print $2}' "$TMP/job.txt")
-"$FERRY" migrate --state "$STATE" status "$JOB" | head -8
+"$FERRY" migrate --state "$STATE" status "$JOB" | grep -E "^(job|state|listed|transferred|note)"
 "$FERRY" migrate --state "$STATE" resume "$JOB"
 diff -r -x '.*' "$TMP/tree" "$TMP/back-tree" && echo "round trip: identical trees"
 "$FERRY" migrate --state "$STATE" list

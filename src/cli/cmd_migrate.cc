@@ -308,6 +308,10 @@ int RunStatus(MigrateArgs& a) {
   auto job = (*store)->GetJob(id);
   if (!job.ok()) return Fail("job " + id, job.status());
   std::printf("%s", a.json ? (JobJson(*job) + "\n").c_str() : StatusText(*job).c_str());
+  if (!a.json && job->state == state::JobState::kRunning && migrate::RunnerIsDead(job->runner)) {
+    std::printf("note         its runner is gone; `ferry migrate resume %s` continues it\n",
+                id.c_str());
+  }
   return 0;
 }
 
