@@ -171,6 +171,54 @@ expect_summary "$TMP/tps.json" completed 300 300 0 0
 # 600+ requests at 100/s with a burst of 100: at least 5 s.
 [ "$ms" -ge 4500 ] || fail "600 requests at --tps-limit 100 took only ${ms} ms"
 
+# --- Ctrl-C: exit 130, the job is left interrupted and resumes exactly ------
+mkdir -p "$TMP/int"
+for i in $(seq 1 20); do head -c $((256 << 10)) /dev/urandom >"$TMP/int/f$i"; done
+"${M[@]}" "$TMP/int" s3://bkt/int/ --dst-profile dst --json --bwlimit 1M >"$TMP/int.json" &
+RUN=$!
+sleep 1.5
+kill -INT $RUN
+rc=0; wait $RUN || rc=$?
+[ $rc = 130 ] || fail "Ctrl-C gave exit $rc, want 130"
+IJOB=$(head -1 "$TMP/int.json" | json_field job)
+"${M[@]}" status "$IJOB" --json | /usr/bin/python3 -c "
+import json,sys; j=json.load(sys.stdin)
+assert j['state']=='interrupted' and j['runner']=='' and 0 < j['listed'], j
+assert j['transferred'] < 20, j" || fail "state after Ctrl-C"
+"${M[@]}" resume "$IJOB" --json >"$TMP/int2.json" || fail "resume after Ctrl-C failed"
+/usr/bin/python3 - "$TMP/int2.json" <<'PY' || fail "after Ctrl-C and resume: $(tail -1 "$TMP/int2.json")"
+import json, sys
+s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+assert s["state"] == "completed" and s["listed"] == 20, s
+assert s["transferred"] + s["skipped"] == 20 and s["failed"] == 0, s
+PY
+[ "$(listing dst int/ | wc -l)" = 20 ] || fail "not every file arrived after Ctrl-C and resume"
+
+# --- cancel: a running job stops (exit 4) and aborts its uploads; a job
+# nobody runs is cancelled at once ----------------------------------------------
+make_file "$TMP/int/zbig" $((12 << 20))
+"${M[@]}" "$TMP/int" s3://bkt/cancel/ --dst-profile dst --json --bwlimit 2M \
+  --multipart-threshold 5M --part-size 5M >"$TMP/c.json" &
+RUN=$!
+for _ in $(seq 1 100); do [ -s "$TMP/c.json" ] && break; sleep 0.1; done
+CJOB=$(head -1 "$TMP/c.json" | json_field job)
+for _ in $(seq 1 100); do
+  [ "$(curl -sf "$B_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['storage']['multipart_uploads'])")" -gt 0 ] && break
+  sleep 0.1
+done
+"${M[@]}" cancel "$CJOB" | grep -q cancelling || fail "cancel of a running job"
+rc=0; wait $RUN || rc=$?
+[ $rc = 4 ] || fail "a cancelled run exited $rc, want 4"
+"${M[@]}" status "$CJOB" --json | grep -q '"state":"cancelled"' || fail "job not cancelled"
+open=$(curl -sf "$B_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['storage']['multipart_uploads'])")
+[ "$open" = 0 ] || fail "$open multipart uploads left after cancel"
+if "${M[@]}" resume "$CJOB" 2>"$TMP/r.err"; then fail "resumed a cancelled job"; fi
+grep -q 'cancelled' "$TMP/r.err" || fail "resume of a cancelled job said: $(cat "$TMP/r.err")"
+"${M[@]}" cancel "$IJOB" >/dev/null 2>&1 && fail "cancelled a completed job"
+crash_job=$( { FERRY_CRASH_AT=list-page:1 "${M[@]}" "$TMP/int" "$TMP/never" --json || true; } | head -1 | json_field job)
+"${M[@]}" cancel "$crash_job" | grep -q 'cancelled' || fail "cancel of a job nobody runs"
+"${M[@]}" status "$crash_job" --json | grep -q '"state":"cancelled"' || fail "dead job not cancelled"
+
 # --- on a terminal: the live progress line ---------------------------------
 if command -v script >/dev/null; then
   # script(1) gives ferry a pseudo-terminal; the progress line is redrawn with \r.
