@@ -1,6 +1,8 @@
 // Conformance cases for List: pagination, prefix, delimiter, start-after,
 // continuation tokens and byte order.
 
+#include <chrono>
+#include <thread>
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -242,6 +244,16 @@ TEST_P(StoreConformanceTest, ListReportsSizesAndEtagsOfPutObjects) {
   options.prefix = K("");
   auto page = store().List(options);
   ASSERT_TRUE(page.ok());
+  if (!FERRY_HAS_CAPABILITY(read_after_write)) {
+    // Give a store without read-after-write a moment to settle.
+    for (int i = 0; i < 50 && page.ok() && page->objects.size() == 2 &&
+                    (page->objects[0].size != 1u || page->objects[1].size != 3u);
+         ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      page = store().List(options);
+    }
+    ASSERT_TRUE(page.ok());
+  }
   ASSERT_EQ(page->objects.size(), 2u);
   EXPECT_EQ(page->objects[0].key, K("one"));
   EXPECT_EQ(page->objects[0].size, 1u);

@@ -178,6 +178,7 @@ Capabilities S3rverCaps() {
   c.multipart_etag = false;            // plain MD5 of the whole object
   c.complete_validates_parts = false;  // sorts parts, ignores ETags, dies on a missing one
   c.atomic_overwrite = false;          // rewrites the object file in place
+  c.read_after_write = false;          // answers the PUT before the file is complete
   return c;
 }
 

@@ -90,6 +90,10 @@ struct Capabilities {
   // An overwrite is atomic: a concurrent Get sees the old or the new object
   // whole. (s3rver 3.7 rewrites the file in place: readers get torn bodies.)
   bool atomic_overwrite = true;
+  // A listing right after a Put shows the object's final size. (s3rver 3.7
+  // answers the PUT before its file is complete: a busy machine lists the
+  // object with size 0 for a moment.)
+  bool read_after_write = true;
   // Shown in every skip message, e.g. "s3rver 3.7".
   std::string gap_note;
 };
