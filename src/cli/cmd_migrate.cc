@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/unix_time.h"
 #include "base/cancel.h"
 #include <nlohmann/json.hpp>
 
@@ -69,12 +70,6 @@ Result<std::unique_ptr<state::StateStore>> OpenState(const MigrateArgs& a) {
   return state::OpenSqliteStateStore(dir + "/migrate.db");
 }
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
   migrate::JobSpec s;
   s.src = a.src;
@@ -96,7 +91,7 @@ Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
     if (!v.ok()) return v.status().WithContext("--max-size");
     s.filter.max_size = *v;
   }
-  int64_t now = NowMs();
+  int64_t now = NowUnixMs();
   if (!a.newer_than.empty()) {
     auto v = migrate::ParseTimeSpec(a.newer_than, now);
     if (!v.ok()) return v.status().WithContext("--newer-than");
@@ -362,11 +357,11 @@ int RunCancel(MigrateArgs& a) {
                                                           state::ToString(job->state)));
     default: break;
   }
-  bool live = !job->runner.empty() && job->runner_until_ms > NowMs() &&
+  bool live = !job->runner.empty() && job->runner_until_ms > NowUnixMs() &&
               !migrate::RunnerIsDead(job->runner);
   if (live) {
     // Its runner sees this within a moment, stops, and aborts its uploads.
-    Status s = (*store)->SetJobState(a.job, state::JobState::kCancelling, NowMs(), 0, false);
+    Status s = (*store)->SetJobState(a.job, state::JobState::kCancelling, NowUnixMs(), 0, false);
     if (!s.ok()) return Fail("job " + a.job, s);
     std::printf("job %s: cancelling (its runner stops shortly)\n", a.job.c_str());
     return 0;
@@ -384,14 +379,13 @@ int RunCancel(MigrateArgs& a) {
         ctx.dst = dstore->get();
         ctx.state = store->get();
         ctx.job = a.job;
-        ctx.keys.dst_prefix = dst->is_s3() ? migrate::AsPrefix(dst->key) : "";
         auto src = ParseLocation(spec->src);
-        if (src.ok() && src->is_s3()) ctx.keys.src_prefix = migrate::AsPrefix(src->key);
+        if (src.ok()) ctx.keys = migrate::KeyMapFor(*src, *dst);
         for (const auto& [key, rec] : *uploads) (void)migrate::AbandonUpload(ctx, key);
       }
     }
   }
-  Status s = (*store)->SetJobState(a.job, state::JobState::kCancelled, NowMs(), 0, true);
+  Status s = (*store)->SetJobState(a.job, state::JobState::kCancelled, NowUnixMs(), 0, true);
   if (!s.ok()) return Fail("job " + a.job, s);
   std::printf("job %s: cancelled\n", a.job.c_str());
   return 0;

@@ -6,17 +6,12 @@
 #include <chrono>
 #include <random>
 
+#include "base/unix_time.h"
 #include "migrate/policy.h"
 #include "store/location.h"
 
 namespace ferry::migrate {
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The absolute, symlink-free form of a path that may not exist yet: the
 // longest existing ancestor is resolved, the rest appended.
@@ -120,10 +115,10 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   job.dst = spec.dst;
   job.spec = SpecToJson(spec);
   job.state = state::JobState::kCreated;
-  job.created_ms = NowMs();
+  job.created_ms = NowUnixMs();
   state::ShardRecord shard0;
   shard0.shard = 0;
-  shard0.prefix = src.is_s3() ? AsPrefix(src.key) : "";
+  shard0.prefix = KeyMapFor(src, dst).src_prefix;
   shard0.delimiter = spec.list_concurrency > 1 || spec.top_level_only ? "/" : "";
   FERRY_RETURN_IF_ERROR(store.CreateJob(job, {shard0}));
   return store.GetJob(job.id);

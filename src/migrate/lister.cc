@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/unix_time.h"
 #include "base/cancel.h"
 #include "base/crash_point.h"
 #include "engine/circuit_breaker.h"
@@ -16,10 +17,6 @@
 
 namespace ferry::migrate {
 namespace {
-
-int64_t ToMs(TimePoint t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
 
 bool Stopped(const ListerContext& ctx) {
   return CancelRequested() || (ctx.stop != nullptr && ctx.stop->load());
@@ -133,7 +130,7 @@ Status ListShard(const ListerContext& ctx, state::ShardRecord shard, ShardQueue*
     }
     commit.objects.reserve(page.objects.size());
     for (const auto& obj : page.objects) {
-      int64_t lm = ToMs(obj.last_modified);
+      int64_t lm = UnixMs(obj.last_modified);
       std::string rel = ctx.filter_prefix + std::string(ctx.keys.Relative(obj.key));
       if (!Admit(ctx.filter, rel, obj.size, lm)) continue;
       commit.objects.push_back({obj.key, obj.size, obj.etag, lm});

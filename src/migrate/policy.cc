@@ -18,6 +18,10 @@ std::string AsPrefix(std::string_view key) {
   return std::string(key) + "/";
 }
 
+KeyMap KeyMapFor(const Location& src, const Location& dst) {
+  return KeyMap{src.is_s3() ? AsPrefix(src.key) : "", dst.is_s3() ? AsPrefix(dst.key) : ""};
+}
+
 bool NeedDestinationCheck(Overwrite mode, bool dst_empty_at_start, int claims) {
   if (claims > 1) return true;  // a retry or a resumed job: it may be there already
   if (dst_empty_at_start) return false;

@@ -11,6 +11,7 @@
 #include "base/status.h"
 #include "engine/retry.h"
 #include "migrate/job_spec.h"
+#include "store/location.h"
 
 namespace ferry::migrate {
 
@@ -25,6 +26,10 @@ struct KeyMap {
 
 // A location's key part as a prefix: "" stays "", "a" and "a/" become "a/".
 std::string AsPrefix(std::string_view key);
+
+// The key map of a job between two locations (a local directory's keys are
+// relative to it, so its prefix is "").
+KeyMap KeyMapFor(const Location& src, const Location& dst);
 
 // What the destination holds under a key (from a HEAD).
 struct DstObject {

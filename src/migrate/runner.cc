@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/unix_time.h"
 #include "base/cancel.h"
 #include "base/crash_point.h"
 #include "engine/byte_budget.h"
@@ -28,12 +29,6 @@ namespace ferry::migrate {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 double Random01() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -229,7 +224,7 @@ auto Runner::WithState(F f) -> decltype(f()) {
 Status Runner::Setup() {
   FERRY_ASSIGN_OR_RETURN(job_, store_.GetJob(id_));
   FERRY_ASSIGN_OR_RETURN(spec_, SpecFromJson(job_.spec));
-  int64_t now = NowMs();
+  int64_t now = NowUnixMs();
   bool dead = !job_.runner.empty() && RunnerIsDead(job_.runner);
   Status got = store_.AcquireJob(id_, runner_, now, now + opt_.lease.count(), opt_.force || dead);
   if (!got.ok()) return got;
@@ -253,23 +248,24 @@ Status Runner::Setup() {
   bw_ = std::make_unique<RateLimiter>(spec_.bwlimit);
   budget_ = std::make_unique<ByteBudget>(opt_.buffer_budget);
 
-  OpenOptions so = opt_.open;
-  so.profile = spec_.src_profile;
-  so.hooks = std::make_shared<EndpointHooks>(src_pacer_.get(), tps_.get(), &src_circuit_);
-  // Keep a connection for every request that can be in flight, or the pool
-  // closes and reopens connections all run long (1,200 accepts per 30,000
-  // objects at the default of 64 with 256 in flight).
-  so.http.max_idle_per_endpoint = std::max<size_t>(
-      so.http.max_idle_per_endpoint,
-      static_cast<size_t>(spec_.concurrency) * static_cast<size_t>(std::max(1, spec_.part_concurrency)));
-  so.http.io_threads = std::max(so.http.io_threads, 2);
+  // Each side: its profile, its pacer and circuit, and a pooled connection
+  // for every request that can be in flight (with the default of 64 and 256
+  // in flight the pool reopened 1,200 connections per 30,000 objects).
+  auto side = [&](const std::string& profile, Pacer* pacer, CircuitBreaker* circuit) {
+    OpenOptions o = opt_.open;
+    o.profile = profile;
+    o.hooks = std::make_shared<EndpointHooks>(pacer, tps_.get(), circuit);
+    o.http.max_idle_per_endpoint =
+        std::max<size_t>(o.http.max_idle_per_endpoint,
+                         static_cast<size_t>(spec_.concurrency) *
+                             static_cast<size_t>(std::max(1, spec_.part_concurrency)));
+    o.http.io_threads = std::max(o.http.io_threads, 2);
+    return o;
+  };
+  OpenOptions so = side(spec_.src_profile, src_pacer_.get(), &src_circuit_);
   FERRY_ASSIGN_OR_RETURN(src_, OpenStore(src_loc, so));
-  OpenOptions dopt = opt_.open;
-  dopt.profile = spec_.dst_profile;
+  OpenOptions dopt = side(spec_.dst_profile, dst_pacer_.get(), &dst_circuit_);
   dopt.create_local = true;
-  dopt.hooks = std::make_shared<EndpointHooks>(dst_pacer_.get(), tps_.get(), &dst_circuit_);
-  dopt.http.max_idle_per_endpoint = so.http.max_idle_per_endpoint;
-  dopt.http.io_threads = std::max(dopt.http.io_threads, 2);
   FERRY_ASSIGN_OR_RETURN(dst_, OpenStore(dst_loc, dopt));
 
   ctx_.src = src_.get();
@@ -277,8 +273,7 @@ Status Runner::Setup() {
   ctx_.state = &store_;
   ctx_.job = id_;
   ctx_.spec = spec_;
-  ctx_.keys.src_prefix = src_loc.is_s3() ? AsPrefix(src_loc.key) : "";
-  ctx_.keys.dst_prefix = dst_loc.is_s3() ? AsPrefix(dst_loc.key) : "";
+  ctx_.keys = KeyMapFor(src_loc, dst_loc);
   ctx_.same_store = src_loc.is_s3() && dst_loc.is_s3() &&
                     spec_.src_profile == spec_.dst_profile &&
                     StoreIdentity(src_loc, so) == StoreIdentity(dst_loc, dopt);
@@ -298,7 +293,7 @@ void Runner::Dispatch() {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       continue;
     }
-    int64_t now = NowMs();
+    int64_t now = NowUnixMs();
     int want = static_cast<int>(std::min<size_t>(room, static_cast<size_t>(opt_.claim_batch)));
     auto claimed = store_.Claim(id_, runner_, want, now, now + opt_.lease.count());
     if (!claimed.ok()) {
@@ -360,7 +355,7 @@ void Runner::HandleFailure(const state::ClaimedObject& obj, const TransferResult
                                  Random01());
   const std::string& key = obj.object.key;
   std::string error = std::string(ToString(r.side)) + ": " + r.status.ToString();
-  int64_t now = NowMs();
+  int64_t now = NowUnixMs();
   switch (plan.action) {
     case FailureAction::kRetry:
       (void)WithState([&] { return store_.Retry(id_, runner_, key, error, now + plan.delay_ms); });
@@ -457,7 +452,7 @@ Result<RunResult> Runner::Run() {
     // Taken but not runnable (a store that does not open): give it back.
     auto job = store_.GetJob(id_);
     if (job.ok() && job->runner == runner_) {
-      (void)store_.SetJobState(id_, state::JobState::kInterrupted, NowMs(), 0, true);
+      (void)store_.SetJobState(id_, state::JobState::kInterrupted, NowUnixMs(), 0, true);
     }
     return s;
   }
@@ -507,7 +502,7 @@ Result<RunResult> Runner::Run() {
     if (CancelRequested() || stop_) break;
     auto now = Clock::now();
     if (now - last_renew >= opt_.lease / 4) {
-      int64_t until = NowMs() + opt_.lease.count();
+      int64_t until = NowUnixMs() + opt_.lease.count();
       Status renewed = store_.RenewJob(id_, runner_, until);
       if (renewed.code() == ErrorCode::kPreconditionFailed) {
         run_status = renewed.WithContext("job taken over by another runner");
@@ -565,15 +560,10 @@ Result<RunResult> Runner::Run() {
   RunResult result;
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   result.interrupted = CancelRequested();
-  if (final_state == state::JobState::kCancelled) {
-    // Cancelled for good: give back what is left at the destination.
+  if (final_state != state::JobState::kRunning) {
+    // The job is over (cancelled, completed or failed): no upload of it may
+    // stay open at the destination. (Only a cancelled job normally has any.)
     auto uploads = store_.ListUploads(id_);
-    if (uploads.ok()) {
-      for (const auto& [key, rec] : *uploads) (void)AbandonUpload(ctx_, key);
-    }
-  } else if (final_state == state::JobState::kCompleted ||
-             final_state == state::JobState::kFailed) {
-    auto uploads = store_.ListUploads(id_);  // none expected; never leave one
     if (uploads.ok()) {
       for (const auto& [key, rec] : *uploads) (void)AbandonUpload(ctx_, key);
     }
@@ -590,7 +580,7 @@ Result<RunResult> Runner::Run() {
   state::JobState leave = final_state == state::JobState::kRunning
                               ? state::JobState::kInterrupted
                               : final_state;
-  FERRY_RETURN_IF_ERROR(store_.SetJobState(id_, leave, NowMs(), result.seconds, true));
+  FERRY_RETURN_IF_ERROR(store_.SetJobState(id_, leave, NowUnixMs(), result.seconds, true));
   FERRY_ASSIGN_OR_RETURN(result.job, store_.GetJob(id_));
   Report(result.job, start, done0, bytes0);
   if (!run_status.ok()) return run_status;

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "base/unix_time.h"
 #include "base/cancel.h"
 #include "base/crash_point.h"
 #include "base/strings.h"
@@ -20,10 +21,6 @@ namespace {
 // MD5 is known, since their ETag is not an MD5 (rclone does the same with
 // "md5chksum"): `--overwrite changed` can then still compare contents.
 constexpr char kMd5Meta[] = "ferry-md5";
-
-int64_t ToMs(TimePoint t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
 
 TransferResult Failed(Status s, Side side) {
   TransferResult r;
@@ -98,7 +95,7 @@ Result<std::optional<DstObject>> LookAtDestination(const TransferContext& ctx,
   DstObject d;
   d.size = head->size;
   d.md5 = KnownMd5(*head);
-  d.last_modified_ms = ToMs(head->last_modified);
+  d.last_modified_ms = UnixMs(head->last_modified);
   return std::optional<DstObject>(d);
 }
 

@@ -126,6 +126,17 @@ add_profile() {
 # it predates endpoint_url in profiles, so the URL is passed explicitly.
 awsp() { local p=$1; shift; "$AWS" --profile "$p" --endpoint-url "${PROFILE_URL[$p]}" "$@"; }
 
+# start_migrate_pair: two test servers, A (profile "src", A_URL) and B
+# (profile "dst", B_URL), and M=(ferry migrate --state $STATE).
+start_migrate_pair() {
+  start_test_s3; A_URL=$S3_URL
+  start_test_s3; B_URL=$S3_URL
+  add_profile src "$A_URL" "$TEST_KEY" "$TEST_SECRET"
+  add_profile dst "$B_URL" "$TEST_KEY" "$TEST_SECRET"
+  STATE="$TMP/state"
+  M=("$FERRY" migrate --state "$STATE")
+}
+
 # stat_of URL OP FIELD: one counter of a test server's /_admin/stats.
 stat_of() {
   curl -sf "$1/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['ops'].get('$2',{}).get('$3',0))"

@@ -9,12 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 need curl
 
-start_test_s3; A_URL=$S3_URL
-start_test_s3; B_URL=$S3_URL
-add_profile src "$A_URL" "$TEST_KEY" "$TEST_SECRET"
-add_profile dst "$B_URL" "$TEST_KEY" "$TEST_SECRET"
-STATE="$TMP/state"
-M=("$FERRY" migrate --state "$STATE")
+start_migrate_pair
 
 # 20,000 small objects in 50 directories, plus 3 objects of 12 MiB (3 parts
 # of 5 MiB, 5 MiB and 2 MiB each).

@@ -6,12 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 need curl
 
-start_test_s3; A_URL=$S3_URL
-start_test_s3; B_URL=$S3_URL
-add_profile src "$A_URL" "$TEST_KEY" "$TEST_SECRET"
-add_profile dst "$B_URL" "$TEST_KEY" "$TEST_SECRET"
-STATE="$TMP/state"
-M=("$FERRY" migrate --state "$STATE")
+start_migrate_pair
 awsA() { awsp src "$@"; }
 awsB() { awsp dst "$@"; }
 # summary FILE FIELD: a field of the JSON summary (last line) of a run.
