@@ -43,6 +43,26 @@ bool IsMd5Hex(std::string_view etag) {
   return etag.size() == 32 && etag.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
 }
 
+namespace {
+int HexNibble(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return 0;
+}
+}  // namespace
+
+std::string MultipartEtag(const std::vector<std::string>& part_md5_hex) {
+  std::string binary;
+  binary.reserve(part_md5_hex.size() * 16);
+  for (const auto& hex : part_md5_hex) {
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+      binary += static_cast<char>(HexNibble(hex[i]) * 16 + HexNibble(hex[i + 1]));
+    }
+  }
+  return HexLower(Md5(binary)) + "-" + std::to_string(part_md5_hex.size());
+}
+
 std::string Base64Encode(std::string_view data) {
   std::string out(4 * ((data.size() + 2) / 3), '\0');
   int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ferry {
 
@@ -24,6 +25,10 @@ inline std::string HexLower(std::string_view raw) {
 }
 // True for 32 hex digits: an ETag that can be an MD5.
 bool IsMd5Hex(std::string_view etag);
+// ETag of a completed multipart upload: hex MD5 of the concatenated binary
+// MD5s of the parts, then "-" and the part count. `part_md5_hex` in part
+// order, each 32 hex digits (either case).
+std::string MultipartEtag(const std::vector<std::string>& part_md5_hex);
 template <size_t N>
 std::string HexLower(const std::array<uint8_t, N>& d) {
   return HexLower(d.data(), N);

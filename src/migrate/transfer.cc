@@ -126,19 +126,6 @@ TransferResult CopySmall(const TransferContext& ctx, const std::string& key,
   return Transferred(size);
 }
 
-// md5(concatenated part MD5s)-N: what S3 (and ferry's stores) answer for a
-// completed multipart upload of these parts.
-std::string MultipartEtag(const std::vector<PartInfo>& parts) {
-  std::string raw;
-  for (const auto& p : parts) {
-    std::string hex = AsciiLower(p.etag);
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-      raw.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-    }
-  }
-  return HexLower(Md5(raw)) + "-" + std::to_string(parts.size());
-}
-
 TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
                              const std::string& dst_key) {
   auto info = ctx.src->Head(key);
@@ -238,7 +225,10 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
   for (auto& [n, p] : done) parts.push_back(p);
   auto complete = ctx.dst->CompleteMultipart(dst_key, upload.upload_id, parts);
   if (!complete.ok()) return give_up(complete.status(), Side::kDestination);
-  std::string expect = MultipartEtag(parts);
+  // What S3 (and ferry's stores) answer for an upload of exactly these parts.
+  std::vector<std::string> part_md5s;
+  for (const auto& p : parts) part_md5s.push_back(p.etag);
+  std::string expect = MultipartEtag(part_md5s);
   if (complete->etag.find('-') != std::string::npos && AsciiLower(complete->etag) != expect) {
     return Failed(Status::Corruption("completed object's ETag " + complete->etag +
                                      " does not match its parts (" + expect + ")"),

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "crypto/digest.h"
 #include "blob.h"
 
 namespace ferry::s3server {
@@ -73,9 +74,8 @@ struct BucketInfo {
 // A Status that the HTTP layer renders as an S3 error document.
 Status S3Error(int http_status, std::string code, std::string message);
 
-// ETag of a completed multipart upload: hex MD5 of the concatenated binary
-// MD5s of the parts, then "-" and the part count. `part_md5_hex` in part order.
-std::string MultipartEtag(const std::vector<std::string>& part_md5_hex);
+// ETag of a completed multipart upload: ferry::MultipartEtag (crypto/digest.h).
+using ::ferry::MultipartEtag;
 
 // Removes one pair of surrounding double quotes, if present.
 std::string_view StripQuotes(std::string_view etag);
