@@ -52,15 +52,26 @@ int HexNibble(char c) {
 }
 }  // namespace
 
+namespace {
+// Appends the bytes that `hex` (an even number of hex digits) spells.
+void AppendHexBytes(std::string_view hex, std::string* out) {
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    *out += static_cast<char>(HexNibble(hex[i]) * 16 + HexNibble(hex[i + 1]));
+  }
+}
+}  // namespace
+
 std::string MultipartEtag(const std::vector<std::string>& part_md5_hex) {
   std::string binary;
   binary.reserve(part_md5_hex.size() * 16);
-  for (const auto& hex : part_md5_hex) {
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-      binary += static_cast<char>(HexNibble(hex[i]) * 16 + HexNibble(hex[i + 1]));
-    }
-  }
+  for (const auto& hex : part_md5_hex) AppendHexBytes(hex, &binary);
   return HexLower(Md5(binary)) + "-" + std::to_string(part_md5_hex.size());
+}
+
+std::string ContentMd5FromHex(std::string_view md5_hex) {
+  std::string raw;
+  AppendHexBytes(md5_hex, &raw);
+  return Base64Encode(raw);
 }
 
 std::string Base64Encode(std::string_view data) {

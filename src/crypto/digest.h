@@ -29,6 +29,8 @@ bool IsMd5Hex(std::string_view etag);
 // MD5s of the parts, then "-" and the part count. `part_md5_hex` in part
 // order, each 32 hex digits (either case).
 std::string MultipartEtag(const std::vector<std::string>& part_md5_hex);
+// Content-MD5 (base64 of the 16 bytes) of an MD5 given as 32 hex digits.
+std::string ContentMd5FromHex(std::string_view md5_hex);
 template <size_t N>
 std::string HexLower(const std::array<uint8_t, N>& d) {
   return HexLower(d.data(), N);

@@ -56,12 +56,13 @@ std::string KnownMd5(const ObjectInfo& info) {
 // caller looks again and picks the route for its real size.
 constexpr char kGrew[] = "the object grew since it was listed";
 
-// Buffers a body while hashing it, paced by the job's bandwidth limit, and
-// never beyond `cap` bytes (the size the budget was reserved for).
+// Buffers a body, paced by the job's bandwidth limit, and never beyond `cap`
+// bytes (the size the budget was reserved for). Hashes it as it streams
+// when `hash_md5` is set.
 class BufferSink : public ByteSink {
  public:
-  BufferSink(RateLimiter* limit, size_t cap)
-      : limit_(limit), md5_(StreamingDigest::Kind::kMd5), cap_(cap) {
+  BufferSink(RateLimiter* limit, size_t cap, bool hash_md5)
+      : limit_(limit), md5_(StreamingDigest::Kind::kMd5), hash_(hash_md5), cap_(cap) {
     data_.reserve(cap);
   }
   Status Write(std::string_view d) override {
@@ -70,16 +71,18 @@ class BufferSink : public ByteSink {
     if (limit_ != nullptr && !limit_->unlimited() && !limit_->Take(static_cast<double>(d.size()))) {
       return CancelledStatus();
     }
-    md5_.Update(d);
+    if (hash_) md5_.Update(d);
     data_.append(d);
     return Status::Ok();
   }
   std::string& data() { return data_; }
+  // Raw MD5 of what was written; only with `hash_md5`.
   std::string Md5Raw() { return md5_.Finish(); }
 
  private:
   RateLimiter* limit_;
   StreamingDigest md5_;
+  bool hash_;
   size_t cap_;
   std::string data_;
 };
@@ -102,7 +105,7 @@ Result<std::optional<DstObject>> LookAtDestination(const TransferContext& ctx,
 TransferResult CopySmall(const TransferContext& ctx, const std::string& key,
                          const std::string& dst_key, uint64_t listed_size) {
   BudgetHold hold(ctx.budget, listed_size);
-  BufferSink buf(ctx.bwlimit, static_cast<size_t>(listed_size));
+  BufferSink buf(ctx.bwlimit, static_cast<size_t>(listed_size), /*hash_md5=*/false);
   auto got = ctx.src->Get(key, GetOptions{}, buf);
   if (!got.ok()) return Failed(got.status(), Side::kSource);
   if (buf.data().size() != got->size) {
@@ -110,14 +113,17 @@ TransferResult CopySmall(const TransferContext& ctx, const std::string& key,
                                      std::to_string(got->size) + " bytes from the source"),
                   Side::kSource);
   }
-  std::string md5 = buf.Md5Raw();
-  if (got->etag_is_md5 && IsMd5Hex(got->etag) && HexLower(md5) != AsciiLower(got->etag)) {
-    return Failed(Status::Corruption("bytes read from the source do not match its ETag"),
-                  Side::kSource);
-  }
+  // Integrity end to end, hashing each byte once, at the destination: when
+  // the source's ETag is its MD5 it becomes the upload's Content-MD5, so
+  // the destination refuses bytes that differ from what the source stored
+  // (BadDigest, a corruption: the object is read again), and the ETag it
+  // answers is checked against it too. Otherwise ferry hashes the bytes.
+  std::string content_md5 = got->etag_is_md5 && IsMd5Hex(got->etag)
+                                ? ContentMd5FromHex(got->etag)
+                                : Base64Encode(Md5(buf.data()));
   PutOptions put;
   put.headers = got->headers;
-  put.content_md5 = Base64Encode(md5);
+  put.content_md5 = std::move(content_md5);
   uint64_t size = got->size;
   StringSource body(std::move(buf.data()));
   auto stored = ctx.dst->Put(dst_key, body, size, put);
@@ -175,7 +181,7 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
     uint64_t off = static_cast<uint64_t>(n - 1) * plan.part_size;
     uint64_t len = std::min(plan.part_size, info->size - off);
     BudgetHold hold(ctx.budget, len);
-    BufferSink buf(ctx.bwlimit, static_cast<size_t>(len));
+    BufferSink buf(ctx.bwlimit, static_cast<size_t>(len), /*hash_md5=*/true);
     GetOptions g;
     g.range = ByteRange{off, len};
     g.if_match = info->etag;

@@ -221,6 +221,7 @@ HttpResponse Exchange::Handle() {
   HttpResponse res = Dispatch(ctx);
   if (fault_ == FaultKind::kReset && !reset_after_) res.delivery = Delivery::kReset;
   if (fault_ == FaultKind::kTruncate) res.delivery = Delivery::kTruncate;
+  if (fault_ == FaultKind::kCorrupt) res.delivery = Delivery::kCorrupt;
   return res;
 }
 

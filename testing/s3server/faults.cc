@@ -10,7 +10,7 @@
 namespace ferry::s3server {
 namespace {
 
-constexpr std::array<std::pair<FaultKind, std::string_view>, 8> kKindNames = {{
+constexpr std::array<std::pair<FaultKind, std::string_view>, 9> kKindNames = {{
     {FaultKind::kNone, "none"},
     {FaultKind::kHttp403, "403"},
     {FaultKind::kHttp500, "500"},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<FaultKind, std::string_view>, 8> kKindNames = {{
     {FaultKind::kReset, "reset"},
     {FaultKind::kTruncate, "truncate"},
     {FaultKind::kWrongEtag, "wrong-etag"},
+    {FaultKind::kCorrupt, "corrupt"},
     {FaultKind::kComplete200Error, "complete-200-error"},
 }};
 
@@ -61,7 +62,7 @@ Result<FaultKind> ParseFaultKind(std::string_view name) {
   }
   return Status::InvalidArgument("unknown fault kind '" + std::string(name) +
                                  "' (none|403|500|503|reset|truncate|wrong-etag|"
-                                 "complete-200-error)");
+                                 "complete-200-error|corrupt)");
 }
 
 bool FaultApplies(FaultKind kind, std::string_view op) {
@@ -72,6 +73,8 @@ bool FaultApplies(FaultKind kind, std::string_view op) {
       return op == "put" || op == "upload-part" || op == "get" || op == "head" || op == "copy";
     case FaultKind::kComplete200Error:
       return op == "complete";
+    case FaultKind::kCorrupt:
+      return op == "get";
     case FaultKind::kHttp403:
     case FaultKind::kHttp500:
     case FaultKind::kHttp503:

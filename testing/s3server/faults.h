@@ -46,10 +46,11 @@ enum class FaultKind {
   kTruncate,          // short body then FIN (uploads: no response at all)
   kWrongEtag,         // PUT/UploadPart/GET/HEAD/copy answer a wrong ETag
   kComplete200Error,  // CompleteMultipartUpload: 200 with an <Error> body
+  kCorrupt,           // GET: the whole body with its first byte flipped, same headers
 };
 
 // "none", "403", "500", "503", "reset", "truncate", "wrong-etag",
-// "complete-200-error".
+// "complete-200-error", "corrupt".
 std::string_view FaultKindName(FaultKind kind);
 Result<FaultKind> ParseFaultKind(std::string_view name);
 

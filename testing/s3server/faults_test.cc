@@ -68,6 +68,10 @@ TEST(FaultPolicy, KindsOnlyApplyWhereTheyMakeSense) {
   ASSERT_TRUE(p.Configure(Config(FaultKind::kWrongEtag)).ok());
   EXPECT_EQ(p.Decide("list", ""), FaultKind::kNone);
   EXPECT_EQ(p.Decide("upload-part", "k"), FaultKind::kWrongEtag);
+  ASSERT_TRUE(p.Configure(Config(FaultKind::kCorrupt)).ok());
+  EXPECT_EQ(p.Decide("put", "k"), FaultKind::kNone);
+  EXPECT_EQ(p.Decide("head", "k"), FaultKind::kNone);
+  EXPECT_EQ(p.Decide("get", "k"), FaultKind::kCorrupt);
 }
 
 TEST(FaultPolicy, RejectsBadConfig) {

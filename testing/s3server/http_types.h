@@ -30,6 +30,7 @@ enum class Delivery {
   kReset,           // headers and half the body, then RST
   kTruncate,        // headers and half the body, then FIN
   kDropConnection,  // no response at all: FIN right away
+  kCorrupt,         // the whole body with its first byte flipped (a bit rot)
 };
 
 struct HttpResponse {

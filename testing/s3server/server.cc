@@ -270,7 +270,7 @@ class Connection {
     if (ec) co_return false;
 
     uint64_t limit = res.head ? 0 : length;
-    if (res.delivery != Delivery::kNormal) limit /= 2;
+    if (res.delivery == Delivery::kReset || res.delivery == Delivery::kTruncate) limit /= 2;
     std::string scratch;
     for (uint64_t off = 0; off < limit;) {
       size_t want = static_cast<size_t>(std::min<uint64_t>(ChunkSize(), limit - off));
@@ -285,6 +285,12 @@ class Connection {
         piece = *read;
       } else {
         piece = std::string_view(res.body).substr(static_cast<size_t>(off), want);
+      }
+      std::string flipped;
+      if (res.delivery == Delivery::kCorrupt && off == 0 && !piece.empty()) {
+        flipped.assign(piece);
+        flipped[0] = static_cast<char>(flipped[0] ^ 0x01);
+        piece = flipped;
       }
       co_await Pace(piece.size());
       Lowest().expires_after(options_.io_timeout);

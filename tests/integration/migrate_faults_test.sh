@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Faults and outages during a migration between two test servers:
-#  1. 5% 503 SlowDown, 1% 500, 0.5% resets mid-body and 10 keys answering
-#     403: the 10 end in the dead-letter queue with their reason, every other
-#     object arrives intact, the exit code says so, and `dlq --retry` after
-#     the fault is lifted completes them.
+#  1. 5% 503 SlowDown, 1% 500, 0.5% resets mid-body, 20 source reads with a
+#     flipped byte and 10 keys answering 403: the 10 end in the dead-letter
+#     queue with their reason, every other object arrives intact (no corrupt
+#     copy lands), the exit code says so, and `dlq --retry` after the fault
+#     is lifted completes them.
 #  2. The destination stops answering for 10 s mid-job: the circuit opens
 #     (reported), nothing is dead-lettered for it, and the job completes
 #     after it returns.
@@ -54,6 +55,7 @@ curl -sf -XPOST "$B_URL/_admin/faults" -d '{"seed": 7, "rules": [
   {"kind": "reset", "op": "put", "probability": 0.005},
   {"kind": "reset", "op": "get", "probability": 0.005}]}' >/dev/null || fail "fault rules refused"
 curl -sf -XPOST "$A_URL/_admin/faults" -d '{"seed": 8, "rules": [
+  {"kind": "corrupt", "key_regex": "^p3/", "count": 20},
   {"kind": "503", "probability": 0.05}, {"kind": "500", "probability": 0.01},
   {"kind": "reset", "op": "get", "probability": 0.005}]}' >/dev/null
 rc=0
@@ -85,6 +87,8 @@ open=$(curl -sf "$B_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys; pr
 [ "$open" = 0 ] || fail "$open multipart uploads left open after a dead letter"
 injected=$(curl -sf "$B_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['faults']['injected'])")
 [ "$injected" -gt 100 ] || fail "only $injected faults were injected"
+flipped=$(curl -sf "$A_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['faults']['rules'][0]['injected'])")
+[ "$flipped" = 20 ] || fail "$flipped corrupt reads injected, want 20"
 # Every object that was not denied is intact (compare with the source).
 cmp_tree() {
   for p in "$@"; do
