@@ -255,13 +255,18 @@ struct Client::Impl {
       }
     };
 
-    if (req.body == nullptr || req.body_size == 0) {
-      r.body().data = nullptr;
-      r.body().size = 0;
+    std::optional<std::string_view> whole;
+    if (req.body != nullptr) whole = req.body->Contiguous();
+    if (req.body == nullptr || req.body_size == 0 || (whole && whole->size() == req.body_size)) {
+      // No body, or one held in memory: header and body in one write,
+      // straight from where they are.
+      r.body().data = whole && req.body_size > 0 ? const_cast<char*>(whole->data()) : nullptr;
+      r.body().size = r.body().data != nullptr ? req.body_size : 0;
       r.body().more = false;
       c.tcp.expires_after(options.io_timeout);
       co_await bhttp::async_write(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
-      if (ec) co_return TransportError(ec, "send request");
+      if (ec) co_return TransportError(ec, sr.is_header_done() ? "send body" : "send request");
+      stats.bytes_sent += r.body().size;
     } else {
       // The header goes out with the first piece of the body, in one write
       // (a small object is one write, one segment, not two).
@@ -327,6 +332,38 @@ struct Client::Impl {
       // parser would copy it through the buffer 64 KiB at a time). Bytes
       // that arrived with the header are in c.buffer first.
       uint64_t left = *p.content_length();
+      char* direct = to_sink && left > 0 ? sink->Lend(static_cast<size_t>(left)) : nullptr;
+      if (direct != nullptr) {
+        // The sink's own memory takes the body: no copy in between.
+        auto head = c.buffer.data();
+        size_t have = static_cast<size_t>(std::min<uint64_t>(left, head.size()));
+        size_t off = 0;
+        if (have > 0) {
+          std::memcpy(direct, head.data(), have);
+          c.buffer.consume(have);
+        }
+        for (size_t filled = have;;) {
+          if (filled > off) {
+            stats.bytes_received += filled - off;
+            Status st = sink->Commit(filled - off);
+            if (!st.ok()) co_return st;
+            left -= filled - off;
+            off = filled;
+          }
+          if (left == 0) break;
+          c.tcp.expires_after(options.io_timeout);
+          size_t n = co_await stream.async_read_some(
+              asio::buffer(direct + off, static_cast<size_t>(left)),
+              asio::redirect_error(asio::use_awaitable, ec));
+          if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
+            co_return Status::Corruption("read body: connection closed mid-body");
+          }
+          if (ec) co_return TransportError(ec, "read body");
+          filled = off + n;
+        }
+        *reusable = p.get().keep_alive() && c.buffer.size() == 0;
+        co_return Status::Ok();
+      }
       buffer_for(left);
       auto head = c.buffer.data();
       size_t have = static_cast<size_t>(std::min<uint64_t>(left, head.size()));

@@ -1,6 +1,7 @@
 #include "migrate/transfer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -58,24 +59,33 @@ constexpr char kGrew[] = "the object grew since it was listed";
 
 // Buffers a body, paced by the job's bandwidth limit, and never beyond `cap`
 // bytes (the size the budget was reserved for). Hashes it as it streams
-// when `hash_md5` is set.
+// when `hash_md5` is set. Lends its memory to the reader, so a body goes
+// from the socket into it and from it to the next socket without a copy.
 class BufferSink : public ByteSink {
  public:
   BufferSink(RateLimiter* limit, size_t cap, bool hash_md5)
-      : limit_(limit), md5_(StreamingDigest::Kind::kMd5), hash_(hash_md5), cap_(cap) {
-    data_.reserve(cap);
-  }
+      : limit_(limit),
+        md5_(StreamingDigest::Kind::kMd5),
+        hash_(hash_md5),
+        cap_(cap),
+        data_(std::make_unique_for_overwrite<char[]>(std::max<size_t>(cap, 1))) {}
   Status Write(std::string_view d) override {
+    char* at = Lend(d.size());
+    if (at == nullptr) return Status(ErrorCode::kPreconditionFailed, kGrew);
+    std::memcpy(at, d.data(), d.size());
+    return Commit(d.size());
+  }
+  char* Lend(size_t n) override { return size_ + n > cap_ ? nullptr : data_.get() + size_; }
+  Status Commit(size_t n) override {
     if (CancelRequested()) return CancelledStatus();
-    if (data_.size() + d.size() > cap_) return Status(ErrorCode::kPreconditionFailed, kGrew);
-    if (limit_ != nullptr && !limit_->unlimited() && !limit_->Take(static_cast<double>(d.size()))) {
+    if (limit_ != nullptr && !limit_->unlimited() && !limit_->Take(static_cast<double>(n))) {
       return CancelledStatus();
     }
-    if (hash_) md5_.Update(d);
-    data_.append(d);
+    if (hash_) md5_.Update(std::string_view(data_.get() + size_, n));
+    size_ += n;
     return Status::Ok();
   }
-  std::string& data() { return data_; }
+  std::string_view data() const { return {data_.get(), size_}; }
   // Raw MD5 of what was written; only with `hash_md5`.
   std::string Md5Raw() { return md5_.Finish(); }
 
@@ -84,7 +94,8 @@ class BufferSink : public ByteSink {
   StreamingDigest md5_;
   bool hash_;
   size_t cap_;
-  std::string data_;
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
 };
 
 // Destination state for the overwrite decision; nullopt when absent.
@@ -125,7 +136,7 @@ TransferResult CopySmall(const TransferContext& ctx, const std::string& key,
   put.headers = got->headers;
   put.content_md5 = std::move(content_md5);
   uint64_t size = got->size;
-  StringSource body(std::move(buf.data()));
+  ViewSource body(buf.data());
   auto stored = ctx.dst->Put(dst_key, body, size, put);
   if (!stored.ok()) return Failed(stored.status(), Side::kDestination);
   CrashPoint("transfer");
@@ -197,7 +208,7 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
       return fail(Status::Corruption("short range from the source"), Side::kSource);
     }
     std::string md5 = buf.Md5Raw();
-    StringSource body(std::move(buf.data()));
+    ViewSource body(buf.data());
     auto part = ctx.dst->UploadPart(dst_key, upload.upload_id, n, body, len, Base64Encode(md5));
     if (!part.ok()) return fail(part.status(), Side::kDestination);
     if (Status st = ctx.state->AddPart(ctx.job, key, {n, part->etag, len}); !st.ok()) {

@@ -10,12 +10,18 @@
 
 namespace ferry {
 
-Result<size_t> StringSource::Read(char* buf, size_t cap) {
-  size_t n = std::min(cap, data_.size() - pos_);
-  std::memcpy(buf, data_.data() + pos_, n);
-  pos_ += n;
+namespace {
+size_t ReadFrom(std::string_view data, size_t* pos, char* buf, size_t cap) {
+  size_t n = std::min(cap, data.size() - *pos);
+  std::memcpy(buf, data.data() + *pos, n);
+  *pos += n;
   return n;
 }
+}  // namespace
+
+Result<size_t> StringSource::Read(char* buf, size_t cap) { return ReadFrom(data_, &pos_, buf, cap); }
+
+Result<size_t> ViewSource::Read(char* buf, size_t cap) { return ReadFrom(data_, &pos_, buf, cap); }
 
 Result<size_t> FileRangeSource::Read(char* buf, size_t cap) {
   if (CancelRequested()) return CancelledStatus();

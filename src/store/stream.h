@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,10 @@ class ByteSource {
   // Starts again from the first byte, so a failed upload can be retried.
   // Sources that cannot (a pipe) return kUnsupported.
   virtual Status Rewind() = 0;
+  // Optional: every byte from the start to the end when the source holds
+  // them in memory, so a writer can send them without copying. Does not
+  // move the read position. nullopt: use Read().
+  virtual std::optional<std::string_view> Contiguous() const { return std::nullopt; }
 };
 
 class ByteSink {
@@ -26,6 +31,16 @@ class ByteSink {
   virtual ~ByteSink() = default;
   // Consumes the next bytes of the body. An error aborts the transfer.
   virtual Status Write(std::string_view data) = 0;
+  // Optional zero-copy path for a sink that keeps the body in its own
+  // memory: lends the space for the next `n` bytes (nullptr: it does not,
+  // or they would not fit; use Write). The reader fills that space in
+  // order and passes each filled piece to Commit() (in all at most `n`
+  // bytes) instead of Write(); no other call comes between. Commit has
+  // Write's checks and errors.
+  virtual char* Lend(size_t /*n*/) { return nullptr; }
+  virtual Status Commit(size_t /*n*/) {
+    return Status(ErrorCode::kInternal, "this sink lends no buffer");
+  }
 };
 
 // A source over bytes held in memory (tests, small bodies).
@@ -37,9 +52,26 @@ class StringSource : public ByteSource {
     pos_ = 0;
     return Status::Ok();
   }
+  std::optional<std::string_view> Contiguous() const override { return std::string_view(data_); }
 
  private:
   std::string data_;
+  size_t pos_ = 0;
+};
+
+// A source over bytes held by the caller, which must outlive it.
+class ViewSource : public ByteSource {
+ public:
+  explicit ViewSource(std::string_view data) : data_(data) {}
+  Result<size_t> Read(char* buf, size_t cap) override;
+  Status Rewind() override {
+    pos_ = 0;
+    return Status::Ok();
+  }
+  std::optional<std::string_view> Contiguous() const override { return data_; }
+
+ private:
+  std::string_view data_;
   size_t pos_ = 0;
 };
 

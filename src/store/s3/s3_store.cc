@@ -52,6 +52,12 @@ class CountingSink : public ByteSink {
     if (s.ok()) count_ += data.size();
     return s;
   }
+  char* Lend(size_t n) override { return inner_.Lend(n); }
+  Status Commit(size_t n) override {
+    Status s = inner_.Commit(n);
+    if (s.ok()) count_ += n;
+    return s;
+  }
   uint64_t count() const { return count_; }
 
  private:
