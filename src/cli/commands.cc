@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "base/cancel.h"
+#include "base/process_limits.h"
 #include "base/version.h"
 #include "cli/registry.h"
 
@@ -51,6 +52,7 @@ int Main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   mallopt(M_ARENA_MAX, 8);
+  RaiseOpenFileLimit();
   CLI::App app{"ferry: moves data between storage tiers, fast and without losing a byte"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("ferry ") + kVersion);

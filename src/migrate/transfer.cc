@@ -1,6 +1,8 @@
 #include "migrate/transfer.h"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -98,6 +100,45 @@ class BufferSink : public ByteSink {
   size_t size_ = 0;
 };
 
+// The MD5 of a whole object whose parts arrive out of order on several
+// threads: a part is hashed once every part before it was, so its worker
+// waits for those (RunParallel starts parts in order, so at most
+// part_concurrency buffers wait). Abort() — a part failed, or the job is
+// cancelled — releases every waiter.
+class InOrderMd5 {
+ public:
+  InOrderMd5() : md5_(StreamingDigest::Kind::kMd5) {}
+  // Hashes part `n` (from 1) after parts 1..n-1; false when aborted.
+  bool Add(int n, std::string_view bytes) {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!aborted_ && next_ != n) {
+      if (cv_.wait_for(lock, std::chrono::milliseconds(200)) == std::cv_status::timeout &&
+          CancelRequested()) {
+        aborted_ = true;
+        cv_.notify_all();
+      }
+    }
+    if (aborted_) return false;
+    md5_.Update(bytes);
+    ++next_;
+    cv_.notify_all();
+    return true;
+  }
+  void Abort() {
+    std::lock_guard<std::mutex> lock(mu_);
+    aborted_ = true;
+    cv_.notify_all();
+  }
+  std::string HexDigest() { return HexLower(md5_.Finish()); }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int next_ = 1;
+  bool aborted_ = false;
+  StreamingDigest md5_;
+};
+
 // Destination state for the overwrite decision; nullopt when absent.
 Result<std::optional<DstObject>> LookAtDestination(const TransferContext& ctx,
                                                    const std::string& dst_key) {
@@ -184,8 +225,17 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
   for (int n = 1; n <= plan.parts; ++n) {
     if (!done.count(n)) todo.push_back(n);
   }
+  // End to end: when the source's MD5 is known and every part is copied in
+  // this run, the parts' bytes are hashed in order and must give it (the
+  // parts' own MD5s only prove what reached the destination). A resumed
+  // upload has parts from an earlier run that are not read again; those
+  // rest on their Content-MD5 alone.
+  std::string want_md5 = KnownMd5(*info);
+  std::optional<InOrderMd5> whole;
+  if (!want_md5.empty() && done.empty()) whole.emplace();
   std::mutex mu;
   Side failed_side = Side::kSource;
+  Status first_failure;  // the error that stopped the parts, when one did
   bool failed = false;
   Status s = RunParallel(static_cast<int>(todo.size()), ctx.spec.part_concurrency, [&](int i) {
     int n = todo[static_cast<size_t>(i)];
@@ -198,15 +248,22 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
     g.if_match = info->etag;
     auto got = ctx.src->Get(key, g, buf);
     auto fail = [&](Status st, Side side) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!failed) failed_side = side;  // RunParallel reports the first error
-      failed = true;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!failed) {
+          failed_side = side;
+          first_failure = st;
+        }
+        failed = true;
+      }
+      if (whole) whole->Abort();  // its waiters return after this is recorded
       return st;
     };
     if (!got.ok()) return fail(got.status(), Side::kSource);
     if (buf.data().size() != len) {
       return fail(Status::Corruption("short range from the source"), Side::kSource);
     }
+    if (whole && !whole->Add(n, buf.data())) return CancelledStatus();  // another part failed, or cancelled
     std::string md5 = buf.Md5Raw();
     ViewSource body(buf.data());
     auto part = ctx.dst->UploadPart(dst_key, upload.upload_id, n, body, len, Base64Encode(md5));
@@ -237,7 +294,17 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
     if (!st.retryable()) (void)AbandonUpload(ctx, key);
     return Failed(st, side);
   };
-  if (!s.ok()) return give_up(s, failed_side);
+  if (!s.ok()) {
+    std::lock_guard<std::mutex> lock(mu);
+    return give_up(failed ? first_failure : s, failed_side);
+  }
+  if (whole && whole->HexDigest() != want_md5) {
+    // Read wrong from the source: this upload must not complete.
+    (void)AbandonUpload(ctx, key);
+    return Failed(Status::Corruption("the parts read from the source do not add up to its MD5 " +
+                                     want_md5),
+                  Side::kSource);
+  }
   std::vector<PartInfo> parts;
   for (auto& [n, p] : done) parts.push_back(p);
   auto complete = ctx.dst->CompleteMultipart(dst_key, upload.upload_id, parts);

@@ -2,7 +2,6 @@
 // See README.md beside this file for flags and the admin API.
 
 #include <malloc.h>
-#include <sys/resource.h>
 
 #include <cstdio>
 #include <optional>
@@ -13,21 +12,13 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "base/process_limits.h"
 #include "dir_store.h"
 #include "faults.h"
 #include "server.h"
 #include "service.h"
 
 namespace {
-
-// Many concurrent connections need many descriptors.
-void RaiseFileLimit() {
-  rlimit lim{};
-  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
-    lim.rlim_cur = lim.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &lim);
-  }
-}
 
 // --retain-memory: object memory (up to 32 MiB a piece) comes from one
 // heap and stays there when freed, for the next objects. Memory the kernel
@@ -110,7 +101,7 @@ int main(int argc, char** argv) {
   app.add_option("--fault-seed", fault_seed, "seed for the fault probabilities and jitter");
   CLI11_PARSE(app, argc, argv);
 
-  RaiseFileLimit();
+  ferry::RaiseOpenFileLimit();
   if (retain_memory) RetainMemory();
   // stdout carries only the "listening on" line that fixtures parse.
   spdlog::set_default_logger(spdlog::stderr_color_mt("ferry-test-s3"));

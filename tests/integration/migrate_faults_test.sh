@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Faults and outages during a migration between two test servers:
 #  1. 5% 503 SlowDown, 1% 500, 0.5% resets mid-body, 20 source reads with a
-#     flipped byte and 10 keys answering 403: the 10 end in the dead-letter
+#     flipped byte (and one part of a multipart copy) and 10 keys answering 403: the 10 end in the dead-letter
 #     queue with their reason, every other object arrives intact (no corrupt
 #     copy lands), the exit code says so, and `dlq --retry` after the fault
 #     is lifted completes them.
@@ -42,6 +42,8 @@ for i in range(10):
         f.write(r.randbytes(100))
 with open(os.path.join(root, "partdeny"), "wb") as f:  # multipart, parts refused
     f.write(r.randbytes(12 << 20))
+with open(os.path.join(root, "bigflip"), "wb") as f:  # multipart, one part read corrupt
+    f.write(r.randbytes(12 << 20))
 PY
 "$FERRY" migrate --state "$STATE" "$SRC" s3://bkt/ --dst-profile src --json >"$TMP/seed.json" ||
   fail "seeding failed"
@@ -56,6 +58,7 @@ curl -sf -XPOST "$B_URL/_admin/faults" -d '{"seed": 7, "rules": [
   {"kind": "reset", "op": "get", "probability": 0.005}]}' >/dev/null || fail "fault rules refused"
 curl -sf -XPOST "$A_URL/_admin/faults" -d '{"seed": 8, "rules": [
   {"kind": "corrupt", "key_regex": "^p3/", "count": 20},
+  {"kind": "corrupt", "key_regex": "^bigflip$", "count": 1},
   {"kind": "503", "probability": 0.05}, {"kind": "500", "probability": 0.01},
   {"kind": "reset", "op": "get", "probability": 0.005}]}' >/dev/null
 rc=0
@@ -68,7 +71,7 @@ import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 s = lines[-1]
 assert s["state"] == "failed", s
-assert s["listed"] == 3001 and s["failed"] == 11 and s["transferred"] == 2990, s
+assert s["listed"] == 3002 and s["failed"] == 11 and s["transferred"] == 2991, s
 dead = sorted(l["key"] for l in lines if l.get("event") == "dead_letter")
 assert dead == [f"deny/k{i}" for i in range(10)] + ["partdeny"], dead
 PY
@@ -89,11 +92,15 @@ injected=$(curl -sf "$B_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys
 [ "$injected" -gt 100 ] || fail "only $injected faults were injected"
 flipped=$(curl -sf "$A_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['faults']['rules'][0]['injected'])")
 [ "$flipped" = 20 ] || fail "$flipped corrupt reads injected, want 20"
+flipped=$(curl -sf "$A_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['faults']['rules'][1]['injected'])")
+[ "$flipped" = 1 ] || fail "$flipped corrupt part reads injected, want 1"
+awsp dst s3 cp --quiet s3://bkt/bigflip "$TMP/bigflip.back"
+same_bytes "$SRC/bigflip" "$TMP/bigflip.back"
 # Every object that was not denied is intact (compare with the source).
 cmp_tree() {
   for p in "$@"; do
     awsp "$p" s3api list-objects-v2 --bucket bkt --output json |
-      /usr/bin/python3 -c "import json,sys; [print(o['Key'],o['Size'],o['ETag'] if o['Key'] != 'partdeny' else 'multipart') for o in sorted(json.load(sys.stdin).get('Contents',[]),key=lambda o:o['Key'])]"
+      /usr/bin/python3 -c "import json,sys; [print(o['Key'],o['Size'],o['ETag'] if o['Key'] not in ('partdeny', 'bigflip') else 'multipart') for o in sorted(json.load(sys.stdin).get('Contents',[]),key=lambda o:o['Key'])]"
   done
 }
 curl -sf -XPOST "$A_URL/_admin/faults" -d '{}' >/dev/null
@@ -105,8 +112,8 @@ diff "$TMP/la" "$TMP/lb" >/dev/null || fail "destination differs: $(diff "$TMP/l
 /usr/bin/python3 - "$TMP/r.json" <<'PY' || fail "after retry: $(tail -1 "$TMP/r.json")"
 import json, sys
 s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
-assert s["state"] == "completed" and s["listed"] == 3001, s
-assert s["transferred"] == 3001 and s["failed"] == 0 and s["skipped"] == 0, s
+assert s["state"] == "completed" and s["listed"] == 3002, s
+assert s["transferred"] == 3002 and s["failed"] == 0 and s["skipped"] == 0, s
 PY
 cmp_tree src >"$TMP/la"; cmp_tree dst >"$TMP/lb"
 diff "$TMP/la" "$TMP/lb" >/dev/null || fail "destination differs after dlq --retry"
@@ -131,13 +138,13 @@ wait $RUN || fail "the job did not complete after the outage: $(tail -3 "$TMP/o.
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 s = lines[-1]
-assert s["state"] == "completed" and s["listed"] == 3001, s
-assert s["failed"] == 0 and s["transferred"] + s["skipped"] == 3001, s
+assert s["state"] == "completed" and s["listed"] == 3002, s
+assert s["failed"] == 0 and s["transferred"] + s["skipped"] == 3002, s
 assert not [l for l in lines if l.get("event") == "dead_letter"], "dead-lettered during the outage"
 opened = [l for l in lines if l.get("event") == "circuit" and "destination open" in l.get("circuits", "")]
 assert opened, "the destination's circuit never opened"
 PY
 awsp dst s3api list-objects-v2 --bucket bkt --prefix outage/ --output json |
   /usr/bin/python3 -c "import json,sys; print(len(json.load(sys.stdin)['Contents']))" >"$TMP/n"
-[ "$(cat "$TMP/n")" = 3001 ] || fail "$(cat "$TMP/n") objects arrived after the outage"
+[ "$(cat "$TMP/n")" = 3002 ] || fail "$(cat "$TMP/n") objects arrived after the outage"
 echo "migrate_faults_test: ok"
