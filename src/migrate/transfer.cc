@@ -100,43 +100,39 @@ class BufferSink : public ByteSink {
   size_t size_ = 0;
 };
 
-// The MD5 of a whole object whose parts arrive out of order on several
-// threads: a part is hashed once every part before it was, so its worker
-// waits for those (RunParallel starts parts in order, so at most
-// part_concurrency buffers wait). Abort() — a part failed, or the job is
-// cancelled — releases every waiter.
-class InOrderMd5 {
+// Lets the tasks of one object pass a point in task order (0, 1, ...),
+// whatever order their threads get there in. Abort() — a task failed, or
+// the job is cancelled — releases every waiter.
+class Turns {
  public:
-  InOrderMd5() : md5_(StreamingDigest::Kind::kMd5) {}
-  // Hashes part `n` (from 1) after parts 1..n-1; false when aborted.
-  bool Add(int n, std::string_view bytes) {
+  // Waits for every task before `i` to Pass(); false when aborted.
+  bool Wait(int i) {
     std::unique_lock<std::mutex> lock(mu_);
-    while (!aborted_ && next_ != n) {
+    while (!aborted_ && next_ != i) {
       if (cv_.wait_for(lock, std::chrono::milliseconds(200)) == std::cv_status::timeout &&
           CancelRequested()) {
         aborted_ = true;
         cv_.notify_all();
       }
     }
-    if (aborted_) return false;
-    md5_.Update(bytes);
+    return !aborted_;
+  }
+  void Pass() {
+    std::lock_guard<std::mutex> lock(mu_);
     ++next_;
     cv_.notify_all();
-    return true;
   }
   void Abort() {
     std::lock_guard<std::mutex> lock(mu_);
     aborted_ = true;
     cv_.notify_all();
   }
-  std::string HexDigest() { return HexLower(md5_.Finish()); }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
-  int next_ = 1;
+  int next_ = 0;
   bool aborted_ = false;
-  StreamingDigest md5_;
 };
 
 // Destination state for the overwrite decision; nullopt when absent.
@@ -230,9 +226,16 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
   // parts' own MD5s only prove what reached the destination). A resumed
   // upload has parts from an earlier run that are not read again; those
   // rest on their Content-MD5 alone.
+  //
+  // A part takes its buffer from the job's budget only after the parts
+  // before it took theirs: one waiting for its turn to be hashed then
+  // always has its predecessors holding buffers too (or done), so parts of
+  // several objects can never hold the whole budget while waiting for a
+  // part that waits for the budget.
   std::string want_md5 = KnownMd5(*info);
-  std::optional<InOrderMd5> whole;
-  if (!want_md5.empty() && done.empty()) whole.emplace();
+  bool verify = !want_md5.empty() && done.empty();
+  StreamingDigest whole(StreamingDigest::Kind::kMd5);
+  Turns budget_turns, hash_turns;
   std::mutex mu;
   Side failed_side = Side::kSource;
   Status first_failure;  // the error that stopped the parts, when one did
@@ -241,7 +244,9 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
     int n = todo[static_cast<size_t>(i)];
     uint64_t off = static_cast<uint64_t>(n - 1) * plan.part_size;
     uint64_t len = std::min(plan.part_size, info->size - off);
+    if (!budget_turns.Wait(i)) return CancelledStatus();  // another part failed, or cancelled
     BudgetHold hold(ctx.budget, len);
+    budget_turns.Pass();
     BufferSink buf(ctx.bwlimit, static_cast<size_t>(len), /*hash_md5=*/true);
     GetOptions g;
     g.range = ByteRange{off, len};
@@ -256,14 +261,19 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
         }
         failed = true;
       }
-      if (whole) whole->Abort();  // its waiters return after this is recorded
+      budget_turns.Abort();  // waiters return after this is recorded
+      hash_turns.Abort();
       return st;
     };
     if (!got.ok()) return fail(got.status(), Side::kSource);
     if (buf.data().size() != len) {
       return fail(Status::Corruption("short range from the source"), Side::kSource);
     }
-    if (whole && !whole->Add(n, buf.data())) return CancelledStatus();  // another part failed, or cancelled
+    if (verify) {
+      if (!hash_turns.Wait(i)) return CancelledStatus();
+      whole.Update(buf.data());
+      hash_turns.Pass();
+    }
     std::string md5 = buf.Md5Raw();
     ViewSource body(buf.data());
     auto part = ctx.dst->UploadPart(dst_key, upload.upload_id, n, body, len, Base64Encode(md5));
@@ -298,7 +308,7 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
     std::lock_guard<std::mutex> lock(mu);
     return give_up(failed ? first_failure : s, failed_side);
   }
-  if (whole && whole->HexDigest() != want_md5) {
+  if (verify && HexLower(whole.Finish()) != want_md5) {
     // Read wrong from the source: this upload must not complete.
     (void)AbandonUpload(ctx, key);
     return Failed(Status::Corruption("the parts read from the source do not add up to its MD5 " +
