@@ -7,7 +7,8 @@
 #      and peak RSS (/usr/bin/time). rclone gets --ignore-times so that it
 #      uploads even though an earlier run left the same object. Downloads
 #      count until the file is durable (see measure()).
-#   2. Google Benchmark micro-benchmarks: SigV4 signing, list-page parsing.
+#   2. Google Benchmark micro-benchmarks: SigV4 signing, list-page parsing,
+#      ferry's zstd coder beside raw libzstd.
 #   3. Bulk copy, bucket to bucket: ferry migrate beside rclone copy
 #      (bench/migrate_bench.sh; MIGRATE_BENCH=75k|2m|all|none, default all).
 #

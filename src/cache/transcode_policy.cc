@@ -1,0 +1,65 @@
+#include "cache/transcode_policy.h"
+
+#include "base/strings.h"
+
+namespace ferry::cache {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+bool CompressibleType(std::string_view content_type, const std::vector<std::string>& patterns) {
+  std::string type = AsciiLower(Trim(content_type.substr(0, content_type.find(';'))));
+  size_t slash = type.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == type.size()) return false;
+  for (const std::string& raw : patterns) {
+    std::string p = AsciiLower(raw);
+    if (p.size() > 1 && p[0] == '*' && p[1] == '+') {
+      if (EndsWith(type, p.substr(1))) return true;
+    } else if (EndsWith(p, "/*")) {
+      if (type.compare(0, p.size() - 1, p, 0, p.size() - 1) == 0) return true;
+    } else if (type == p) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool HasCacheDirective(std::string_view cache_control, std::string_view directive) {
+  std::string want = AsciiLower(directive);
+  while (!cache_control.empty()) {
+    size_t comma = cache_control.find(',');
+    std::string_view item = Trim(cache_control.substr(0, comma));
+    std::string_view name = Trim(item.substr(0, item.find('=')));
+    if (AsciiLower(name) == want) return true;
+    if (comma == std::string_view::npos) break;
+    cache_control.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+TranscodeDecision DecideTranscode(const ResponseFacts& r, const TranscodeSettings& s) {
+  auto as_received = [](const char* why) { return TranscodeDecision{Transcode::kAsReceived, why}; };
+  if (r.range_request || r.status == 206) return as_received("range");
+  if (r.status != 200) return as_received("not a 200");
+  std::string coding = AsciiLower(Trim(r.content_encoding));
+  if (!coding.empty() && coding != "identity") return as_received("already encoded");
+  if (!r.content_length) return as_received("unknown length");
+  if (!CompressibleType(r.content_type, s.types)) return as_received("type not compressible");
+  if (*r.content_length < s.min_size) return as_received("below the minimum size");
+  if (!s.ignore_no_transform && HasCacheDirective(r.cache_control, "no-transform")) {
+    return as_received("no-transform");
+  }
+  return {Transcode::kZstd, "eligible"};
+}
+
+}  // namespace ferry::cache

@@ -1,0 +1,151 @@
+#include "codec/zstd_codec.h"
+
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getCParams, ZSTD_getFrameHeader (exported by Debian's libzstd)
+#include <zstd.h>
+
+namespace ferry::codec {
+namespace {
+
+Status ZstdError(size_t code, std::string_view during) {
+  return Status::Corruption("zstd " + std::string(during) + ": " + ZSTD_getErrorName(code));
+}
+
+Emit AppendTo(std::string* out) {
+  return [out](std::string_view d) {
+    out->append(d);
+    return Status::Ok();
+  };
+}
+
+}  // namespace
+
+struct ZstdEncoder::Impl {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  std::unique_ptr<char[]> scratch = std::make_unique_for_overwrite<char[]>(ZSTD_CStreamOutSize());
+  ~Impl() { ZSTD_freeCCtx(cctx); }
+
+  // One compressStream2 call into the scratch buffer, emitted; returns
+  // libzstd's answer (bytes left to flush at kEnd).
+  Result<size_t> Step(ZSTD_inBuffer* ib, ZSTD_EndDirective mode, const Emit& emit) {
+    ZSTD_outBuffer ob{scratch.get(), ZSTD_CStreamOutSize(), 0};
+    size_t r = ZSTD_compressStream2(cctx, &ob, ib, mode);
+    if (ZSTD_isError(r)) return ZstdError(r, mode == ZSTD_e_end ? "end frame" : "compress");
+    if (ob.pos > 0) FERRY_RETURN_IF_ERROR(emit(std::string_view(scratch.get(), ob.pos)));
+    return r;
+  }
+};
+
+ZstdEncoder::ZstdEncoder(int level) : impl_(std::make_unique<Impl>()), level_(level) {}
+ZstdEncoder::~ZstdEncoder() = default;
+
+Status ZstdEncoder::Begin(std::optional<uint64_t> content_size) {
+  ZSTD_CCtx* c = impl_->cctx;
+  if (c == nullptr) return Status::Internal("zstd: cannot allocate a compression context");
+  ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
+  size_t r = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level_);
+  if (ZSTD_isError(r)) {
+    return Status::InvalidArgument("zstd level " + std::to_string(level_) + ": " + ZSTD_getErrorName(r));
+  }
+  // The level may pick a larger window (levels 20+); the RFC caps it.
+  ZSTD_compressionParameters p = ZSTD_getCParams(level_, content_size.value_or(0), 0);
+  if (static_cast<int>(p.windowLog) > kMaxWindowLog) {
+    r = ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, kMaxWindowLog);
+    if (ZSTD_isError(r)) return ZstdError(r, "window");
+  }
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 1);
+  if (content_size) {
+    r = ZSTD_CCtx_setPledgedSrcSize(c, *content_size);
+    if (ZSTD_isError(r)) return ZstdError(r, "content size");
+  }
+  return Status::Ok();
+}
+
+Status ZstdEncoder::Update(std::string_view in, const Emit& emit) {
+  ZSTD_inBuffer ib{in.data(), in.size(), 0};
+  while (ib.pos < ib.size) FERRY_RETURN_IF_ERROR(impl_->Step(&ib, ZSTD_e_continue, emit).status());
+  return Status::Ok();
+}
+
+Status ZstdEncoder::Finish(const Emit& emit) {
+  ZSTD_inBuffer ib{nullptr, 0, 0};
+  for (;;) {  // an error here is e.g. fewer bytes than pledged
+    FERRY_ASSIGN_OR_RETURN(size_t left, impl_->Step(&ib, ZSTD_e_end, emit));
+    if (left == 0) return Status::Ok();
+  }
+}
+
+Status ZstdEncoder::Update(std::string_view in, std::string* out) { return Update(in, AppendTo(out)); }
+Status ZstdEncoder::Finish(std::string* out) { return Finish(AppendTo(out)); }
+
+struct ZstdDecoder::Impl {
+  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  std::unique_ptr<char[]> scratch = std::make_unique_for_overwrite<char[]>(ZSTD_DStreamOutSize());
+  bool mid_frame = false;  // the last Update() left a frame unfinished
+  ~Impl() { ZSTD_freeDCtx(dctx); }
+};
+
+ZstdDecoder::ZstdDecoder() : impl_(std::make_unique<Impl>()) { Reset(); }
+ZstdDecoder::~ZstdDecoder() = default;
+
+void ZstdDecoder::Reset() {
+  if (impl_->dctx == nullptr) return;
+  ZSTD_DCtx_reset(impl_->dctx, ZSTD_reset_session_and_parameters);
+  ZSTD_DCtx_setParameter(impl_->dctx, ZSTD_d_windowLogMax, kMaxWindowLog);
+  impl_->mid_frame = false;
+}
+
+Status ZstdDecoder::Update(std::string_view in, const Emit& emit) {
+  if (impl_->dctx == nullptr) return Status::Internal("zstd: cannot allocate a decompression context");
+  ZSTD_inBuffer ib{in.data(), in.size(), 0};
+  for (;;) {
+    ZSTD_outBuffer ob{impl_->scratch.get(), ZSTD_DStreamOutSize(), 0};
+    size_t in_before = ib.pos;
+    size_t r = ZSTD_decompressStream(impl_->dctx, &ob, &ib);
+    if (ZSTD_isError(r)) {
+      impl_->mid_frame = true;
+      return ZstdError(r, "decompress");
+    }
+    // 0: a frame just ended. A call that moved nothing (no input left, no
+    // output waiting) says nothing new about where the body stands.
+    if (ib.pos != in_before || ob.pos > 0) impl_->mid_frame = r != 0;
+    if (ob.pos > 0) FERRY_RETURN_IF_ERROR(emit(std::string_view(impl_->scratch.get(), ob.pos)));
+    // Done with this input once it is all read and libzstd has no more
+    // output waiting (a full output buffer may hide more).
+    if (ib.pos == ib.size && ob.pos < ob.size) return Status::Ok();
+  }
+}
+
+Status ZstdDecoder::Update(std::string_view in, std::string* out) { return Update(in, AppendTo(out)); }
+
+Status ZstdDecoder::Finish() const {
+  if (impl_->mid_frame) return Status::Corruption("zstd: the body ends inside a frame");
+  return Status::Ok();
+}
+
+Result<std::string> ZstdCompress(std::string_view in, int level) {
+  ZstdEncoder e(level);
+  std::string out;
+  out.reserve(ZSTD_compressBound(in.size()));
+  FERRY_RETURN_IF_ERROR(e.Begin(in.size()));
+  FERRY_RETURN_IF_ERROR(e.Update(in, &out));
+  FERRY_RETURN_IF_ERROR(e.Finish(&out));
+  return out;
+}
+
+Result<std::string> ZstdDecompress(std::string_view in) {
+  ZstdDecoder d;
+  std::string out;
+  if (auto n = ZstdFrameContentSize(in); n && *n <= (64u << 20)) out.reserve(*n);
+  FERRY_RETURN_IF_ERROR(d.Update(in, &out));
+  FERRY_RETURN_IF_ERROR(d.Finish());
+  return out;
+}
+
+std::optional<uint64_t> ZstdFrameContentSize(std::string_view frame) {
+  unsigned long long n = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR) return std::nullopt;
+  return static_cast<uint64_t>(n);
+}
+
+}  // namespace ferry::codec

@@ -1,0 +1,129 @@
+#include "codec/zstd_codec.h"
+
+#include <gtest/gtest.h>
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader (exported by Debian's libzstd)
+#include <zstd.h>
+
+#include <random>
+
+namespace ferry::codec {
+namespace {
+
+// Text-like bytes: words from a small vocabulary, so they compress.
+std::string Text(size_t n, uint32_t seed) {
+  static const char* kWords[] = {"<div class=\"row\">", "function", "return", "the", "cache",
+                                 "{\"key\": ", "</p>\n", "transcoding", "zstd", "origin"};
+  std::mt19937 rng(seed);
+  std::string out;
+  while (out.size() < n) {
+    out += kWords[rng() % 10];
+    out += ' ';
+  }
+  out.resize(n);
+  return out;
+}
+
+TEST(ZstdCodecTest, RoundTripsAndShrinksText) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{4096}, size_t{1} << 20}) {
+    std::string in = Text(n, static_cast<uint32_t>(n));
+    auto z = ZstdCompress(in);
+    ASSERT_TRUE(z.ok()) << z.status().ToString();
+    if (n >= 4096) {
+      EXPECT_LT(z->size() * 3, in.size()) << n;
+    }
+    auto back = ZstdDecompress(*z);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_TRUE(*back == in) << n;
+  }
+}
+
+TEST(ZstdCodecTest, FrameCarriesContentSizeAndChecksum) {
+  std::string in = Text(100'000, 1);
+  auto z = ZstdCompress(in);
+  ASSERT_TRUE(z.ok());
+  EXPECT_EQ(ZstdFrameContentSize(*z), in.size());
+  ZSTD_frameHeader h{};
+  ASSERT_EQ(ZSTD_getFrameHeader(&h, z->data(), z->size()), 0u);
+  EXPECT_EQ(h.checksumFlag, 1u);
+  EXPECT_LE(h.windowSize, 8u << 20);
+  EXPECT_EQ(ZstdFrameContentSize("not zstd"), std::nullopt);
+}
+
+TEST(ZstdCodecTest, StreamsInPiecesWithAPledgedSize) {
+  std::string in = Text(3 << 20, 2);
+  ZstdEncoder e(3);
+  std::string z;
+  ASSERT_TRUE(e.Begin(in.size()).ok());
+  for (size_t at = 0; at < in.size(); at += 70'001) {
+    ASSERT_TRUE(e.Update(std::string_view(in).substr(at, 70'001), &z).ok());
+  }
+  ASSERT_TRUE(e.Finish(&z).ok());
+  EXPECT_EQ(ZstdFrameContentSize(z), in.size());
+  // Decode one byte at a time: output comes out as input arrives.
+  ZstdDecoder d;
+  std::string out;
+  for (char c : z) ASSERT_TRUE(d.Update(std::string_view(&c, 1), &out).ok());
+  EXPECT_TRUE(d.Finish().ok());
+  EXPECT_TRUE(out == in);
+  // The encoder is reused for the next body.
+  std::string z2;
+  ASSERT_TRUE(e.Begin(std::nullopt).ok());
+  ASSERT_TRUE(e.Update("again", &z2).ok());
+  ASSERT_TRUE(e.Finish(&z2).ok());
+  EXPECT_EQ(*ZstdDecompress(z2), "again");
+}
+
+TEST(ZstdCodecTest, FewerBytesThanPledgedIsAnError) {
+  ZstdEncoder e;
+  std::string z;
+  ASSERT_TRUE(e.Begin(100).ok());
+  ASSERT_TRUE(e.Update("short", &z).ok());
+  EXPECT_FALSE(e.Finish(&z).ok());
+}
+
+TEST(ZstdCodecTest, HighLevelsStayWithinTheRfcWindow) {
+  std::string in = Text(1 << 20, 3);
+  ZstdEncoder e(22);  // would pick a 128 MiB window
+  std::string z;
+  ASSERT_TRUE(e.Begin(std::nullopt).ok());  // size unknown: the level alone picks the window
+  ASSERT_TRUE(e.Update(in, &z).ok());
+  ASSERT_TRUE(e.Finish(&z).ok());
+  ZSTD_frameHeader h{};
+  ASSERT_EQ(ZSTD_getFrameHeader(&h, z.data(), z.size()), 0u);
+  EXPECT_LE(h.windowSize, 8ull << 20);
+  EXPECT_TRUE(*ZstdDecompress(z) == in);
+}
+
+TEST(ZstdCodecTest, RejectsAFrameWithALargerWindow) {
+  // Made with raw libzstd: a 128 MiB window and no content size.
+  std::string in = Text(16 << 20, 4);
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 27);
+  std::string z(ZSTD_compressBound(in.size()), '\0');
+  ZSTD_outBuffer ob{z.data(), z.size(), 0};
+  ZSTD_inBuffer ib{in.data(), in.size(), 0};
+  ASSERT_EQ(ZSTD_compressStream2(c, &ob, &ib, ZSTD_e_end), 0u);
+  ZSTD_freeCCtx(c);
+  z.resize(ob.pos);
+  auto out = ZstdDecompress(z);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), ErrorCode::kCorruption);
+}
+
+TEST(ZstdCodecTest, DamageIsDetected) {
+  std::string in = Text(200'000, 5);
+  std::string z = *ZstdCompress(in);
+  std::string flipped = z;
+  flipped[flipped.size() / 2] ^= 0x20;
+  EXPECT_FALSE(ZstdDecompress(flipped).ok());
+  std::string checksum = z;
+  checksum.back() ^= 0x01;  // the last 4 bytes are the checksum
+  EXPECT_FALSE(ZstdDecompress(checksum).ok());
+  ZstdDecoder d;
+  std::string out;
+  ASSERT_TRUE(d.Update(std::string_view(z).substr(0, z.size() - 10), &out).ok());
+  EXPECT_FALSE(d.Finish().ok()) << "a frame cut short must not pass";
+}
+
+}  // namespace
+}  // namespace ferry::codec
