@@ -1,6 +1,7 @@
 #include "cache/transcode_policy.h"
 
 #include "base/strings.h"
+#include "cache/freshness.h"
 
 namespace ferry::cache {
 namespace {
@@ -34,19 +35,6 @@ bool CompressibleType(std::string_view content_type, const std::vector<std::stri
   return false;
 }
 
-bool HasCacheDirective(std::string_view cache_control, std::string_view directive) {
-  std::string want = AsciiLower(directive);
-  while (!cache_control.empty()) {
-    size_t comma = cache_control.find(',');
-    std::string_view item = Trim(cache_control.substr(0, comma));
-    std::string_view name = Trim(item.substr(0, item.find('=')));
-    if (AsciiLower(name) == want) return true;
-    if (comma == std::string_view::npos) break;
-    cache_control.remove_prefix(comma + 1);
-  }
-  return false;
-}
-
 TranscodeDecision DecideTranscode(const ResponseFacts& r, const TranscodeSettings& s) {
   auto as_received = [](const char* why) { return TranscodeDecision{Transcode::kAsReceived, why}; };
   if (r.range_request || r.status == 206) return as_received("range");
@@ -56,7 +44,7 @@ TranscodeDecision DecideTranscode(const ResponseFacts& r, const TranscodeSetting
   if (!r.content_length) return as_received("unknown length");
   if (!CompressibleType(r.content_type, s.types)) return as_received("type not compressible");
   if (*r.content_length < s.min_size) return as_received("below the minimum size");
-  if (!s.ignore_no_transform && HasCacheDirective(r.cache_control, "no-transform")) {
+  if (!s.ignore_no_transform && ParseCacheControl(r.cache_control).no_transform) {
     return as_received("no-transform");
   }
   return {Transcode::kZstd, "eligible"};

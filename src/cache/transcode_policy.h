@@ -50,8 +50,4 @@ TranscodeDecision DecideTranscode(const ResponseFacts& r, const TranscodeSetting
 // Whether `content_type` (parameters allowed) matches one of `patterns`.
 bool CompressibleType(std::string_view content_type, const std::vector<std::string>& patterns);
 
-// Whether a Cache-Control value holds `directive` (case-insensitive, with
-// or without an argument).
-bool HasCacheDirective(std::string_view cache_control, std::string_view directive);
-
 }  // namespace ferry::cache

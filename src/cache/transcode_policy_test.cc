@@ -80,13 +80,5 @@ TEST(TranscodePolicyTest, SettingsChangeTheOutcome) {
   EXPECT_EQ(DecideTranscode(r, s).action, Transcode::kAsReceived) << "the list replaces the default";
 }
 
-TEST(TranscodePolicyTest, CacheDirectives) {
-  EXPECT_TRUE(HasCacheDirective("max-age=60, no-transform", "no-transform"));
-  EXPECT_TRUE(HasCacheDirective("MAX-AGE=60", "max-age"));
-  EXPECT_FALSE(HasCacheDirective("no-transformx", "no-transform"));
-  EXPECT_FALSE(HasCacheDirective("", "no-transform"));
-  EXPECT_FALSE(HasCacheDirective("private=\"x\"", "no-transform"));
-}
-
 }  // namespace
 }  // namespace ferry::cache

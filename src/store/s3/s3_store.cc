@@ -9,6 +9,7 @@
 #include "base/cancel.h"
 #include "base/strings.h"
 #include "crypto/digest.h"
+#include "http/date.h"
 #include "s3/sigv4.h"
 #include "s3/xml.h"
 #include "store/s3/addressing.h"
@@ -74,13 +75,6 @@ bool EtagIsMd5(const http::Response& r) {
   return IsMd5Hex(s3::Unquote(r.Get("etag")));
 }
 
-bool ParseHttpDate(const std::string& s, TimePoint* out) {
-  std::tm tm{};
-  if (strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S", &tm) == nullptr) return false;
-  *out = std::chrono::system_clock::from_time_t(timegm(&tm));
-  return true;
-}
-
 void AddObjectHeaders(const ObjectHeaders& h, http::Headers* out) {
   auto add = [out](const char* name, const std::string& v) {
     if (!v.empty()) out->emplace_back(name, v);
@@ -105,7 +99,7 @@ ObjectInfo InfoFromHeaders(std::string_view key, const http::Response& r) {
   if (size_t slash = range.rfind('/'); slash != std::string::npos && range.back() != '*') {
     info.size = std::strtoull(range.c_str() + slash + 1, nullptr, 10);
   }
-  ParseHttpDate(r.Get("last-modified"), &info.last_modified);
+  if (auto t = http::ParseHttpDate(r.Get("last-modified"))) info.last_modified = *t;
   auto& h = info.headers;
   h.content_type = r.Get("content-type");
   h.content_encoding = r.Get("content-encoding");

@@ -1,0 +1,117 @@
+#include "cache/freshness.h"
+
+#include <gtest/gtest.h>
+
+namespace ferry::cache {
+namespace {
+
+using namespace std::chrono;
+
+TEST(CacheControlTest, ParsesDirectives) {
+  CacheControl c = ParseCacheControl(" Public, max-age=60 ,S-MAXAGE=\"120\", no-transform, x-ext=1");
+  EXPECT_TRUE(c.public_);
+  EXPECT_EQ(c.max_age, Seconds(60));
+  EXPECT_EQ(c.s_maxage, Seconds(120));
+  EXPECT_TRUE(c.no_transform);
+  EXPECT_FALSE(c.no_store || c.no_cache || c.private_ || c.must_revalidate);
+  c = ParseCacheControl("no-cache=\"set-cookie\", private, proxy-revalidate, no-store");
+  EXPECT_TRUE(c.no_cache && c.private_ && c.must_revalidate && c.no_store);
+  c = ParseCacheControl("max-age=abc");
+  EXPECT_FALSE(c.max_age);
+  EXPECT_TRUE(c.max_age_invalid);
+  c = ParseCacheControl("max-age=99999999999999999999");
+  EXPECT_EQ(c.max_age, Seconds(int64_t{1} << 31)) << "saturates";
+  EXPECT_FALSE(ParseCacheControl("no-transformx").no_transform);
+  EXPECT_FALSE(ParseCacheControl("").no_cache);
+}
+
+TEST(StoreTest, Table) {
+  struct Case {
+    const char* name;
+    void (*edit)(StoreFacts&);
+    bool store;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {"max-age", [](StoreFacts& f) { f.response.max_age = Seconds(60); }, true, "explicit freshness"},
+      {"expires", [](StoreFacts& f) { f.has_expires = true; }, true, "explicit freshness"},
+      {"public", [](StoreFacts& f) { f.response.public_ = true; }, true, "explicit freshness"},
+      {"default ttl", [](StoreFacts&) {}, true, "default ttl"},
+      {"404 by default ttl", [](StoreFacts& f) { f.status = 404; }, true, "default ttl"},
+      {"no-cache with etag", [](StoreFacts& f) { f.response.no_cache = true; f.has_validator = true; f.status = 500; }, true, "stored to revalidate"},
+      {"authorization + public", [](StoreFacts& f) { f.authorization = true; f.response.public_ = true; }, true, "explicit freshness"},
+      {"authorization + s-maxage", [](StoreFacts& f) { f.authorization = true; f.response.s_maxage = Seconds(5); }, true, "explicit freshness"},
+
+      {"POST", [](StoreFacts& f) { f.method = "POST"; }, false, "method"},
+      {"HEAD", [](StoreFacts& f) { f.method = "HEAD"; }, false, "method"},
+      {"response no-store", [](StoreFacts& f) { f.response.no_store = true; f.response.max_age = Seconds(60); }, false, "no-store"},
+      {"request no-store", [](StoreFacts& f) { f.request.no_store = true; }, false, "no-store"},
+      {"private", [](StoreFacts& f) { f.response.private_ = true; f.response.max_age = Seconds(60); }, false, "private"},
+      {"authorization", [](StoreFacts& f) { f.authorization = true; f.response.max_age = Seconds(60); }, false, "authorization"},
+      {"206", [](StoreFacts& f) { f.status = 206; f.response.max_age = Seconds(60); }, false, "partial content"},
+      {"vary *", [](StoreFacts& f) { f.vary = " * "; }, false, "vary *"},
+      {"set-cookie", [](StoreFacts& f) { f.set_cookie = true; }, false, "set-cookie"},
+      {"500 needs explicit freshness", [](StoreFacts& f) { f.status = 500; }, false, "status needs explicit freshness"},
+      {"302 needs explicit freshness", [](StoreFacts& f) { f.status = 302; }, false, "status needs explicit freshness"},
+  };
+  CacheSettings s;
+  s.default_ttl = Seconds(300);
+  for (const Case& c : cases) {
+    StoreFacts f;
+    c.edit(f);
+    StoreDecision d = DecideStore(f, s);
+    EXPECT_EQ(d.store, c.store) << c.name;
+    EXPECT_STREQ(d.reason, c.reason) << c.name;
+  }
+  s.default_ttl = Seconds(0);
+  EXPECT_FALSE(DecideStore(StoreFacts{}, s).store) << "no freshness, no default";
+}
+
+TEST(FreshnessTest, LifetimeInRfcOrder) {
+  CacheSettings s;
+  s.default_ttl = Seconds(300);
+  SysSeconds t0 = sys_days(2026y / December / 2) + 12h;
+  auto cc = [](const char* v) { return ParseCacheControl(v); };
+  auto life = [&](const char* v, std::optional<SysSeconds> expires, bool has_expires,
+                  std::optional<SysSeconds> date) {
+    return FreshnessLifetime(cc(v), expires, has_expires, date, t0, s);
+  };
+  EXPECT_EQ(life("max-age=60, s-maxage=10", std::nullopt, false, std::nullopt), Seconds(10));
+  EXPECT_EQ(life("max-age=60", t0 + 1h, true, t0), Seconds(60)) << "max-age beats Expires";
+  EXPECT_EQ(life("", t0 + 1h, true, t0 - 10min), Seconds(70 * 60)) << "Expires - Date";
+  EXPECT_EQ(life("", t0 + 1h, true, std::nullopt), Seconds(3600)) << "no Date: arrival time";
+  EXPECT_EQ(life("", t0 - 1h, true, t0), Seconds(0));
+  EXPECT_EQ(life("", std::nullopt, true, t0), Seconds(0)) << "Expires: 0";
+  EXPECT_EQ(life("", std::nullopt, false, t0), Seconds(300)) << "default ttl";
+  EXPECT_EQ(life("no-cache, max-age=60", std::nullopt, false, t0), Seconds(0));
+  EXPECT_EQ(life("max-age=x", std::nullopt, false, t0), Seconds(0)) << "invalid max-age: stale";
+}
+
+TEST(FreshnessTest, AgeFollowsRfc9111) {
+  SysSeconds req = sys_days(2026y / December / 2) + 12h;
+  SysSeconds resp = req + 2s;
+  // An origin response with no Age, Date = arrival: age grows with residence.
+  EXPECT_EQ(CurrentAge(std::nullopt, resp, req, resp, resp + 10s), Seconds(12));
+  // An upstream cache said Age: 100.
+  EXPECT_EQ(CurrentAge(Seconds(100), resp, req, resp, resp), Seconds(102));
+  // A Date in the past beyond the Age header: the apparent age wins.
+  EXPECT_EQ(CurrentAge(Seconds(5), resp - 60s, req, resp, resp), Seconds(60));
+  // A Date in the future (skewed origin clock) never makes it younger.
+  EXPECT_EQ(CurrentAge(std::nullopt, resp + 3600s, req, resp, resp + 1s), Seconds(3));
+  EXPECT_EQ(ParseAge("42"), Seconds(42));
+  EXPECT_EQ(ParseAge("-1"), std::nullopt);
+}
+
+TEST(FreshnessTest, WhatRequestsAsk) {
+  CacheControl none;
+  EXPECT_TRUE(ServableWithoutRevalidation(none, none, Seconds(60), Seconds(59)));
+  EXPECT_FALSE(ServableWithoutRevalidation(none, none, Seconds(60), Seconds(60)));
+  EXPECT_FALSE(ServableWithoutRevalidation(ParseCacheControl("no-cache"), none, Seconds(60), Seconds(1)));
+  EXPECT_FALSE(ServableWithoutRevalidation(ParseCacheControl("max-age=0"), none, Seconds(60), Seconds(0)));
+  EXPECT_FALSE(ServableWithoutRevalidation(ParseCacheControl("max-age=10"), none, Seconds(60), Seconds(11)));
+  EXPECT_TRUE(ServableWithoutRevalidation(ParseCacheControl("max-age=10"), none, Seconds(60), Seconds(9)));
+  EXPECT_FALSE(ServableWithoutRevalidation(none, ParseCacheControl("no-cache"), Seconds(60), Seconds(1)));
+}
+
+}  // namespace
+}  // namespace ferry::cache
