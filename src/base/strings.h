@@ -14,4 +14,12 @@ inline std::string AsciiLower(std::string_view s) {
   return out;
 }
 
+// Without the optional whitespace (spaces and tabs) HTTP allows around
+// header values and list members.
+inline std::string_view TrimOws(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
 }  // namespace ferry

@@ -8,16 +8,10 @@
 namespace ferry::cache {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // delta-seconds (RFC 9111 1.2.2): digits; values too large saturate at
 // 2^31 (the RFC's advice). A quoted value is accepted, as caches do.
 std::optional<Seconds> DeltaSeconds(std::string_view v) {
-  v = Trim(v);
+  v = TrimOws(v);
   if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
   if (v.empty()) return std::nullopt;
   uint64_t n = 0;
@@ -44,9 +38,9 @@ CacheControl ParseCacheControl(std::string_view value) {
   CacheControl cc;
   while (!value.empty()) {
     size_t comma = value.find(',');
-    std::string_view item = Trim(value.substr(0, comma));
+    std::string_view item = TrimOws(value.substr(0, comma));
     size_t eq = item.find('=');
-    std::string name = AsciiLower(Trim(item.substr(0, eq)));
+    std::string name = AsciiLower(TrimOws(item.substr(0, eq)));
     std::string_view arg = eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
     if (name == "no-store") {
       cc.no_store = true;
@@ -85,7 +79,7 @@ StoreDecision DecideStore(const StoreFacts& f, const CacheSettings& s) {
   }
   if (f.status == 206) return no("partial content");
   if (f.status < 200 || f.status >= 600) return no("not a final status");
-  if (Trim(f.vary) == "*") return no("vary *");
+  if (TrimOws(f.vary) == "*") return no("vary *");
   if (f.set_cookie) return no("set-cookie");
   bool explicit_freshness = f.response.max_age || f.response.s_maxage || f.has_expires ||
                             f.response.max_age_invalid;

@@ -6,12 +6,6 @@
 namespace ferry::cache {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -19,7 +13,7 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 }  // namespace
 
 bool CompressibleType(std::string_view content_type, const std::vector<std::string>& patterns) {
-  std::string type = AsciiLower(Trim(content_type.substr(0, content_type.find(';'))));
+  std::string type = AsciiLower(TrimOws(content_type.substr(0, content_type.find(';'))));
   size_t slash = type.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == type.size()) return false;
   for (const std::string& raw : patterns) {
@@ -39,7 +33,7 @@ TranscodeDecision DecideTranscode(const ResponseFacts& r, const TranscodeSetting
   auto as_received = [](const char* why) { return TranscodeDecision{Transcode::kAsReceived, why}; };
   if (r.range_request || r.status == 206) return as_received("range");
   if (r.status != 200) return as_received("not a 200");
-  std::string coding = AsciiLower(Trim(r.content_encoding));
+  std::string coding = AsciiLower(TrimOws(r.content_encoding));
   if (!coding.empty() && coding != "identity") return as_received("already encoded");
   if (!r.content_length) return as_received("unknown length");
   if (!CompressibleType(r.content_type, s.types)) return as_received("type not compressible");

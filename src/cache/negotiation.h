@@ -1,0 +1,35 @@
+#pragma once
+// What the client-facing hop decides per request, as pure functions:
+// whether the client takes zstd as it is stored (RFC 9110 12.5.3
+// Accept-Encoding with q-values), the ETag of the zstd representation, and
+// whether a conditional GET/HEAD is answered 304 (RFC 9110 13.1.2, 13.1.3,
+// 13.2.2).
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "http/date.h"
+
+namespace ferry::cache {
+
+// True when Accept-Encoding admits `coding` with a q-value above 0, by name
+// or through "*" (which covers codings it does not name).
+bool AcceptsCoding(std::string_view accept_encoding, std::string_view coding);
+
+// The ETag of the zstd-coded representation: "abc" -> "abc-zstd",
+// W/"abc" -> W/"abc-zstd"; "" stays "". Distinct from the identity
+// representation's, as RFC 9110 8.8.3 requires of different encodings.
+std::string ZstdEtag(std::string_view etag);
+
+// RFC 9110 8.8.3.2 weak comparison of two entity tags.
+bool WeakEtagMatch(std::string_view a, std::string_view b);
+
+// Whether a GET or HEAD with these preconditions is answered 304 for a
+// representation with `etag` ("" if none) and `last_modified`.
+// If-None-Match, when present, decides alone ("*" or any tag matching
+// weakly); else a valid If-Modified-Since not before Last-Modified does.
+bool NotModified(std::string_view if_none_match, std::string_view if_modified_since,
+                 std::string_view etag, std::optional<http::SysSeconds> last_modified);
+
+}  // namespace ferry::cache
