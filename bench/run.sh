@@ -8,7 +8,8 @@
 #      uploads even though an earlier run left the same object. Downloads
 #      count until the file is durable (see measure()).
 #   2. Google Benchmark micro-benchmarks: SigV4 signing, list-page parsing,
-#      ferry's zstd coder beside raw libzstd.
+#      ferry's zstd coder beside raw libzstd; the cache's stored/logical ratio
+#      and coder cost on the corpus of web text (bench/cache_corpus.sh).
 #   3. Bulk copy, bucket to bucket: ferry migrate beside rclone copy
 #      (bench/migrate_bench.sh; MIGRATE_BENCH=75k|2m|all|none, default all).
 #
@@ -106,6 +107,10 @@ gibs() { awk -v s="$1" -v m="$SIZE_MIB" 'BEGIN { printf "%.2f", (m / 1024) / s }
   echo '```'
   "$BUILD/bench/ferry_micro_bench" --benchmark_min_time=0.3 2>/dev/null | grep -E '^(BM_|Benchmark|-)'
   echo '```'
+  echo
+  echo "### Cache: what would be stored for the web-text corpus (policy and coder, no server yet)"
+  echo
+  bench/cache_corpus.sh "$BUILD"
 } | tee "$OUT"
 
 # 3. Bulk copy; its own servers, so this one's memory is given back first.

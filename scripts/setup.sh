@@ -12,9 +12,13 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
   libgtest-dev libgmock-dev libbenchmark-dev)
 # Tests and benchmarks: independent peers and the tools that drive them.
 PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl time sqlite3)
+# The cache benchmark's corpus: real web text from Debian packages (HTML,
+# JavaScript, CSS, JSON) with the images and gzip files that come with it.
+CORPUS_PKGS=(python3.11-doc libjs-jquery libjs-bootstrap5 node-react-dom libjs-highlight.js
+  node-lodash iso-codes)
 
 missing=()
-for p in "${BUILD_PKGS[@]}" "${PEER_PKGS[@]}"; do
+for p in "${BUILD_PKGS[@]}" "${PEER_PKGS[@]}" "${CORPUS_PKGS[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi
