@@ -7,7 +7,12 @@ BUILD=${1:-build}
 FERRY="$BUILD/ferry"
 TMP=$(mktemp -d /tmp/ferry-demo.XXXXXX)
 SERVER_PID=
-cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$TMP"; }
+OTHER_PIDS=()
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null
+  for p in "${OTHER_PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done
+  rm -rf "$TMP"
+}
 trap cleanup EXIT
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
@@ -64,6 +69,35 @@ JOB=$(awk '/^job /{print $2}' "$TMP/job.txt")
 "$FERRY" migrate --state "$STATE" resume "$JOB"
 diff -r -x '.*' "$TMP/tree" "$TMP/back-tree" && echo "round trip: identical trees"
 "$FERRY" migrate --state "$STATE" list
+
+step "ferry cache serve: a caching proxy that keeps text zstd-compressed at rest"
+mkdir -p "$TMP/site"
+cp -r /usr/share/doc/python3.11/html/library "$TMP/site/" 2>/dev/null \
+  || for i in $(seq 1 50); do seq 1 5000 | sed "s/^/<p>line of page $i: /" >"$TMP/site/page$i.html"; done
+(cd "$TMP/site" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 0 >"$TMP/origin.log" 2>&1) &
+OTHER_PIDS+=($!)
+for _ in $(seq 1 50); do grep -q 'port' "$TMP/origin.log" 2>/dev/null && break; sleep 0.1; done
+ORIGIN_PORT=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$TMP/origin.log" | head -1)
+"$FERRY" cache serve --origin "http://127.0.0.1:$ORIGIN_PORT" --listen 127.0.0.1:0 \
+    --port-file "$TMP/cache.port" --dir "$TMP/cache" --default-ttl 5m >"$TMP/cache.log" 2>&1 &
+OTHER_PIDS+=($!)
+for _ in $(seq 1 50); do [ -s "$TMP/cache.port" ] && break; sleep 0.1; done
+CACHE="http://127.0.0.1:$(cat "$TMP/cache.port")"
+echo "origin http://127.0.0.1:$ORIGIN_PORT (python3 -m http.server), cache $CACHE"
+(cd "$TMP/site" && find . -type f -printf '%P\n') >"$TMP/pages"
+logical=0
+while read -r page; do
+  logical=$((logical + $(curl -s -o /dev/null -w '%{size_download}' "$CACHE/$page")))
+done <"$TMP/pages"
+echo "filled $(wc -l <"$TMP/pages") pages, $logical bytes as the origin sent them"
+echo "on disk in the cache: $(du -sb "$TMP/cache" | cut -f1) bytes"
+page=$(head -1 "$TMP/pages")
+for enc in identity zstd; do
+  curl -s -D - -o "$TMP/body.$enc" -H "Accept-Encoding: $enc" "$CACHE/$page" \
+    | grep -iE '^(x-cache|content-encoding|content-length|etag)' | tr -d '\r' | sed "s/^/[$enc] /"
+done
+zstd -dcq "$TMP/body.zstd" | cmp - "$TMP/site/$page" && cmp "$TMP/body.identity" "$TMP/site/$page" \
+  && echo "both answers decode to the origin's bytes"
 
 step "errors are one line"
 "$FERRY" cp s3://demo/no/such/key "$TMP/x" || true

@@ -11,7 +11,7 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev)
 # Tests and benchmarks: independent peers and the tools that drive them.
-PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl time sqlite3)
+PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl zstd time sqlite3)
 # The cache benchmark's corpus: real web text from Debian packages (HTML,
 # JavaScript, CSS, JSON) with the images and gzip files that come with it.
 CORPUS_PKGS=(python3.11-doc libjs-jquery libjs-bootstrap5 node-react-dom libjs-highlight.js

@@ -62,6 +62,7 @@ int Main(int argc, char** argv) {
   AddLsCommand(app, &exit_code);
   AddCpCommand(app, &exit_code);
   AddMigrateCommand(app, &exit_code);
+  AddCacheCommand(app, &exit_code);
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {

@@ -31,5 +31,6 @@ void AddGlobalOptions(CLI::App& cmd, GlobalOptions* g);
 void AddLsCommand(CLI::App& app, int* exit_code);
 void AddCpCommand(CLI::App& app, int* exit_code);
 void AddMigrateCommand(CLI::App& app, int* exit_code);
+void AddCacheCommand(CLI::App& app, int* exit_code);
 
 }  // namespace ferry::cli

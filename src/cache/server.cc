@@ -1,0 +1,193 @@
+// The only cache file that includes Boost.Beast (slow to compile).
+#include <utility>  // before Boost.Asio under g++ 12
+
+#include "cache/server.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "base/cancel.h"
+
+namespace ferry::cache {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = net::ip::tcp;
+
+constexpr auto kIdleTimeout = std::chrono::seconds(60);
+constexpr auto kIoTimeout = std::chrono::seconds(30);
+
+auto Token(beast::error_code& ec) { return net::redirect_error(net::use_awaitable, ec); }
+
+struct Shared {
+  const ServeOptions& options;
+  Proxy& proxy;
+  net::thread_pool& workers;
+};
+
+// The blocking Proxy::Handle, as a coroutine to start on a worker thread.
+// (A plain function, not a capturing lambda: g++ 12 destroys a lambda's
+// captures twice when the lambda itself is handed to co_spawn.)
+net::awaitable<ProxyResponse> Handle(Proxy* proxy, std::shared_ptr<const ProxyRequest> req) {
+  co_return proxy->Handle(*req);
+}
+
+// Runs it there and resumes here.
+net::awaitable<ProxyResponse> OnWorker(Shared& s, ProxyRequest req) {
+  auto shared = std::make_shared<const ProxyRequest>(std::move(req));
+  co_return co_await net::co_spawn(s.workers, Handle(&s.proxy, shared), net::use_awaitable);
+}
+
+net::awaitable<void> WriteSimple(beast::tcp_stream& stream, bhttp::status st, std::string text) {
+  bhttp::response<bhttp::string_body> res{st, 11};
+  res.set(bhttp::field::content_type, "text/plain; charset=utf-8");
+  res.set(bhttp::field::connection, "close");
+  res.body() = std::move(text) + "\n";
+  res.prepare_payload();
+  beast::error_code ec;
+  stream.expires_after(kIoTimeout);
+  co_await bhttp::async_write(stream, res, Token(ec));
+}
+
+net::awaitable<void> Session(tcp::socket socket, Shared& s) {
+  beast::tcp_stream stream(std::move(socket));
+  beast::flat_buffer buffer;
+  for (;;) {
+    bhttp::request_parser<bhttp::string_body> parser;
+    parser.header_limit(16 * 1024);
+    parser.body_limit(s.options.max_request_body);
+    beast::error_code ec;
+    stream.expires_after(kIdleTimeout);
+    co_await bhttp::async_read(stream, buffer, parser, Token(ec));
+    if (ec == bhttp::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout) break;
+    if (ec == bhttp::error::header_limit) {
+      co_await WriteSimple(stream, bhttp::status::request_header_fields_too_large, "request header too large");
+      break;
+    }
+    if (ec == bhttp::error::body_limit) {
+      co_await WriteSimple(stream, bhttp::status::payload_too_large, "request body too large");
+      break;
+    }
+    if (ec) {
+      if (ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category()) {
+        co_await WriteSimple(stream, bhttp::status::bad_request, "malformed request: " + ec.message());
+      }
+      break;  // reset, or a client gone mid-request
+    }
+    auto& in = parser.get();
+    ProxyRequest req;
+    req.method = std::string(in.method_string());
+    req.target = std::string(in.target());
+    for (const auto& f : in) req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+    req.body = std::move(in.body());
+    bool keep_alive = in.keep_alive();
+    ProxyResponse pr = co_await OnWorker(s, std::move(req));
+
+    bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(pr.status), 11};
+    for (const auto& [k, v] : pr.headers) res.insert(k, v);
+    res.keep_alive(keep_alive);
+    if (pr.head_length) {
+      res.content_length(*pr.head_length);
+    } else if (pr.status != 304 && pr.status != 204 && !(pr.status >= 100 && pr.status < 200)) {
+      res.body() = std::move(pr.body);
+      res.content_length(res.body().size());
+    }
+    bhttp::response_serializer<bhttp::string_body> sr{res};
+    if (pr.head_length) sr.split(true);
+    stream.expires_after(kIoTimeout);
+    if (pr.head_length) {
+      co_await bhttp::async_write_header(stream, sr, Token(ec));
+    } else {
+      co_await bhttp::async_write(stream, sr, Token(ec));
+    }
+    if (ec || !keep_alive) break;
+  }
+  beast::error_code ignored;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+net::awaitable<void> Accept(tcp::acceptor& acceptor, net::io_context& ioc, Shared& s) {
+  for (;;) {
+    beast::error_code ec;
+    tcp::socket socket = co_await acceptor.async_accept(net::make_strand(ioc), Token(ec));
+    if (ec == net::error::operation_aborted || !acceptor.is_open()) co_return;
+    if (ec) continue;
+    socket.set_option(tcp::no_delay(true), ec);
+    net::co_spawn(socket.get_executor(), Session(std::move(socket), s), net::detached);
+  }
+}
+
+}  // namespace
+
+Status ServeCache(const ServeOptions& o) {
+  size_t colon = o.listen.rfind(':');
+  if (colon == std::string::npos) return Status::InvalidArgument("--listen " + o.listen + ": expected HOST:PORT");
+  std::string host = o.listen.substr(0, colon);
+  if (host.size() > 1 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  beast::error_code ec;
+  net::ip::address addr = net::ip::make_address(host, ec);
+  if (ec) return Status::InvalidArgument("--listen " + o.listen + ": not an IP address");
+  int port = 0;
+  try {
+    port = std::stoi(o.listen.substr(colon + 1));
+  } catch (...) {
+    port = -1;
+  }
+  if (port < 0 || port > 65535) return Status::InvalidArgument("--listen " + o.listen + ": bad port");
+
+  FERRY_ASSIGN_OR_RETURN(auto store, DiskStore::Open(o.store));
+  http::Client origin(o.origin);
+  Proxy proxy(o.proxy, store.get(), &origin);
+  net::io_context ioc(o.io_threads);
+  net::thread_pool workers(static_cast<size_t>(std::max(1, o.worker_threads)));
+  Shared shared{o, proxy, workers};
+
+  tcp::acceptor acceptor(ioc);
+  tcp::endpoint ep(addr, static_cast<uint16_t>(port));
+  acceptor.open(ep.protocol(), ec);
+  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor.bind(ep, ec);
+  if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) return Status::InvalidArgument("--listen " + o.listen + ": " + ec.message());
+  uint16_t bound = acceptor.local_endpoint().port();
+  if (!o.port_file.empty()) std::ofstream(o.port_file) << bound << "\n";
+  spdlog::info("ferry cache: listening on {}:{}, cache in {}", host, bound, o.store.dir);
+
+  net::co_spawn(ioc, Accept(acceptor, ioc, shared), net::detached);
+  // Stop on SIGINT/SIGTERM (the CLI turns them into a cancellation).
+  net::steady_timer poll(ioc);
+  std::function<void(const beast::error_code&)> check = [&](const beast::error_code&) {
+    if (CancelRequested()) {
+      acceptor.close();
+      ioc.stop();
+      return;
+    }
+    poll.expires_after(std::chrono::milliseconds(200));
+    poll.async_wait(check);
+  };
+  check({});
+  std::vector<std::thread> threads;
+  for (int i = 1; i < std::max(1, o.io_threads); ++i) threads.emplace_back([&] { ioc.run(); });
+  ioc.run();
+  for (auto& t : threads) t.join();
+  workers.join();
+  return Status::Ok();
+}
+
+}  // namespace ferry::cache

@@ -1,0 +1,74 @@
+// ferry cache serve: the caching reverse proxy (see cache/server.h).
+#include <cstdio>
+
+#include "cache/server.h"
+#include "cli/cli_util.h"
+#include "cli/registry.h"
+#include "migrate/filter.h"
+
+namespace ferry::cli {
+namespace {
+
+struct CacheArgs {
+  std::string origin;
+  std::vector<std::string> host_map;
+  std::string listen = "127.0.0.1:8080";
+  std::string dir;
+  std::string max_size = "1G";
+  std::string min_size = "4K";
+  std::string default_ttl = "0s";
+  int level = 3;
+  std::string port_file;
+  bool transform_no_transform = false;
+};
+
+int RunServe(const CacheArgs& a) {
+  cache::ServeOptions o;
+  o.listen = a.listen;
+  o.port_file = a.port_file;
+  auto routing = cache::ParseRouting(a.origin, a.host_map);
+  if (!routing.ok()) return Fail("cache serve", routing.status());
+  o.proxy.routing = std::move(routing).value();
+  auto max = ParseSize(a.max_size);
+  if (!max.ok()) return Fail("cache serve: --max-size", max.status());
+  auto min = ParseSize(a.min_size);
+  if (!min.ok()) return Fail("cache serve: --min-size", min.status());
+  auto ttl = migrate::ParseDurationMs(a.default_ttl);
+  if (!ttl.ok()) return Fail("cache serve: --default-ttl", ttl.status());
+  if (a.level < 1 || a.level > 19) {
+    return Fail("cache serve", Status::InvalidArgument("--level must be 1..19"));
+  }
+  o.store.dir = a.dir;
+  o.store.max_bytes = *max;
+  o.proxy.level = a.level;
+  o.proxy.transcode.min_size = *min;
+  o.proxy.transcode.ignore_no_transform = a.transform_no_transform;
+  o.proxy.cache.default_ttl = std::chrono::seconds(*ttl / 1000);
+  Status st = cache::ServeCache(o);
+  if (!st.ok()) return Fail("cache serve", st);
+  return 0;
+}
+
+}  // namespace
+
+void AddCacheCommand(CLI::App& app, int* exit_code) {
+  auto* cache = app.add_subcommand("cache", "Caching reverse proxy that keeps text zstd-compressed");
+  cache->require_subcommand(1);
+  auto a = std::make_shared<CacheArgs>();
+  auto* serve = cache->add_subcommand("serve", "Serve configured origins through the cache");
+  serve->add_option("--origin", a->origin, "Origin URL for any host (http://HOST[:PORT][/PATH])");
+  serve->add_option("--origin-host-map", a->host_map, "HOST=URL: the origin for one Host (repeatable)");
+  serve->add_option("--listen", a->listen, "HOST:PORT to listen on (port 0: pick one)")->capture_default_str();
+  serve->add_option("--dir", a->dir, "Cache directory")->required();
+  serve->add_option("--max-size", a->max_size, "Bytes of entries kept (LRU)")->capture_default_str();
+  serve->add_option("--level", a->level, "zstd level for transcoded entries")->capture_default_str();
+  serve->add_option("--min-size", a->min_size, "Smallest body worth compressing")->capture_default_str();
+  serve->add_option("--default-ttl", a->default_ttl, "Freshness of responses that give none (e.g. 60s, 5m)")
+      ->capture_default_str();
+  serve->add_flag("--transform-no-transform", a->transform_no_transform,
+                  "Compress at rest despite Cache-Control: no-transform");
+  serve->add_option("--port-file", a->port_file, "Write the bound port here");
+  serve->callback([a, exit_code] { *exit_code = RunServe(*a); });
+}
+
+}  // namespace ferry::cli

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""A scripted HTTP origin for cache_test.sh (Python's http.server, loopback).
+
+Paths:
+  /text/NAME       text/html (~200 KB, varies by NAME), ETag, max-age=60
+  /short/NAME      text/html, ETag, max-age=1, answers If-None-Match with 304
+  /plain/NAME      text/html, ETag, no Cache-Control or Expires; 304 on If-None-Match
+  /img.png         image/png (random bytes), max-age=60
+  /pre.js          application/javascript, Content-Encoding: gzip, max-age=60
+  /nostore         text/html, Cache-Control: no-store
+  /echo            POST: answers with the request body
+  /_down           POST: every later GET answers 500 (/_up undoes it)
+  /_stats          JSON: requests per path and the conditional ones
+"""
+import gzip, json, os, random, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOCK = threading.Lock()
+COUNTS, CONDITIONAL = {}, {}
+DOWN = [False]
+
+
+def text(name, n=200_000):
+    r = random.Random(name)
+    words = ["<p>", "cache", "origin", "zstd", "transcoding", "</p>\n", "the", "ferry", "<div>", "</div>"]
+    out = []
+    size = 0
+    while size < n:
+        w = r.choice(words) + " "
+        out.append(w)
+        size += len(w)
+    return "".join(out)[:n].encode()
+
+
+PNG = random.Random(7).randbytes(50_000)
+PREGZ = gzip.compress(b"var x = 1;\n" * 5000)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def count(self):
+        with LOCK:
+            COUNTS[self.path] = COUNTS.get(self.path, 0) + 1
+            if self.headers.get("If-None-Match") or self.headers.get("If-Modified-Since"):
+                CONDITIONAL[self.path] = CONDITIONAL.get(self.path, 0) + 1
+
+    def send(self, status, body, headers):
+        self.send_response(status)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_GET(self):
+        self.count()
+        p = self.path
+        if p == "/_stats":
+            with LOCK:
+                body = json.dumps({"counts": COUNTS, "conditional": CONDITIONAL}).encode()
+            return self.send(200, body, {"Content-Type": "application/json", "Cache-Control": "no-store"})
+        if DOWN[0]:
+            return self.send(500, b"down\n", {"Content-Type": "text/plain"})
+        if p.startswith("/text/"):
+            return self.send(200, text(p), {"Content-Type": "text/html; charset=utf-8", "ETag": '"t-%s"' % p[6:],
+                                            "Cache-Control": "max-age=60"})
+        if p.startswith("/short/"):
+            etag = '"s-%s"' % p[7:]
+            if self.headers.get("If-None-Match") == etag:
+                return self.send(304, b"", {"ETag": etag, "Cache-Control": "max-age=1"})
+            return self.send(200, text(p), {"Content-Type": "text/html", "ETag": etag, "Cache-Control": "max-age=1"})
+        if p.startswith("/plain/"):  # no freshness information at all
+            etag = '"p-%s"' % p[7:]
+            if self.headers.get("If-None-Match") == etag:
+                return self.send(304, b"", {"ETag": etag})
+            return self.send(200, text(p), {"Content-Type": "text/html", "ETag": etag})
+        if p == "/img.png":
+            return self.send(200, PNG, {"Content-Type": "image/png", "Cache-Control": "max-age=60"})
+        if p == "/pre.js":
+            return self.send(200, PREGZ, {"Content-Type": "application/javascript", "Content-Encoding": "gzip",
+                                          "Cache-Control": "max-age=60"})
+        if p == "/nostore":
+            return self.send(200, text(p), {"Content-Type": "text/html", "Cache-Control": "no-store"})
+        return self.send(404, b"no such page\n", {"Content-Type": "text/plain"})
+
+    do_HEAD = do_GET
+
+    def do_POST(self):
+        self.count()
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if self.path == "/_down":
+            DOWN[0] = True
+        elif self.path == "/_up":
+            DOWN[0] = False
+        return self.send(200, body, {"Content-Type": "application/octet-stream"})
+
+
+if __name__ == "__main__":
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with open(sys.argv[1], "w") as f:
+        f.write(str(srv.server_address[1]))
+    srv.serve_forever()
