@@ -161,7 +161,7 @@ Result<std::optional<StoredEntry>> DiskStore::Get(std::string_view key) {
 Status DiskStore::Remove(std::string_view key) {
   std::string hash = HashOf(key);
   std::lock_guard<std::mutex> lock(mu_);
-  if (!index_.count(hash)) return Status::Ok();
+  if (!index_.count(hash)) return Status(ErrorCode::kNotFound, "no entry");
   std::string path = PathOf(hash);
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Status::FromErrno(errno, "unlink " + path);
   Forget(hash);

@@ -59,6 +59,7 @@ class DiskStore {
   // reported as none.
   Result<std::optional<StoredEntry>> Get(std::string_view key);
 
+  // Removes `key`'s entry; kNotFound when there is none.
   Status Remove(std::string_view key);
 
   DiskStoreStats stats() const;

@@ -60,6 +60,7 @@ TEST_F(DiskStoreTest, PutGetReplaceRemove) {
   EXPECT_EQ(s->stats().bytes, fs::file_size(FileOf("k1")));
   EXPECT_FALSE(*s->Get("absent"));
   ASSERT_TRUE(s->Remove("k1").ok());
+  EXPECT_EQ(s->Remove("k1").code(), ErrorCode::kNotFound);
   EXPECT_FALSE(*s->Get("k1"));
   EXPECT_FALSE(fs::exists(FileOf("k1")));
   EXPECT_EQ(s->stats().bytes, 0u);

@@ -1,9 +1,11 @@
 #include "cache/proxy.h"
 
+#include <charconv>
 #include <chrono>
 
 #include "base/strings.h"
 #include "cache/negotiation.h"
+#include "cache/range.h"
 #include "codec/zstd_codec.h"
 #include "http/date.h"
 
@@ -15,9 +17,25 @@ struct Proxy::Fetched {
   SysSeconds response_time;
 };
 
+// One upstream fill, shared with the requests that waited for it.
+struct Proxy::Fill {
+  enum class Share { kObject, kError, kNone };
+  Share share = Share::kNone;  // what a waiting request may take from it
+  std::shared_ptr<const CachedObject> object;  // the answer (stored or not)
+  const char* x_cache = "MISS";
+  int error_status = 0;
+  std::string error;
+};
+
 namespace {
 
+using SteadyClock = std::chrono::steady_clock;
+
 SysSeconds Now() { return std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()); }
+
+uint64_t NanosSince(SteadyClock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - t).count();
+}
 
 bool IEq(std::string_view a, std::string_view b) { return AsciiLower(a) == AsciiLower(b); }
 
@@ -27,7 +45,7 @@ class CappedSink : public ByteSink {
   explicit CappedSink(uint64_t cap) : cap_(cap) {}
   Status Write(std::string_view d) override {
     if (data_.size() + d.size() > cap_) {
-      return Status::InvalidArgument("origin body larger than " + std::to_string(cap_) + " bytes");
+      return Status::InvalidArgument("upstream body larger than " + std::to_string(cap_) + " bytes");
     }
     data_.append(d);
     return Status::Ok();
@@ -43,7 +61,7 @@ ProxyResponse Simple(int status, std::string_view message, const char* x_cache) 
   ProxyResponse r;
   r.status = status;
   r.headers = {{"Content-Type", "text/plain; charset=utf-8"}, {"X-Cache", x_cache}};
-  r.body = std::string(message) + "\n";
+  r.SetBody(std::string(message) + "\n");
   return r;
 }
 
@@ -74,6 +92,18 @@ std::pair<Seconds, Seconds> LifetimeAndAge(const EntryMeta& m, const CacheSettin
   Seconds age = CurrentAge(ParseAge(HeaderValue(m.headers, "age")), DateHeader(m.headers, "date"),
                            req, resp, now);
   return {life, age};
+}
+
+// "zstd; length=N" -> N; nullopt for anything else.
+std::optional<uint64_t> ParseStoredMarker(std::string_view v) {
+  v = TrimOws(v);
+  constexpr std::string_view kPrefix = "zstd; length=";
+  if (v.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  std::string_view n = v.substr(kPrefix.size());
+  uint64_t out = 0;
+  auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), out);
+  if (ec != std::errc() || p != n.data() + n.size()) return std::nullopt;
+  return out;
 }
 
 }  // namespace
@@ -109,16 +139,38 @@ http::Headers EndToEnd(const http::Headers& h) {
   return out;
 }
 
-Proxy::Proxy(ProxyOptions options, DiskStore* store, http::Client* origin)
-    : options_(std::move(options)), store_(store), origin_(origin) {}
+Proxy::Proxy(ProxyOptions options, DiskStore* store, Upstream* upstream)
+    : options_(std::move(options)), store_(store), upstream_(upstream), hot_(options_.memory_bytes) {}
 
-Result<Proxy::Fetched> Proxy::Fetch(const Route& route, const std::string& method,
-                                    const http::Headers& headers, const std::string& body) {
+MetricsSnapshot Proxy::Metrics() const {
+  MetricsSnapshot m = Snapshot(counters_);
+  DiskStoreStats d = store_->stats();
+  m.disk_entries = d.entries;
+  m.disk_bytes = d.bytes;
+  m.evictions = d.evictions;
+  m.corrupt = d.corrupt;
+  m.memory_entries = hot_.entries();
+  m.memory_bytes = hot_.bytes();
+  return m;
+}
+
+Result<Proxy::Fetched> Proxy::Fetch(const Route& route, const std::string& method, http::Headers headers,
+                                    const std::string& body) {
   http::Request r;
   r.method = method;
-  r.target = route.target;
-  r.headers = headers;
-  RemoveHeader(&r.headers, "host");
+  RemoveHeader(&headers, "host");
+  RemoveHeader(&headers, kTierHeader);
+  const http::Endpoint* endpoint = &route.origin->endpoint;
+  if (options_.parent) {
+    // The parent routes by the client's host and path, as this tier did.
+    endpoint = &*options_.parent;
+    r.target = route.path;
+    if (!route.host.empty()) headers.emplace_back("Host", route.host);
+    headers.emplace_back(std::string(kTierHeader), "stored");
+  } else {
+    r.target = route.target;
+  }
+  r.headers = std::move(headers);
   StringSource source(body);
   if (!body.empty()) {
     r.body = &source;
@@ -128,10 +180,14 @@ Result<Proxy::Fetched> Proxy::Fetch(const Route& route, const std::string& metho
   f.request_time = Now();
   CappedSink sink(options_.max_object);
   counters_.origin_fetches++;
-  Status st = origin_->Send(route.origin->endpoint, r, &sink, &f.response);
+  Status st = upstream_->Send(*endpoint, r, &sink, &f.response);
+  counters_.upstream_bytes += sink.data().size();
   if (!st.ok()) return st;
   f.response_time = Now();
   if (f.response.status >= 200 && f.response.status < 300) f.response.body = std::move(sink.data());
+  // Only a configured parent may say what its bytes are.
+  if (!options_.parent) RemoveHeader(&f.response.headers, kStoredHeader);
+  RemoveHeader(&f.response.headers, "x-cache");
   return f;
 }
 
@@ -140,68 +196,317 @@ ProxyResponse Proxy::PassThrough(const ProxyRequest& req, const Route& route) {
   auto f = Fetch(route, req.method, EndToEnd(req.headers), req.body);
   if (!f.ok()) {
     counters_.errors++;
-    return Simple(502, "origin: " + f.status().ToString(), "BYPASS");
+    return Simple(502, "upstream: " + f.status().ToString(), "BYPASS");
   }
   ProxyResponse r;
   r.status = f->response.status;
   r.headers = EndToEnd(f->response.headers);
-  r.body = std::move(f->response.body);
+  RemoveHeader(&r.headers, kStoredHeader);
   SetHeader(&r.headers, "X-Cache", "BYPASS");
   if (req.method == "HEAD") {
-    r.head_length = r.body.size();
-    r.body.clear();
+    r.head_length = f->response.body.size();
+  } else {
+    r.SetBody(std::move(f->response.body));
   }
   return r;
 }
 
-ProxyResponse Proxy::Serve(const ProxyRequest& req, const EntryMeta& meta, std::string_view stored,
-                           const char* x_cache, SysSeconds now) {
-  ProxyResponse r;
-  r.status = meta.status;
-  r.headers = meta.headers;
-  std::string etag = HeaderValue(meta.headers, "etag");
-  bool zstd_stored = meta.encoding == StoredEncoding::kZstd;
-  bool send_zstd = zstd_stored && AcceptsCoding(HeaderValue(req.headers, "accept-encoding"), "zstd");
-  if (zstd_stored) {
-    SetHeader(&r.headers, "Vary", "Accept-Encoding");
-    if (send_zstd) {
-      SetHeader(&r.headers, "Content-Encoding", "zstd");
-      if (!etag.empty()) {
-        etag = ZstdEtag(etag);
-        SetHeader(&r.headers, "ETag", etag);
-      }
-    }
+std::shared_ptr<const CachedObject> Proxy::FromDisk(const std::string& key) {
+  auto got = store_->Get(key);
+  if (!got.ok() || !*got) return nullptr;
+  auto object = std::make_shared<CachedObject>();
+  object->meta = (*got)->entry.meta;
+  object->body.assign((*got)->entry.body);
+  std::shared_ptr<const CachedObject> shared = std::move(object);
+  hot_.Put(shared);
+  return shared;
+}
+
+// Writes an object to disk and the memory tier; false when the disk
+// refused it (a full disk, an object over --max-size): it is served anyway.
+bool Proxy::Keep(const std::shared_ptr<const CachedObject>& object) {
+  if (!store_->Put(object->meta, object->body).ok()) {
+    counters_.store_failures++;
+    hot_.Remove(object->meta.key);  // the disk no longer has what memory had
+    return false;
   }
-  auto [life, age] = LifetimeAndAge(meta, options_.cache, now);
+  hot_.Put(object);
+  return true;
+}
+
+ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
+                           const char* x_cache) {
+  const EntryMeta& m = object->meta;
+  std::string_view stored = object->body;
+  ProxyResponse r;
+  r.status = m.status;
+  r.headers = m.headers;
+  r.keep = object;
+  bool zstd_stored = m.encoding == StoredEncoding::kZstd;
+  auto [life, age] = LifetimeAndAge(m, options_.cache, Now());
   (void)life;
   SetHeader(&r.headers, "Age", std::to_string(age.count()));
   SetHeader(&r.headers, "X-Cache", x_cache);
-  if (meta.status == 200 &&
-      NotModified(HeaderValue(req.headers, "if-none-match"), HeaderValue(req.headers, "if-modified-since"),
-                  etag, DateHeader(meta.headers, "last-modified"))) {
+  std::string etag = HeaderValue(m.headers, "etag");
+  auto not_modified = [&](const std::string& tag) {
+    return m.status == 200 && NotModified(HeaderValue(req.headers, "if-none-match"),
+                                          HeaderValue(req.headers, "if-modified-since"), tag,
+                                          DateHeader(m.headers, "last-modified"));
+  };
+  auto answer_304 = [&] {
     r.status = 304;
-    for (const char* h : {"Content-Type", "Content-Encoding", "Content-Language"}) RemoveHeader(&r.headers, h);
+    static constexpr std::string_view kBodyFields[] = {"Content-Type", "Content-Encoding", "Content-Language",
+                                                       "Accept-Ranges", kStoredHeader};
+    for (std::string_view h : kBodyFields) {
+      RemoveHeader(&r.headers, h);
+    }
+    r.keep.reset();
+    return r;
+  };
+
+  if (HeaderValue(req.headers, kTierHeader) == "stored") {
+    // A lower tier: the stored bytes as they are, marked, under the
+    // original validators.
+    if (zstd_stored) {
+      SetHeader(&r.headers, "Content-Encoding", "zstd");
+      SetHeader(&r.headers, kStoredHeader, "zstd; length=" + std::to_string(m.logical_length));
+    }
+    if (not_modified(etag)) return answer_304();
+    if (req.method == "HEAD") {
+      r.head_length = stored.size();
+    } else {
+      r.body = stored;
+    }
     return r;
   }
+
+  // A Range is answered from the identity representation.
+  std::string range = HeaderValue(req.headers, "range");
+  bool send_zstd = zstd_stored && range.empty() &&
+                   AcceptsCoding(HeaderValue(req.headers, "accept-encoding"), "zstd");
+  if (zstd_stored) SetHeader(&r.headers, "Vary", "Accept-Encoding");
+  if (send_zstd) {
+    SetHeader(&r.headers, "Content-Encoding", "zstd");
+    RemoveHeader(&r.headers, "Accept-Ranges");
+    if (!etag.empty()) {
+      etag = ZstdEtag(etag);
+      SetHeader(&r.headers, "ETag", etag);
+    }
+  }
+  if (not_modified(etag)) return answer_304();
+
+  uint64_t length = send_zstd || !zstd_stored ? stored.size() : m.logical_length;
+  RangeDecision rd;
+  if (!send_zstd && m.status == 200) {
+    SetHeader(&r.headers, "Accept-Ranges", "bytes");
+    rd = DecideRange(range, HeaderValue(req.headers, "if-range"), etag,
+                     HeaderValue(m.headers, "last-modified"), length);
+  }
+  if (rd.kind == RangeDecision::Kind::kUnsatisfiable) {
+    r.status = 416;
+    SetHeader(&r.headers, "Content-Range", "bytes */" + std::to_string(length));
+    RemoveHeader(&r.headers, "Content-Type");
+    r.body = {};
+    r.keep.reset();
+    return r;
+  }
+  uint64_t first = 0, count = length;
+  if (rd.kind == RangeDecision::Kind::kPartial) {
+    r.status = 206;
+    first = rd.first;
+    count = rd.last - rd.first + 1;
+    SetHeader(&r.headers, "Content-Range", "bytes " + std::to_string(rd.first) + "-" + std::to_string(rd.last) +
+                                               "/" + std::to_string(length));
+  }
   if (req.method == "HEAD") {
-    r.head_length = send_zstd || !zstd_stored ? stored.size() : meta.logical_length;
+    r.head_length = count;
+    r.keep.reset();
     return r;
   }
   if (!zstd_stored || send_zstd) {
-    r.body.assign(stored);
-  } else {
-    auto decoded = codec::ZstdDecompress(stored);
-    if (!decoded.ok() || decoded->size() != meta.logical_length) {
-      counters_.errors++;
-      (void)store_->Remove(meta.key);
-      return Simple(502, "cache: a stored entry failed to decode", x_cache);
-    }
-    r.body = std::move(decoded).value();
+    r.body = stored.substr(first, count);
+    return r;
   }
+  auto start = SteadyClock::now();
+  auto decoded = codec::ZstdDecompress(stored);
+  if (!decoded.ok() || decoded->size() != m.logical_length) {
+    counters_.errors++;
+    (void)store_->Remove(m.key);
+    hot_.Remove(m.key);
+    return Simple(502, "cache: a stored entry failed to decode", x_cache);
+  }
+  counters_.decode_ns += NanosSince(start);
+  counters_.decode_bytes += decoded->size();
+  if (count != decoded->size()) *decoded = decoded->substr(first, count);
+  r.SetBody(std::move(decoded).value());
   return r;
 }
 
-ProxyResponse Proxy::Handle(const ProxyRequest& req) {
+ProxyResponse Proxy::Admin(const ProxyRequest& req) {
+  if (!Allowed(options_.admin_allow, req.peer)) {
+    return Simple(403, "forbidden: " + req.method + " " + req.target + " is not allowed from " + req.peer,
+                  "BYPASS");
+  }
+  if (req.method != "PURGE") {
+    ProxyResponse r;
+    r.headers = {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"}, {"Cache-Control", "no-store"}};
+    r.SetBody(RenderMetrics(Metrics()));
+    if (req.method == "HEAD") {
+      r.head_length = r.body.size();
+      r.body = {};
+    }
+    return r;
+  }
+  auto route = RouteRequest(options_.routing, HeaderValue(req.headers, "host"), req.target);
+  if (!route.ok()) {
+    return Simple(route.status().code() == ErrorCode::kNotFound ? 421 : 400, route.status().message(), "BYPASS");
+  }
+  hot_.Remove(route->cache_key);
+  Status st = store_->Remove(route->cache_key);
+  if (st.code() == ErrorCode::kNotFound) return Simple(404, "not cached: " + route->path, "BYPASS");
+  if (!st.ok()) {
+    counters_.errors++;
+    return Simple(500, "purge: " + st.ToString(), "BYPASS");
+  }
+  counters_.purges++;
+  return Simple(200, "purged: " + route->path, "BYPASS");
+}
+
+std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& req, const Route& route,
+                                                           const std::shared_ptr<const CachedObject>& stale,
+                                                           const CacheControl& req_cc) {
+  auto fill = std::make_shared<Fill>();
+  http::Headers to_upstream = EndToEnd(req.headers);
+  // The cache wants the identity representation, whole, to transcode it once.
+  for (const char* h : {"accept-encoding", "if-none-match", "if-modified-since", "range", "if-range"}) {
+    RemoveHeader(&to_upstream, h);
+  }
+  if (stale) {
+    fill->x_cache = "EXPIRED";
+    std::string etag = HeaderValue(stale->meta.headers, "etag");
+    std::string lm = HeaderValue(stale->meta.headers, "last-modified");
+    if (!etag.empty()) to_upstream.emplace_back("If-None-Match", etag);
+    if (!lm.empty()) to_upstream.emplace_back("If-Modified-Since", lm);
+  } else if (req_cc.no_store) {
+    fill->x_cache = "BYPASS";
+  }
+  auto f = Fetch(route, "GET", std::move(to_upstream), "");
+  bool failed = !f.ok() || f->response.status >= 500;
+  if (failed && stale) {
+    CacheControl resp_cc = ParseCacheControl(HeaderValue(stale->meta.headers, "cache-control"));
+    if (!resp_cc.must_revalidate && !resp_cc.no_cache) {
+      counters_.stale++;
+      fill->share = Fill::Share::kObject;
+      fill->object = stale;
+      fill->x_cache = "STALE";
+      return fill;
+    }
+  }
+  if (!f.ok()) {
+    counters_.errors++;
+    fill->share = Fill::Share::kError;
+    fill->error_status = f.status().code() == ErrorCode::kTimeout ? 504 : 502;
+    fill->error = "upstream: " + f.status().ToString();
+    return fill;
+  }
+  http::Response& o = f->response;
+  if (o.status == 304 && stale) {
+    // Still valid: the stored body under the upstream's updated fields.
+    auto updated = std::make_shared<CachedObject>(*stale);
+    for (const auto& [k, v] : EndToEnd(o.headers)) {
+      if (!IEq(k, "content-encoding") && !IEq(k, "content-type") && !IEq(k, kStoredHeader)) {
+        SetHeader(&updated->meta.headers, k, v);
+      }
+    }
+    updated->meta.request_time = f->request_time.time_since_epoch().count();
+    updated->meta.response_time = f->response_time.time_since_epoch().count();
+    std::shared_ptr<const CachedObject> shared = std::move(updated);
+    Keep(shared);
+    counters_.expired++;
+    fill->share = Fill::Share::kObject;
+    fill->object = std::move(shared);
+    return fill;
+  }
+  (stale ? counters_.expired : req_cc.no_store ? counters_.bypass : counters_.misses)++;
+
+  auto object = std::make_shared<CachedObject>();
+  EntryMeta& m = object->meta;
+  m.key = route.cache_key;
+  m.status = o.status;
+  m.headers = EndToEnd(o.headers);
+  m.logical_length = o.body.size();
+  m.request_time = f->request_time.time_since_epoch().count();
+  m.response_time = f->response_time.time_since_epoch().count();
+  std::string marker = HeaderValue(o.headers, kStoredHeader);
+  RemoveHeader(&m.headers, kStoredHeader);
+  if (!marker.empty()) {
+    // From the parent tier: its stored zstd bytes, kept as they are.
+    auto length = ParseStoredMarker(marker);
+    if (!length || codec::ZstdFrameContentSize(o.body) != length) {
+      counters_.errors++;
+      fill->share = Fill::Share::kError;
+      fill->error_status = 502;
+      fill->error = "parent tier: a body that does not match its " + std::string(kStoredHeader) + " marker";
+      return fill;
+    }
+    RemoveHeader(&m.headers, "content-encoding");
+    m.encoding = StoredEncoding::kZstd;
+    m.logical_length = *length;
+  }
+
+  StoreFacts facts;
+  facts.method = "GET";
+  facts.request = req_cc;
+  facts.authorization = !HeaderValue(req.headers, "authorization").empty();
+  facts.status = o.status;
+  facts.response = ParseCacheControl(HeaderValue(m.headers, "cache-control"));
+  facts.has_expires = !HeaderValue(m.headers, "expires").empty();
+  facts.has_validator = !HeaderValue(m.headers, "etag").empty() || !HeaderValue(m.headers, "last-modified").empty();
+  facts.set_cookie = !HeaderValue(m.headers, "set-cookie").empty();
+  facts.vary = HeaderValue(m.headers, "vary");
+  bool storable = DecideStore(facts, options_.cache).store && o.status >= 200 && o.status < 300;
+  if (storable && m.encoding == StoredEncoding::kIdentity) {
+    ResponseFacts rf;
+    rf.status = o.status;
+    rf.content_encoding = HeaderValue(m.headers, "content-encoding");
+    rf.content_type = HeaderValue(m.headers, "content-type");
+    rf.content_length = o.body.size();
+    rf.cache_control = HeaderValue(m.headers, "cache-control");
+    if (DecideTranscode(rf, options_.transcode).action == Transcode::kZstd) {
+      auto start = SteadyClock::now();
+      auto z = codec::ZstdCompress(o.body, options_.level);
+      if (z.ok()) {
+        counters_.encode_ns += NanosSince(start);
+        counters_.encode_bytes += o.body.size();
+        o.body = std::move(z).value();
+        m.encoding = StoredEncoding::kZstd;
+      }
+    }
+  }
+  object->body = std::move(o.body);
+  m.stored_length = object->body.size();
+  std::shared_ptr<const CachedObject> shared = std::move(object);
+  if (storable) {
+    if (Keep(shared)) {
+      counters_.logical_bytes += shared->meta.logical_length;
+      counters_.stored_bytes += shared->body.size();
+      fill->share = Fill::Share::kObject;
+    }
+  } else if (stale) {
+    // Replaced by an answer that is not kept.
+    hot_.Remove(route.cache_key);
+    (void)store_->Remove(route.cache_key);
+  }
+  fill->object = std::move(shared);
+  return fill;
+}
+
+std::optional<ProxyResponse> Proxy::Run(const ProxyRequest& req, bool may_block) {
+  std::string_view path = std::string_view(req.target).substr(0, req.target.find('?'));
+  if (req.method == "PURGE" || ((req.method == "GET" || req.method == "HEAD") && path == kMetricsPath)) {
+    if (!may_block) return std::nullopt;
+    return Admin(req);
+  }
   auto route = RouteRequest(options_.routing, HeaderValue(req.headers, "host"), req.target);
   if (!route.ok()) {
     if (route.status().code() == ErrorCode::kNotFound) {
@@ -209,110 +514,55 @@ ProxyResponse Proxy::Handle(const ProxyRequest& req) {
     }
     return Simple(400, route.status().message(), "BYPASS");
   }
-  if (req.method != "GET" && req.method != "HEAD") return PassThrough(req, *route);
+  if (req.method != "GET" && req.method != "HEAD") {
+    if (!may_block) return std::nullopt;
+    return PassThrough(req, *route);
+  }
 
   CacheControl req_cc = ParseCacheControl(HeaderValue(req.headers, "cache-control"));
   if (IEq(TrimOws(HeaderValue(req.headers, "pragma")), "no-cache")) req_cc.no_cache = true;
-  SysSeconds now = Now();
-  std::optional<StoredEntry> entry;
+  std::shared_ptr<const CachedObject> entry;
   if (!req_cc.no_store) {
-    auto got = store_->Get(route->cache_key);
-    if (got.ok()) entry = std::move(*got);
+    entry = hot_.Get(route->cache_key);
+    if (!entry) {
+      if (!may_block) return std::nullopt;
+      entry = FromDisk(route->cache_key);
+    }
   }
-  http::Headers to_origin = EndToEnd(req.headers);
-  // The cache wants the identity representation, to transcode it once.
-  RemoveHeader(&to_origin, "accept-encoding");
-  for (const char* h : {"if-none-match", "if-modified-since", "range", "if-range"}) RemoveHeader(&to_origin, h);
-  const char* x_cache = req_cc.no_store ? "BYPASS" : "MISS";
   if (entry) {
-    const EntryMeta& m = entry->entry.meta;
-    CacheControl resp_cc = ParseCacheControl(HeaderValue(m.headers, "cache-control"));
-    auto [life, age] = LifetimeAndAge(m, options_.cache, now);
+    CacheControl resp_cc = ParseCacheControl(HeaderValue(entry->meta.headers, "cache-control"));
+    auto [life, age] = LifetimeAndAge(entry->meta, options_.cache, Now());
     if (ServableWithoutRevalidation(req_cc, resp_cc, life, age)) {
       counters_.hits++;
-      return Serve(req, m, entry->entry.body, "HIT", now);
-    }
-    x_cache = "EXPIRED";
-    std::string etag = HeaderValue(m.headers, "etag"), lm = HeaderValue(m.headers, "last-modified");
-    if (!etag.empty()) to_origin.emplace_back("If-None-Match", etag);
-    if (!lm.empty()) to_origin.emplace_back("If-Modified-Since", lm);
-  }
-  auto f = Fetch(*route, "GET", to_origin, "");
-  bool origin_failed = !f.ok() || f->response.status >= 500;
-  if (origin_failed && entry) {
-    CacheControl resp_cc = ParseCacheControl(HeaderValue(entry->entry.meta.headers, "cache-control"));
-    if (!resp_cc.must_revalidate && !resp_cc.no_cache) {
-      counters_.stale++;
-      return Serve(req, entry->entry.meta, entry->entry.body, "STALE", now);
+      return Serve(req, entry, "HIT");
     }
   }
-  if (!f.ok()) {
-    counters_.errors++;
-    return Simple(f.status().code() == ErrorCode::kTimeout ? 504 : 502,
-                  "origin: " + f.status().ToString(), x_cache);
-  }
-  http::Response& o = f->response;
-  if (o.status == 304 && entry) {
-    // Still valid: the stored body with the origin's updated fields.
-    EntryMeta m = entry->entry.meta;
-    for (const auto& [k, v] : EndToEnd(o.headers)) {
-      if (!IEq(k, "content-encoding") && !IEq(k, "content-type")) SetHeader(&m.headers, k, v);
-    }
-    m.request_time = f->request_time.time_since_epoch().count();
-    m.response_time = f->response_time.time_since_epoch().count();
-    (void)store_->Put(m, entry->entry.body);
-    counters_.expired++;
-    return Serve(req, m, entry->entry.body, "EXPIRED", now);
-  }
-  if (entry) {
-    counters_.expired++;
-  } else if (req_cc.no_store) {
-    counters_.bypass++;
-  } else {
-    counters_.misses++;
-  }
+  if (!may_block) return std::nullopt;
 
-  EntryMeta m;
-  m.key = route->cache_key;
-  m.status = o.status;
-  m.headers = EndToEnd(o.headers);
-  m.logical_length = o.body.size();
-  m.request_time = f->request_time.time_since_epoch().count();
-  m.response_time = f->response_time.time_since_epoch().count();
-  StoreFacts facts;
-  facts.method = "GET";
-  facts.request = req_cc;
-  facts.authorization = !HeaderValue(req.headers, "authorization").empty();
-  facts.status = o.status;
-  facts.response = ParseCacheControl(HeaderValue(o.headers, "cache-control"));
-  facts.has_expires = !HeaderValue(o.headers, "expires").empty();
-  facts.has_validator = !HeaderValue(o.headers, "etag").empty() || !HeaderValue(o.headers, "last-modified").empty();
-  facts.set_cookie = !HeaderValue(o.headers, "set-cookie").empty();
-  facts.vary = HeaderValue(o.headers, "vary");
-  std::string stored = o.body;
-  bool storable = DecideStore(facts, options_.cache).store;
-  if (storable && o.status >= 200 && o.status < 300) {
-    ResponseFacts rf;
-    rf.status = o.status;
-    rf.content_encoding = HeaderValue(o.headers, "content-encoding");
-    rf.content_type = HeaderValue(o.headers, "content-type");
-    rf.content_length = o.body.size();
-    rf.cache_control = HeaderValue(o.headers, "cache-control");
-    if (DecideTranscode(rf, options_.transcode).action == Transcode::kZstd) {
-      auto z = codec::ZstdCompress(o.body, options_.level);
-      if (z.ok()) {
-        stored = std::move(z).value();
-        m.encoding = StoredEncoding::kZstd;
-      }
-    }
-    if (store_->Put(m, stored).ok()) {  // a full disk: served, not stored
-      counters_.logical_bytes += m.logical_length;
-      counters_.stored_bytes += stored.size();
-    }
-  } else if (entry) {
-    (void)store_->Remove(route->cache_key);  // replaced by an answer that is not kept
+  auto answer = [&](const Fill& fill, const char* x_cache) {
+    if (fill.share == Fill::Share::kError) return Simple(fill.error_status, fill.error, x_cache);
+    return Serve(req, fill.object, x_cache);
+  };
+  // A request of its own (no-store, credentials) is not shared.
+  if (req_cc.no_store || !HeaderValue(req.headers, "authorization").empty()) {
+    auto fill = FillFromUpstream(req, *route, entry, req_cc);
+    return answer(*fill, fill->x_cache);
   }
-  return Serve(req, m, stored, x_cache, now);
+  auto [fill, led] = flights_.Do(route->cache_key, [&] { return FillFromUpstream(req, *route, entry, req_cc); });
+  if (led) return answer(*fill, fill->x_cache);
+  if (fill && fill->share != Fill::Share::kNone) {
+    counters_.coalesced++;
+    return answer(*fill, fill->share == Fill::Share::kObject && std::string_view(fill->x_cache) != "STALE"
+                             ? "HIT"
+                             : fill->x_cache);
+  }
+  // The leader's answer was not kept (private, no-store...): ask on our own.
+  fill = FillFromUpstream(req, *route, entry, req_cc);
+  return answer(*fill, fill->x_cache);
 }
+
+ProxyResponse Proxy::Handle(const ProxyRequest& req) { return *Run(req, true); }
+
+std::optional<ProxyResponse> Proxy::HandleFromMemory(const ProxyRequest& req) { return Run(req, false); }
 
 }  // namespace ferry::cache

@@ -1,41 +1,67 @@
 #pragma once
-// The caching reverse proxy's logic for one request, without sockets: route
-// it, answer from the cache when the entry is fresh, else fetch from the
-// origin (conditionally when the stale entry has validators), store what
-// may be stored (zstd-compressed when eligible) and build the answer for
-// this client (the stored zstd bytes for a client that takes zstd, decoded
-// bytes otherwise; 304 for a matching conditional request). Methods other
-// than GET and HEAD pass through uncached. Blocking: the server runs it on
-// worker threads. Thread-safe.
-//
+// The caching reverse proxy's logic for one request, without sockets. The
+// phases, in order:
+//   1. admin: GET /_ferry/metrics and PURGE, from allowed addresses only;
+//   2. route: only configured origins are reachable (routing.h);
+//   3. methods other than GET and HEAD pass through uncached (BYPASS);
+//   4. lookup: the memory tier, then the disk store; a fresh entry is a HIT;
+//   5. fill: one upstream fetch per key at a time (concurrent misses wait
+//      for it and share its result: "coalesced"), conditional when a stale
+//      entry has validators; a failing upstream serves the stale entry
+//      (STALE); what may be stored is stored, zstd-compressed when eligible
+//      (transcode_policy.h), never compressed twice;
+//   6. answer: the stored zstd bytes for a client that takes zstd,
+//      decoded bytes otherwise; 304 for a matching conditional; one byte
+//      range of the identity representation (range.h).
 // Answers carry `X-Cache: HIT|MISS|EXPIRED|STALE|BYPASS` and `Age`.
-// Limitations of this first version: bodies are held in memory (an origin
-// body over max_object is answered 502, not streamed), concurrent misses
-// for one key are not yet coalesced, Range is ignored (the whole
-// representation is sent, which RFC 9110 allows).
+//
+// Tiers: with a parent, fills go to the parent tier (the request's own path
+// and Host) with `X-Ferry-Tier: stored`. A tier that receives that header
+// answers with its stored bytes as they are, marked `X-Ferry-Stored: zstd;
+// length=N` when they are zstd (N: the original length), and the lower tier
+// stores them without compressing again. The marker is trusted only from a
+// configured parent and never reaches a client.
+//
+// Handle() may block (disk, upstream): run it on worker threads.
+// HandleFromMemory() never blocks: it answers what the memory tier can
+// (fresh hits) and returns nullopt for everything else. Thread-safe.
+//
+// Limits: bodies are held in memory (an upstream body over max_object is
+// answered 502, not streamed); only single byte ranges are served (a
+// multi-range request gets the whole representation, as RFC 9110 allows).
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
-#include <vector>
 
+#include "base/single_flight.h"
+#include "cache/access.h"
 #include "cache/disk_store.h"
 #include "cache/freshness.h"
+#include "cache/hot_set.h"
+#include "cache/metrics.h"
 #include "cache/routing.h"
 #include "cache/transcode_policy.h"
-#include "http/client.h"
+#include "cache/upstream.h"
 
 namespace ferry::cache {
+
+inline constexpr std::string_view kMetricsPath = "/_ferry/metrics";
+inline constexpr std::string_view kTierHeader = "X-Ferry-Tier";      // request: "stored"
+inline constexpr std::string_view kStoredHeader = "X-Ferry-Stored";  // response: "zstd; length=N"
 
 struct ProxyOptions {
   Routing routing;
   TranscodeSettings transcode;
   CacheSettings cache;
-  int level = 3;                    // zstd level for transcoded entries
-  uint64_t max_object = 64 << 20;   // largest origin body handled
+  int level = 3;                          // zstd level for transcoded entries
+  uint64_t max_object = 64 << 20;         // largest upstream body handled
+  uint64_t memory_bytes = 256ull << 20;   // memory tier budget (0: none)
+  std::optional<http::Endpoint> parent;   // fill from this tier instead of the origin
+  AllowList admin_allow;                  // may PURGE and read metrics
 };
 
 struct ProxyRequest {
@@ -43,39 +69,53 @@ struct ProxyRequest {
   std::string target = "/";
   http::Headers headers;  // as received
   std::string body;
+  std::string peer;       // the client's IP address
 };
 
 struct ProxyResponse {
   int status = 200;
   http::Headers headers;  // without Content-Length (the server sets it)
-  std::string body;       // empty for HEAD and 304
+  std::string_view body;  // empty for HEAD, 304 and 416; valid while `keep` lives
+  std::shared_ptr<const void> keep;
   // For HEAD: the Content-Length a GET would have carried.
   std::optional<uint64_t> head_length;
-};
 
-struct ProxyCounters {
-  std::atomic<uint64_t> hits{0}, misses{0}, expired{0}, stale{0}, bypass{0};
-  std::atomic<uint64_t> origin_fetches{0}, errors{0};
-  std::atomic<uint64_t> logical_bytes{0}, stored_bytes{0};  // of entries written
+  void SetBody(std::string b) {
+    auto owned = std::make_shared<const std::string>(std::move(b));
+    body = *owned;
+    keep = std::move(owned);
+  }
 };
 
 class Proxy {
  public:
-  Proxy(ProxyOptions options, DiskStore* store, http::Client* origin);
+  Proxy(ProxyOptions options, DiskStore* store, Upstream* upstream);
   ProxyResponse Handle(const ProxyRequest& req);
+  std::optional<ProxyResponse> HandleFromMemory(const ProxyRequest& req);
   const ProxyCounters& counters() const { return counters_; }
+  MetricsSnapshot Metrics() const;
 
  private:
+  struct Fill;
   struct Fetched;
+  std::optional<ProxyResponse> Run(const ProxyRequest& req, bool may_block);
+  ProxyResponse Admin(const ProxyRequest& req);
   ProxyResponse PassThrough(const ProxyRequest& req, const Route& route);
-  Result<Fetched> Fetch(const Route& route, const std::string& method, const http::Headers& headers,
+  std::shared_ptr<const Fill> FillFromUpstream(const ProxyRequest& req, const Route& route,
+                                               const std::shared_ptr<const CachedObject>& stale,
+                                               const CacheControl& req_cc);
+  Result<Fetched> Fetch(const Route& route, const std::string& method, http::Headers headers,
                         const std::string& body);
-  ProxyResponse Serve(const ProxyRequest& req, const EntryMeta& meta, std::string_view stored,
-                      const char* x_cache, SysSeconds now);
+  std::shared_ptr<const CachedObject> FromDisk(const std::string& key);
+  bool Keep(const std::shared_ptr<const CachedObject>& object);
+  ProxyResponse Serve(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
+                      const char* x_cache);
 
   ProxyOptions options_;
   DiskStore* store_;
-  http::Client* origin_;
+  Upstream* upstream_;
+  HotSet hot_;
+  SingleFlight<std::string, std::shared_ptr<const Fill>> flights_;
   ProxyCounters counters_;
 };
 

@@ -93,6 +93,8 @@ Result<Route> RouteRequest(const Routing& routing, std::string_view host_header,
   if (route.origin == nullptr) {
     return Status(ErrorCode::kNotFound, "no origin is configured for host '" + host + "'");
   }
+  route.host = host;
+  route.path = origin_form;
   route.target = route.origin->base_path + origin_form;
   route.cache_key = route.origin->endpoint.ToString() + route.target;
   return route;

@@ -34,6 +34,8 @@ Result<Routing> ParseRouting(std::string_view origin, const std::vector<std::str
 
 struct Route {
   const Origin* origin = nullptr;  // points into the Routing
+  std::string host;                // the host routed by (lower case, no port)
+  std::string path;                // the request's own origin-form (what a parent tier is sent)
   std::string target;              // origin-form to send: base path + path + query
   std::string cache_key;           // origin URL + target
 };

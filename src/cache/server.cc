@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include <fstream>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -29,9 +30,6 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = beast::http;
 using tcp = net::ip::tcp;
-
-constexpr auto kIdleTimeout = std::chrono::seconds(60);
-constexpr auto kIoTimeout = std::chrono::seconds(30);
 
 auto Token(beast::error_code& ec) { return net::redirect_error(net::use_awaitable, ec); }
 
@@ -54,39 +52,70 @@ net::awaitable<ProxyResponse> OnWorker(Shared& s, ProxyRequest req) {
   co_return co_await net::co_spawn(s.workers, Handle(&s.proxy, shared), net::use_awaitable);
 }
 
-net::awaitable<void> WriteSimple(beast::tcp_stream& stream, bhttp::status st, std::string text) {
+net::awaitable<void> WriteSimple(beast::tcp_stream& stream, Shared& s, bhttp::status st, std::string text) {
   bhttp::response<bhttp::string_body> res{st, 11};
   res.set(bhttp::field::content_type, "text/plain; charset=utf-8");
   res.set(bhttp::field::connection, "close");
   res.body() = std::move(text) + "\n";
   res.prepare_payload();
   beast::error_code ec;
-  stream.expires_after(kIoTimeout);
+  stream.expires_after(s.options.client_timeout);
   co_await bhttp::async_write(stream, res, Token(ec));
 }
 
+// Writes a response, each write bounded by the client timeout (so a slow
+// reader that keeps reading is not cut, a stalled one is).
+net::awaitable<void> WriteResponse(beast::tcp_stream& stream, Shared& s, const ProxyResponse& pr,
+                                   bool keep_alive, beast::error_code& ec) {
+  bhttp::response<bhttp::buffer_body> res{static_cast<bhttp::status>(pr.status), 11};
+  for (const auto& [k, v] : pr.headers) res.insert(k, v);
+  res.keep_alive(keep_alive);
+  bool no_body = pr.status == 304 || pr.status == 204 || (pr.status >= 100 && pr.status < 200);
+  if (pr.head_length) {
+    res.content_length(*pr.head_length);
+  } else if (!no_body) {
+    res.content_length(pr.body.size());
+  }
+  // The body is only read from: buffer_body wants a non-const pointer.
+  res.body().data = pr.head_length || no_body ? nullptr : const_cast<char*>(pr.body.data());
+  res.body().size = pr.head_length || no_body ? 0 : pr.body.size();
+  res.body().more = false;
+  bhttp::response_serializer<bhttp::buffer_body> sr{res};
+  if (pr.head_length) {
+    stream.expires_after(s.options.client_timeout);
+    co_await bhttp::async_write_header(stream, sr, Token(ec));
+    co_return;
+  }
+  while (!ec && !sr.is_done()) {
+    stream.expires_after(s.options.client_timeout);
+    co_await bhttp::async_write_some(stream, sr, Token(ec));
+  }
+}
+
 net::awaitable<void> Session(tcp::socket socket, Shared& s) {
+  beast::error_code ec;
+  std::string peer = socket.remote_endpoint(ec).address().to_string();
   beast::tcp_stream stream(std::move(socket));
   beast::flat_buffer buffer;
   for (;;) {
     bhttp::request_parser<bhttp::string_body> parser;
     parser.header_limit(16 * 1024);
     parser.body_limit(s.options.max_request_body);
-    beast::error_code ec;
-    stream.expires_after(kIdleTimeout);
+    ec = {};
+    stream.expires_after(s.options.client_timeout);
     co_await bhttp::async_read(stream, buffer, parser, Token(ec));
     if (ec == bhttp::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout) break;
     if (ec == bhttp::error::header_limit) {
-      co_await WriteSimple(stream, bhttp::status::request_header_fields_too_large, "request header too large");
+      co_await WriteSimple(stream, s, bhttp::status::request_header_fields_too_large, "request header too large");
       break;
     }
     if (ec == bhttp::error::body_limit) {
-      co_await WriteSimple(stream, bhttp::status::payload_too_large, "request body too large");
+      co_await WriteSimple(stream, s, bhttp::status::payload_too_large, "request body too large");
       break;
     }
     if (ec) {
       if (ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category()) {
-        co_await WriteSimple(stream, bhttp::status::bad_request, "malformed request: " + ec.message());
+        co_await WriteSimple(stream, s, bhttp::status::bad_request, "malformed request: " + ec.message());
       }
       break;  // reset, or a client gone mid-request
     }
@@ -96,26 +125,12 @@ net::awaitable<void> Session(tcp::socket socket, Shared& s) {
     req.target = std::string(in.target());
     for (const auto& f : in) req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
     req.body = std::move(in.body());
+    req.peer = peer;
     bool keep_alive = in.keep_alive();
-    ProxyResponse pr = co_await OnWorker(s, std::move(req));
-
-    bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(pr.status), 11};
-    for (const auto& [k, v] : pr.headers) res.insert(k, v);
-    res.keep_alive(keep_alive);
-    if (pr.head_length) {
-      res.content_length(*pr.head_length);
-    } else if (pr.status != 304 && pr.status != 204 && !(pr.status >= 100 && pr.status < 200)) {
-      res.body() = std::move(pr.body);
-      res.content_length(res.body().size());
-    }
-    bhttp::response_serializer<bhttp::string_body> sr{res};
-    if (pr.head_length) sr.split(true);
-    stream.expires_after(kIoTimeout);
-    if (pr.head_length) {
-      co_await bhttp::async_write_header(stream, sr, Token(ec));
-    } else {
-      co_await bhttp::async_write(stream, sr, Token(ec));
-    }
+    // Fresh hits in memory are answered here; the rest on a worker.
+    std::optional<ProxyResponse> pr = s.proxy.HandleFromMemory(req);
+    if (!pr) pr = co_await OnWorker(s, std::move(req));
+    co_await WriteResponse(stream, s, *pr, keep_alive, ec);
     if (ec || !keep_alive) break;
   }
   beast::error_code ignored;
@@ -152,8 +167,9 @@ Status ServeCache(const ServeOptions& o) {
   if (port < 0 || port > 65535) return Status::InvalidArgument("--listen " + o.listen + ": bad port");
 
   FERRY_ASSIGN_OR_RETURN(auto store, DiskStore::Open(o.store));
-  http::Client origin(o.origin);
-  Proxy proxy(o.proxy, store.get(), &origin);
+  http::Client client(o.origin);
+  ClientUpstream upstream(&client);
+  Proxy proxy(o.proxy, store.get(), &upstream);
   net::io_context ioc(o.io_threads);
   net::thread_pool workers(static_cast<size_t>(std::max(1, o.worker_threads)));
   Shared shared{o, proxy, workers};

@@ -4,6 +4,7 @@
 // clients), handing each request to a Proxy on worker threads. Beast stays
 // inside server.cc.
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -23,6 +24,9 @@ struct ServeOptions {
   int io_threads = 2;      // event loop
   int worker_threads = 32;  // origin fetches and disk I/O
   uint64_t max_request_body = 8 << 20;
+  // Bounds the wait for a complete request (and for the next one on a
+  // kept-alive connection) and each write of an answer.
+  std::chrono::milliseconds client_timeout{60'000};
 };
 
 // Serves until SIGINT or SIGTERM (base/cancel.h); errors in setting up

@@ -1,9 +1,11 @@
 // ferry cache serve: the caching reverse proxy (see cache/server.h).
+#include <algorithm>
 #include <cstdio>
 
 #include "cache/server.h"
 #include "cli/cli_util.h"
 #include "cli/registry.h"
+#include "http/endpoint.h"
 #include "migrate/filter.h"
 
 namespace ferry::cli {
@@ -20,6 +22,12 @@ struct CacheArgs {
   int level = 3;
   std::string port_file;
   bool transform_no_transform = false;
+  std::string parent;
+  std::vector<std::string> admin_allow = {"127.0.0.1", "::1"};
+  std::string memory_size = "256M";
+  std::string max_object = "64M";
+  std::string client_timeout = "60s";
+  std::string origin_timeout = "60s";
 };
 
 int RunServe(const CacheArgs& a) {
@@ -38,6 +46,34 @@ int RunServe(const CacheArgs& a) {
   if (a.level < 1 || a.level > 19) {
     return Fail("cache serve", Status::InvalidArgument("--level must be 1..19"));
   }
+  auto memory = ParseSize(a.memory_size);
+  if (!memory.ok()) return Fail("cache serve: --memory-size", memory.status());
+  auto max_object = ParseSize(a.max_object);
+  if (!max_object.ok()) return Fail("cache serve: --max-object", max_object.status());
+  auto client_timeout = migrate::ParseDurationMs(a.client_timeout);
+  if (!client_timeout.ok()) return Fail("cache serve: --client-timeout", client_timeout.status());
+  auto origin_timeout = migrate::ParseDurationMs(a.origin_timeout);
+  if (!origin_timeout.ok()) return Fail("cache serve: --origin-timeout", origin_timeout.status());
+  if (*client_timeout <= 0 || *origin_timeout <= 0) {
+    return Fail("cache serve", Status::InvalidArgument("timeouts must be positive"));
+  }
+  auto allow = cache::ParseAllowList(a.admin_allow);
+  if (!allow.ok()) return Fail("cache serve: --admin-allow", allow.status());
+  if (!a.parent.empty()) {
+    std::string path;
+    auto parent = http::ParseEndpoint(a.parent, &path);
+    if (!parent.ok()) return Fail("cache serve: --parent", parent.status());
+    if (!path.empty() && path != "/") {
+      return Fail("cache serve", Status::InvalidArgument("--parent " + a.parent + ": give no path"));
+    }
+    o.proxy.parent = *parent;
+  }
+  o.proxy.admin_allow = std::move(allow).value();
+  o.proxy.memory_bytes = *memory;
+  o.proxy.max_object = *max_object;
+  o.client_timeout = std::chrono::milliseconds(*client_timeout);
+  o.origin.io_timeout = std::chrono::milliseconds(*origin_timeout);
+  o.origin.connect_timeout = std::min(o.origin.connect_timeout, o.origin.io_timeout);
   o.store.dir = a.dir;
   o.store.max_bytes = *max;
   o.proxy.level = a.level;
@@ -67,6 +103,17 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   serve->add_flag("--transform-no-transform", a->transform_no_transform,
                   "Compress at rest despite Cache-Control: no-transform");
+  serve->add_option("--parent", a->parent,
+                    "Fill misses from this ferry cache tier (http://HOST:PORT) instead of the origin");
+  serve->add_option("--admin-allow", a->admin_allow, "Addresses or CIDR blocks that may PURGE and read metrics")
+      ->capture_default_str();
+  serve->add_option("--memory-size", a->memory_size, "Bytes of entries also kept in memory")->capture_default_str();
+  serve->add_option("--max-object", a->max_object, "Largest body fetched from upstream (larger: 502)")
+      ->capture_default_str();
+  serve->add_option("--client-timeout", a->client_timeout, "Wait for a request, and for each write to a client")
+      ->capture_default_str();
+  serve->add_option("--origin-timeout", a->origin_timeout, "Connect and idle deadline towards upstream")
+      ->capture_default_str();
   serve->add_option("--port-file", a->port_file, "Write the bound port here");
   serve->callback([a, exit_code] { *exit_code = RunServe(*a); });
 }

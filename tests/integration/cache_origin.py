@@ -8,11 +8,16 @@ Paths:
   /img.png         image/png (random bytes), max-age=60
   /pre.js          application/javascript, Content-Encoding: gzip, max-age=60
   /nostore         text/html, Cache-Control: no-store
+  /slow/NAME       like /text/NAME, answered after 0.5 s
+  /blob/NAME       application/octet-stream, 300 KB of random bytes, max-age=60
+  /cut             text/html, Content-Length 100000 but 1000 bytes, then the connection closes
+  /reset           the connection closes before any answer
+  /hang            answers after 5 s
   /echo            POST: answers with the request body
   /_down           POST: every later GET answers 500 (/_up undoes it)
   /_stats          JSON: requests per path and the conditional ones
 """
-import gzip, json, os, random, sys, threading
+import gzip, json, os, random, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
@@ -74,6 +79,30 @@ class Handler(BaseHTTPRequestHandler):
             if self.headers.get("If-None-Match") == etag:
                 return self.send(304, b"", {"ETag": etag, "Cache-Control": "max-age=1"})
             return self.send(200, text(p), {"Content-Type": "text/html", "ETag": etag, "Cache-Control": "max-age=1"})
+        if p.startswith("/slow/"):
+            time.sleep(0.5)
+            return self.send(200, text(p), {"Content-Type": "text/html", "ETag": '"w-%s"' % p[6:],
+                                            "Cache-Control": "max-age=60"})
+        if p.startswith("/blob/"):
+            return self.send(200, random.Random(p).randbytes(300_000),
+                             {"Content-Type": "application/octet-stream", "Cache-Control": "max-age=60"})
+        if p == "/cut":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Cache-Control", "max-age=60")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            self.wfile.write(text(p, 1000))
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if p == "/reset":
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return
+        if p == "/hang":
+            time.sleep(5)
+            return self.send(200, b"late\n", {"Content-Type": "text/plain"})
         if p.startswith("/plain/"):  # no freshness information at all
             etag = '"p-%s"' % p[7:]
             if self.headers.get("If-None-Match") == etag:

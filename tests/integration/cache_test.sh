@@ -13,28 +13,9 @@ need curl
 need zstd
 curl -V | grep -q zstd || skip "curl without zstd"
 
-/usr/bin/python3 "$FERRY_SOURCE/tests/integration/cache_origin.py" "$TMP/origin.port" &
-PIDS+=($!)
-for _ in $(seq 1 50); do [ -s "$TMP/origin.port" ] && break; sleep 0.1; done
-ORIGIN="http://127.0.0.1:$(cat "$TMP/origin.port")"
-origin_count() {  # origin_count PATH [conditional]
-  curl -sf "$ORIGIN/_stats" | /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print(d['${2:-counts}'].get('$1', 0))"
-}
-
-start_cache() {
-  rm -f "$TMP/cache.port"
-  "$FERRY" cache serve --origin "$ORIGIN" --listen 127.0.0.1:0 --port-file "$TMP/cache.port" \
-    --dir "$TMP/cache" "$@" >>"$TMP/cache.log" 2>&1 &
-  CACHE_PID=$!
-  PIDS+=($CACHE_PID)
-  for _ in $(seq 1 50); do [ -s "$TMP/cache.port" ] && break; sleep 0.1; done
-  [ -s "$TMP/cache.port" ] || { cat "$TMP/cache.log" >&2; fail "cache did not start"; }
-  C="http://127.0.0.1:$(cat "$TMP/cache.port")"
-  wait_port "$(cat "$TMP/cache.port")"
-}
-header() {  # header FILE NAME: a response header's value from curl -D output
-  grep -i "^$2:" "$1" | head -1 | cut -d' ' -f2- | tr -d '\r'
-}
+source "$FERRY_SOURCE/tests/integration/cache_lib.sh"
+start_origin
+start_cache() { start_cache_named cache --origin "$ORIGIN" --dir "$TMP/cache" "$@"; }
 start_cache
 
 # --- MISS, then HIT, same bytes; one origin request ---------------------------
@@ -123,7 +104,7 @@ import socket; s=socket.create_connection(('127.0.0.1',$port)); s.sendall(b'GET 
 
 # --- entries survive a restart; a damaged one is refetched, never served --------
 kill "$CACHE_PID"; wait "$CACHE_PID" 2>/dev/null || true
-start_cache --default-ttl 1h
+start_cache --default-ttl 1h --memory-size 0  # reads from disk: the damage below is seen
 curl -sf "$C/plain/q" -o /dev/null
 curl -sf -D "$TMP/hq" "$C/plain/q" -o /dev/null
 [ "$(header "$TMP/hq" x-cache)" = HIT ] || fail "default TTL 1h: $(header "$TMP/hq" x-cache)"
@@ -141,13 +122,7 @@ done
 
 # --- only configured origins ---------------------------------------------------------
 kill "$CACHE_PID"; wait "$CACHE_PID" 2>/dev/null || true
-rm -f "$TMP/cache.port"
-"$FERRY" cache serve --origin-host-map "site.test=$ORIGIN" --listen 127.0.0.1:0 \
-  --port-file "$TMP/cache.port" --dir "$TMP/cache2" >>"$TMP/cache.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 50); do [ -s "$TMP/cache.port" ] && break; sleep 0.1; done
-C="http://127.0.0.1:$(cat "$TMP/cache.port")"
-wait_port "$(cat "$TMP/cache.port")"
+start_cache_named mapped --origin-host-map "site.test=$ORIGIN" --dir "$TMP/cache2"
 curl -sf -H 'Host: site.test' "$C/text/a" | cmp -s - "$TMP/a.orig" || fail "mapped host"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: evil.test' "$C/text/a")
 [ "$code" = 421 ] || fail "unmapped host: $code"

@@ -1,0 +1,82 @@
+#include "cache/metrics.h"
+
+#include <fmt/format.h>
+
+namespace ferry::cache {
+
+MetricsSnapshot Snapshot(const ProxyCounters& c) {
+  MetricsSnapshot m;
+  m.hits = c.hits;
+  m.misses = c.misses;
+  m.expired = c.expired;
+  m.stale = c.stale;
+  m.bypass = c.bypass;
+  m.coalesced = c.coalesced;
+  m.origin_fetches = c.origin_fetches;
+  m.upstream_bytes = c.upstream_bytes;
+  m.errors = c.errors;
+  m.purges = c.purges;
+  m.store_failures = c.store_failures;
+  m.logical_bytes = c.logical_bytes;
+  m.stored_bytes = c.stored_bytes;
+  m.encode_ns = c.encode_ns;
+  m.encode_bytes = c.encode_bytes;
+  m.decode_ns = c.decode_ns;
+  m.decode_bytes = c.decode_bytes;
+  return m;
+}
+
+namespace {
+
+void Metric(std::string* out, const char* name, const char* type, const char* help, double value,
+            const char* labels = "") {
+  fmt::format_to(std::back_inserter(*out), "# HELP {} {}\n# TYPE {} {}\n{}{} {}\n", name, help, name, type,
+                 name, labels, value);
+}
+
+double Ratio(uint64_t a, uint64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); }
+
+}  // namespace
+
+std::string RenderMetrics(const MetricsSnapshot& m) {
+  std::string out;
+  out += "# HELP ferry_cache_requests_total Requests by cache result (X-Cache).\n"
+         "# TYPE ferry_cache_requests_total counter\n";
+  const std::pair<const char*, uint64_t> results[] = {{"hit", m.hits},       {"miss", m.misses},
+                                                      {"expired", m.expired}, {"stale", m.stale},
+                                                      {"bypass", m.bypass}};
+  for (const auto& [label, v] : results) {
+    fmt::format_to(std::back_inserter(out), "ferry_cache_requests_total{{result=\"{}\"}} {}\n", label, v);
+  }
+  Metric(&out, "ferry_cache_coalesced_total", "counter",
+         "Requests answered by another request's fill of the same key.", m.coalesced);
+  Metric(&out, "ferry_cache_origin_fetches_total", "counter", "Requests sent upstream (origin or parent).",
+         m.origin_fetches);
+  Metric(&out, "ferry_cache_upstream_bytes_total", "counter", "Body bytes received from upstream.",
+         m.upstream_bytes);
+  Metric(&out, "ferry_cache_errors_total", "counter", "Error answers the cache generated.", m.errors);
+  Metric(&out, "ferry_cache_purges_total", "counter", "Entries removed by PURGE.", m.purges);
+  Metric(&out, "ferry_cache_store_failures_total", "counter", "Entries that could not be written.",
+         m.store_failures);
+  Metric(&out, "ferry_cache_logical_bytes_total", "counter", "Logical bytes of entries written.",
+         m.logical_bytes);
+  Metric(&out, "ferry_cache_stored_bytes_total", "counter", "Stored bytes of entries written.", m.stored_bytes);
+  Metric(&out, "ferry_cache_compression_ratio", "gauge", "Logical / stored bytes of entries written.",
+         Ratio(m.logical_bytes, m.stored_bytes));
+  Metric(&out, "ferry_cache_encode_bytes_total", "counter", "Bytes zstd-encoded on fill.", m.encode_bytes);
+  Metric(&out, "ferry_cache_encode_ns_per_byte", "gauge", "zstd encode time per input byte.",
+         Ratio(m.encode_ns, m.encode_bytes));
+  Metric(&out, "ferry_cache_decode_bytes_total", "counter", "Bytes zstd-decoded for identity clients.",
+         m.decode_bytes);
+  Metric(&out, "ferry_cache_decode_ns_per_byte", "gauge", "zstd decode time per output byte.",
+         Ratio(m.decode_ns, m.decode_bytes));
+  Metric(&out, "ferry_cache_evictions_total", "counter", "Entries evicted from disk (LRU).", m.evictions);
+  Metric(&out, "ferry_cache_corrupt_entries_total", "counter", "Damaged entries found and removed.", m.corrupt);
+  Metric(&out, "ferry_cache_disk_entries", "gauge", "Entries on disk.", m.disk_entries);
+  Metric(&out, "ferry_cache_disk_bytes", "gauge", "Bytes of entry files on disk.", m.disk_bytes);
+  Metric(&out, "ferry_cache_memory_entries", "gauge", "Entries in the memory tier.", m.memory_entries);
+  Metric(&out, "ferry_cache_memory_bytes", "gauge", "Bytes in the memory tier.", m.memory_bytes);
+  return out;
+}
+
+}  // namespace ferry::cache

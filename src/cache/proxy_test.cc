@@ -1,0 +1,302 @@
+#include "cache/proxy.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "codec/zstd_codec.h"
+
+namespace ferry::cache {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string Text(size_t n) {
+  std::string s;
+  while (s.size() < n) s += "<p>ferry keeps text compressed at rest, " + std::to_string(s.size()) + "</p>\n";
+  s.resize(n);
+  return s;
+}
+
+// A scripted upstream: answers by target, counts requests, remembers the
+// last request's headers, and can hold answers until released.
+class FakeUpstream : public Upstream {
+ public:
+  struct Answer {
+    int status = 200;
+    http::Headers headers;
+    std::string body;
+  };
+  std::map<std::string, Answer> answers;
+  std::atomic<int> calls{0};
+  http::Headers last_headers;
+  std::string last_target;
+  bool hold = false;
+
+  void Release() {
+    std::lock_guard lock(mu_);
+    hold = false;
+    cv_.notify_all();
+  }
+
+  Status Send(const http::Endpoint&, const http::Request& req, ByteSink* sink, http::Response* out) override {
+    calls++;
+    {
+      std::unique_lock lock(mu_);
+      last_headers = req.headers;
+      last_target = req.target;
+      cv_.wait(lock, [&] { return !hold; });
+    }
+    auto it = answers.find(req.target);
+    if (it == answers.end()) {
+      out->status = 404;
+      return Status::Ok();
+    }
+    out->status = it->second.status;
+    out->headers = it->second.headers;
+    out->headers.emplace_back("Content-Length", std::to_string(it->second.body.size()));
+    if (out->status >= 200 && out->status < 300) return sink->Write(it->second.body);
+    out->body = it->second.body;
+    return Status::Ok();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+};
+
+class ProxyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/ferry-proxy-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    DiskStoreOptions so;
+    so.dir = dir_;
+    so.sync = false;
+    store_ = std::move(DiskStore::Open(so)).value();
+    options_.routing = std::move(ParseRouting("http://origin.test:8000", {})).value();
+    options_.admin_allow = std::move(ParseAllowList({"127.0.0.1"})).value();
+    body_ = Text(100'000);
+    upstream_.answers["/page"] = {200,
+                                  {{"Content-Type", "text/html"},
+                                   {"ETag", "\"v1\""},
+                                   {"Cache-Control", "max-age=60"}},
+                                  body_};
+    upstream_.answers["/private"] = {200, {{"Content-Type", "text/html"}, {"Cache-Control", "private"}}, body_};
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Proxy& proxy() {
+    if (!proxy_) proxy_ = std::make_unique<Proxy>(options_, store_.get(), &upstream_);
+    return *proxy_;
+  }
+  static ProxyRequest Get(const std::string& target, http::Headers headers = {}) {
+    ProxyRequest r;
+    r.target = target;
+    r.headers = std::move(headers);
+    r.peer = "127.0.0.1";
+    return r;
+  }
+
+  std::string dir_;
+  std::unique_ptr<DiskStore> store_;
+  ProxyOptions options_;
+  FakeUpstream upstream_;
+  std::unique_ptr<Proxy> proxy_;
+  std::string body_;
+};
+
+TEST_F(ProxyTest, ConcurrentMissesForOneKeyAreOneUpstreamFetch) {
+  upstream_.hold = true;
+  constexpr int kClients = 8;
+  std::vector<ProxyResponse> got(kClients);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kClients; ++i) {
+    threads.emplace_back([&, i] {
+      got[i] = proxy().Handle(Get("/page", i % 2 ? http::Headers{{"Accept-Encoding", "zstd"}} : http::Headers{}));
+    });
+  }
+  // One request is at the upstream; give the rest time to arrive (without
+  // coalescing they would reach the upstream too).
+  while (upstream_.calls < 1) std::this_thread::sleep_for(1ms);
+  std::this_thread::sleep_for(200ms);
+  upstream_.Release();
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(upstream_.calls, 1);
+  EXPECT_EQ(proxy().counters().misses, 1u);
+  EXPECT_EQ(proxy().counters().coalesced + proxy().counters().hits, kClients - 1u);
+  EXPECT_GE(proxy().counters().coalesced, 1u);
+  for (int i = 0; i < kClients; ++i) {
+    ASSERT_EQ(got[i].status, 200) << i;
+    std::string b(got[i].body);
+    if (i % 2) b = *codec::ZstdDecompress(b);
+    EXPECT_EQ(b, body_) << i;
+  }
+}
+
+TEST_F(ProxyTest, AnswersThatAreNotKeptAreNotShared) {
+  upstream_.hold = true;
+  std::thread a([&] { EXPECT_EQ(proxy().Handle(Get("/private")).status, 200); });
+  while (upstream_.calls < 1) std::this_thread::sleep_for(1ms);
+  std::thread b([&] { EXPECT_EQ(proxy().Handle(Get("/private")).status, 200); });
+  std::this_thread::sleep_for(50ms);
+  upstream_.Release();
+  a.join();
+  b.join();
+  EXPECT_EQ(upstream_.calls, 2);  // the second asked on its own
+  EXPECT_EQ(store_->stats().entries, 0u);
+}
+
+TEST_F(ProxyTest, FreshHitsComeFromMemoryWithoutBlocking) {
+  EXPECT_FALSE(proxy().HandleFromMemory(Get("/page")).has_value());  // a miss needs a worker
+  ASSERT_EQ(proxy().Handle(Get("/page")).status, 200);
+  auto hit = proxy().HandleFromMemory(Get("/page"));
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(HeaderValue(hit->headers, "X-Cache"), "HIT");
+  EXPECT_EQ(hit->body, body_);
+  EXPECT_EQ(upstream_.calls, 1);
+  // PURGE and other methods always go to a worker.
+  ProxyRequest purge = Get("/page");
+  purge.method = "PURGE";
+  EXPECT_FALSE(proxy().HandleFromMemory(purge).has_value());
+}
+
+TEST_F(ProxyTest, RangesAreServedFromTheIdentityRepresentation) {
+  ASSERT_EQ(proxy().Handle(Get("/page")).status, 200);
+  auto r = proxy().Handle(Get("/page", {{"Range", "bytes=1000-1999"}, {"Accept-Encoding", "zstd"}}));
+  EXPECT_EQ(r.status, 206);
+  EXPECT_EQ(r.body, body_.substr(1000, 1000));
+  EXPECT_EQ(HeaderValue(r.headers, "Content-Range"), "bytes 1000-1999/100000");
+  EXPECT_EQ(HeaderValue(r.headers, "Content-Encoding"), "");
+  EXPECT_EQ(HeaderValue(r.headers, "ETag"), "\"v1\"");
+  auto tail = proxy().Handle(Get("/page", {{"Range", "bytes=-10"}}));
+  EXPECT_EQ(tail.status, 206);
+  EXPECT_EQ(tail.body, body_.substr(body_.size() - 10));
+  auto bad = proxy().Handle(Get("/page", {{"Range", "bytes=100000-"}}));
+  EXPECT_EQ(bad.status, 416);
+  EXPECT_EQ(HeaderValue(bad.headers, "Content-Range"), "bytes */100000");
+  auto stale_if_range = proxy().Handle(Get("/page", {{"Range", "bytes=0-9"}, {"If-Range", "\"v0\""}}));
+  EXPECT_EQ(stale_if_range.status, 200);
+  EXPECT_EQ(stale_if_range.body.size(), body_.size());
+  auto head = proxy().Handle([&] {
+    ProxyRequest h = Get("/page", {{"Range", "bytes=0-99"}});
+    h.method = "HEAD";
+    return h;
+  }());
+  EXPECT_EQ(head.status, 206);
+  EXPECT_EQ(head.head_length, 100u);
+  EXPECT_EQ(upstream_.calls, 1);
+}
+
+TEST_F(ProxyTest, ALowerTierStoresTheUpperTiersBytesWithoutCompressingAgain) {
+  Proxy& upper = proxy();
+  // The lower tier's upstream is the upper tier itself.
+  class TierLink : public Upstream {
+   public:
+    explicit TierLink(Proxy* p) : p_(p) {}
+    Status Send(const http::Endpoint&, const http::Request& req, ByteSink* sink, http::Response* out) override {
+      ProxyRequest pr;
+      pr.method = req.method;
+      pr.target = req.target;
+      pr.headers = req.headers;
+      pr.peer = "127.0.0.1";
+      ProxyResponse r = p_->Handle(pr);
+      out->status = r.status;
+      out->headers = r.headers;
+      bytes += r.body.size();
+      if (r.status >= 200 && r.status < 300) return sink->Write(r.body);
+      return Status::Ok();
+    }
+    uint64_t bytes = 0;
+
+   private:
+    Proxy* p_;
+  } link(&upper);
+  char tmpl[] = "/tmp/ferry-proxy-lower.XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  DiskStoreOptions so;
+  so.dir = tmpl;
+  so.sync = false;
+  auto lower_store = std::move(DiskStore::Open(so)).value();
+  ProxyOptions lo = options_;
+  lo.parent = *http::ParseEndpoint("http://upper.test:9000");
+  Proxy lower(lo, lower_store.get(), &link);
+
+  auto r = lower.Handle(Get("/page"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, body_);  // decoded for this identity client
+  EXPECT_EQ(HeaderValue(r.headers, std::string(kStoredHeader)), "");
+  EXPECT_EQ(HeaderValue(r.headers, "Content-Encoding"), "");
+  EXPECT_EQ(HeaderValue(r.headers, "ETag"), "\"v1\"");
+  EXPECT_LT(link.bytes, body_.size() / 3);  // zstd between the tiers
+  EXPECT_EQ(lower.counters().encode_bytes, 0u);  // the lower tier compressed nothing
+  EXPECT_EQ(upper.counters().encode_bytes, body_.size());
+  auto z = lower.Handle(Get("/page", {{"Accept-Encoding", "zstd"}}));
+  EXPECT_EQ(HeaderValue(z.headers, "X-Cache"), "HIT");
+  EXPECT_EQ(*codec::ZstdDecompress(z.body), body_);
+  EXPECT_EQ(upstream_.calls, 1);  // the origin was asked once, by the upper tier
+  fs::remove_all(tmpl);
+}
+
+TEST_F(ProxyTest, AStoredMarkerFromAnOriginIsNotTrusted) {
+  std::string z = *codec::ZstdCompress(body_);
+  upstream_.answers["/liar"] = {200,
+                                {{"Content-Type", "text/html"},
+                                 {"Cache-Control", "max-age=60"},
+                                 {std::string(kStoredHeader), "zstd; length=100000"}},
+                                z};
+  auto r = proxy().Handle(Get("/liar"));
+  EXPECT_EQ(r.body, z);  // served as the origin sent it, not decoded
+  EXPECT_EQ(HeaderValue(r.headers, std::string(kStoredHeader)), "");
+}
+
+TEST_F(ProxyTest, PurgeAndMetricsAreForAllowedAddressesOnly) {
+  ASSERT_EQ(proxy().Handle(Get("/page")).status, 200);
+  ProxyRequest purge = Get("/page");
+  purge.method = "PURGE";
+  purge.peer = "10.0.0.1";
+  EXPECT_EQ(proxy().Handle(purge).status, 403);
+  ProxyRequest metrics = Get(std::string(kMetricsPath));
+  metrics.peer = "10.0.0.1";
+  EXPECT_EQ(proxy().Handle(metrics).status, 403);
+  purge.peer = "127.0.0.1";
+  EXPECT_EQ(proxy().Handle(purge).status, 200);
+  EXPECT_EQ(proxy().Handle(purge).status, 404);
+  EXPECT_EQ(HeaderValue(proxy().Handle(Get("/page")).headers, "X-Cache"), "MISS");
+  metrics.peer = "127.0.0.1";
+  auto m = proxy().Handle(metrics);
+  EXPECT_EQ(m.status, 200);
+  std::string text(m.body);
+  EXPECT_NE(text.find("ferry_cache_purges_total 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("ferry_cache_requests_total{result=\"miss\"} 2\n"), std::string::npos);
+  EXPECT_NE(text.find("ferry_cache_disk_entries 1\n"), std::string::npos);
+}
+
+TEST_F(ProxyTest, AnUpstreamFailureIsAnErrorAndNothingIsCached) {
+  class Failing : public Upstream {
+   public:
+    Status Send(const http::Endpoint&, const http::Request&, ByteSink* sink, http::Response* out) override {
+      out->status = 200;
+      out->headers = {{"Content-Type", "text/html"}, {"Cache-Control", "max-age=60"}};
+      (void)sink->Write("partial body");
+      return Status(ErrorCode::kCorruption, "body cut short");
+    }
+  } failing;
+  Proxy p(options_, store_.get(), &failing);
+  auto r = p.Handle(Get("/page"));
+  EXPECT_EQ(r.status, 502);
+  EXPECT_EQ(store_->stats().entries, 0u);
+  EXPECT_EQ(p.counters().errors, 1u);
+}
+
+}  // namespace
+}  // namespace ferry::cache
