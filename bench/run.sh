@@ -10,7 +10,12 @@
 #   2. Google Benchmark micro-benchmarks: SigV4 signing, list-page parsing,
 #      ferry's zstd coder beside raw libzstd; the cache's stored/logical ratio
 #      and coder cost on the corpus of web text (bench/cache_corpus.sh).
-#   3. Bulk copy, bucket to bucket: ferry migrate beside rclone copy
+#   3. Cache hit throughput with wrk: ferry cache serve beside nginx
+#      proxy_cache and Varnish, for zstd and identity clients, on the same
+#      corpus behind an nginx origin (bench/cache_hit_bench.sh;
+#      CACHE_HIT_BENCH=none skips it; skipped with a message when nginx,
+#      varnish, wrk or the corpus is missing).
+#   4. Bulk copy, bucket to bucket: ferry migrate beside rclone copy
 #      (bench/migrate_bench.sh; MIGRATE_BENCH=75k|2m|all|none, default all).
 #
 # Machines are noisy: read the ratios within one run, not absolute figures
@@ -113,7 +118,22 @@ gibs() { awk -v s="$1" -v m="$SIZE_MIB" 'BEGIN { printf "%.2f", (m / 1024) / s }
   bench/cache_corpus.sh "$BUILD"
 } | tee "$OUT"
 
-# 3. Bulk copy; its own servers, so this one's memory is given back first.
+# 3. Cache hits; its own origin and caches, so the test server's memory is
+# given back first. Exit 77: a peer or the corpus is missing (make setup).
+if [ "${CACHE_HIT_BENCH:-all}" != none ]; then
+  stop_server
+  rm -f "$TMP/src.bin" "$TMP/dst.bin"
+  rc=0
+  bench/cache_hit_bench.sh "$BUILD" >"$TMP/cache_hit.md" || rc=$?
+  if [ "$rc" = 77 ]; then
+    echo "cache hit benchmark skipped: nginx, varnish, wrk or the corpus is missing (make setup)"
+  else
+    { echo; cat "$TMP/cache_hit.md"; } | tee -a "$OUT"
+    [ "$rc" = 0 ] || { echo "bench: cache hit benchmark failed" >&2; exit "$rc"; }
+  fi
+fi
+
+# 4. Bulk copy; its own servers, so this one's memory is given back first.
 # It appends its tables to $OUT.
 if [ "${MIGRATE_BENCH:-all}" != none ]; then
   stop_server

@@ -10,8 +10,11 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
   libboost-dev libssl-dev libzstd-dev libsqlite3-dev libpq-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev)
-# Tests and benchmarks: independent peers and the tools that drive them.
-PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl zstd time sqlite3)
+# Tests and benchmarks: independent peers and the tools that drive them
+# (nginx and varnish are the cache benchmark's origin and peer caches, wrk its
+# load generator; bench/cache_hit_bench.sh runs them with its own configs).
+PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl zstd time sqlite3
+  nginx varnish wrk)
 # The cache benchmark's corpus: real web text from Debian packages (HTML,
 # JavaScript, CSS, JSON) with the images and gzip files that come with it.
 CORPUS_PKGS=(python3.11-doc libjs-jquery libjs-bootstrap5 node-react-dom libjs-highlight.js
@@ -39,7 +42,24 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${pkgs[*]}"
     if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
     $SUDO apt-get update -qq
+    # nginx and varnish start their system services on install (nginx on port
+    # 80). The benchmarks need neither, and a container has no init to run
+    # them: a policy-rc.d answering 101 (the Docker convention) keeps every
+    # service stopped during this install. An existing one is left alone.
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      policy=/usr/sbin/policy-rc.d
+      printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+      $SUDO chmod 755 "$policy"
+      trap '$SUDO rm -f "$policy"' EXIT
+    fi
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+    # Under systemd they would still start at the next boot: not for a
+    # benchmark's sake.
+    if [ -d /run/systemd/system ]; then
+      for p in "${pkgs[@]}"; do
+        case "$p" in nginx | varnish) $SUDO systemctl disable -q --now "$p" 2>/dev/null || true ;; esac
+      done
+    fi
   fi
 fi
 
