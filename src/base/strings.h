@@ -1,17 +1,28 @@
 #pragma once
 // Small string helpers shared across layers.
 
-#include <cctype>
 #include <string>
 #include <string_view>
 
 namespace ferry {
 
+inline char AsciiLowerChar(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 // ASCII lower-case copy (HTTP header names, S3 header values).
 inline std::string AsciiLower(std::string_view s) {
   std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : out) c = AsciiLowerChar(c);
   return out;
+}
+
+// ASCII case-insensitive equality (HTTP header names, tokens), without
+// copying.
+inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (AsciiLowerChar(a[i]) != AsciiLowerChar(b[i])) return false;
+  }
+  return true;
 }
 
 // Without the optional whitespace (spaces and tabs) HTTP allows around

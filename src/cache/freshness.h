@@ -58,7 +58,9 @@ struct StoreDecision {
 
 // Whether a shared cache may keep this response (RFC 9111 section 3), and
 // why not. Like nginx and Varnish's defaults, a response setting a cookie
-// is not stored.
+// is not stored. ferry keeps one object per URL, so a response that varies
+// on any request field but Accept-Encoding is not stored (RFC 9111 4.1
+// would need one object per variant).
 StoreDecision DecideStore(const StoreFacts& f, const CacheSettings& s);
 
 // How long a stored response is fresh (RFC 9111 4.2.1): 0 under no-cache;

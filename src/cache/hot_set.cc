@@ -1,6 +1,13 @@
 #include "cache/hot_set.h"
 
+#include <atomic>
+
 namespace ferry::cache {
+
+uint64_t NextObjectId() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
 
 std::shared_ptr<const CachedObject> HotSet::Get(const std::string& key) {
   std::lock_guard lock(mu_);

@@ -8,22 +8,41 @@
 // (or was refused by a full disk); the disk store stays the record.
 // Thread-safe.
 
+#include <algorithm>
 #include <cstdint>
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
 #include "cache/entry.h"
+#include "cache/freshness.h"
 
 namespace ferry::cache {
 
 struct CachedObject {
   EntryMeta meta;
   std::string body;  // as stored: zstd when meta.encoding says so
+  // Which fill or disk read made it (unique in a process); a decoded copy
+  // carries its source's id, so a copy of an older version is never used.
+  uint64_t id = 0;
+  // Derived from meta once, so that a hit parses nothing (freshness.h).
+  CacheControl cache_control;
+  Seconds lifetime{0};
+  Seconds initial_age{0};  // the corrected initial age (RFC 9111 4.2.3)
+  std::optional<SysSeconds> last_modified;
+
+  Seconds AgeAt(SysSeconds now) const {
+    SysSeconds response(Seconds(meta.response_time));
+    return initial_age + std::max(Seconds(0), now - response);
+  }
 };
+
+// A fresh id for a CachedObject.
+uint64_t NextObjectId();
 
 class HotSet {
  public:

@@ -74,8 +74,8 @@ std::string RenderMetrics(const MetricsSnapshot& m) {
   Metric(&out, "ferry_cache_corrupt_entries_total", "counter", "Damaged entries found and removed.", m.corrupt);
   Metric(&out, "ferry_cache_disk_entries", "gauge", "Entries on disk.", m.disk_entries);
   Metric(&out, "ferry_cache_disk_bytes", "gauge", "Bytes of entry files on disk.", m.disk_bytes);
-  Metric(&out, "ferry_cache_memory_entries", "gauge", "Entries in the memory tier.", m.memory_entries);
-  Metric(&out, "ferry_cache_memory_bytes", "gauge", "Bytes in the memory tier.", m.memory_bytes);
+  Metric(&out, "ferry_cache_memory_entries", "gauge", "Stored entries in the memory tier.", m.memory_entries);
+  Metric(&out, "ferry_cache_memory_bytes", "gauge", "Bytes in the memory tier (stored entries and decoded copies).", m.memory_bytes);
   return out;
 }
 

@@ -37,7 +37,7 @@ uint64_t NanosSince(SteadyClock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - t).count();
 }
 
-bool IEq(std::string_view a, std::string_view b) { return AsciiLower(a) == AsciiLower(b); }
+bool IEq(std::string_view a, std::string_view b) { return EqualsIgnoreCase(a, b); }
 
 // A sink that refuses bodies past a cap.
 class CappedSink : public ByteSink {
@@ -82,16 +82,17 @@ std::optional<SysSeconds> DateHeader(const http::Headers& h, std::string_view na
   return http::ParseHttpDate(v);
 }
 
-// Freshness lifetime and current age of a stored response.
-std::pair<Seconds, Seconds> LifetimeAndAge(const EntryMeta& m, const CacheSettings& s, SysSeconds now) {
-  CacheControl cc = ParseCacheControl(HeaderValue(m.headers, "cache-control"));
+// Gives a new object its id and what hits need from its headers, parsed once.
+void Prepare(CachedObject* o, const CacheSettings& s) {
+  const EntryMeta& m = o->meta;
+  o->id = NextObjectId();
+  o->cache_control = ParseCacheControl(HeaderValue(m.headers, "cache-control"));
   bool has_expires = !HeaderValue(m.headers, "expires").empty();
   SysSeconds resp(Seconds(m.response_time)), req(Seconds(m.request_time));
-  Seconds life = FreshnessLifetime(cc, DateHeader(m.headers, "expires"), has_expires,
-                                   DateHeader(m.headers, "date"), resp, s);
-  Seconds age = CurrentAge(ParseAge(HeaderValue(m.headers, "age")), DateHeader(m.headers, "date"),
-                           req, resp, now);
-  return {life, age};
+  auto date = DateHeader(m.headers, "date");
+  o->lifetime = FreshnessLifetime(o->cache_control, DateHeader(m.headers, "expires"), has_expires, date, resp, s);
+  o->initial_age = CurrentAge(ParseAge(HeaderValue(m.headers, "age")), date, req, resp, resp);
+  o->last_modified = DateHeader(m.headers, "last-modified");
 }
 
 // "zstd; length=N" -> N; nullopt for anything else.
@@ -140,7 +141,16 @@ http::Headers EndToEnd(const http::Headers& h) {
 }
 
 Proxy::Proxy(ProxyOptions options, DiskStore* store, Upstream* upstream)
-    : options_(std::move(options)), store_(store), upstream_(upstream), hot_(options_.memory_bytes) {}
+    : options_(std::move(options)),
+      store_(store),
+      upstream_(upstream),
+      hot_(options_.memory_bytes / 2),
+      decoded_(options_.memory_bytes / 2) {}
+
+void Proxy::Forget(const std::string& key) {
+  hot_.Remove(key);
+  decoded_.Remove(key);
+}
 
 MetricsSnapshot Proxy::Metrics() const {
   MetricsSnapshot m = Snapshot(counters_);
@@ -150,7 +160,7 @@ MetricsSnapshot Proxy::Metrics() const {
   m.evictions = d.evictions;
   m.corrupt = d.corrupt;
   m.memory_entries = hot_.entries();
-  m.memory_bytes = hot_.bytes();
+  m.memory_bytes = hot_.bytes() + decoded_.bytes();
   return m;
 }
 
@@ -217,6 +227,7 @@ std::shared_ptr<const CachedObject> Proxy::FromDisk(const std::string& key) {
   auto object = std::make_shared<CachedObject>();
   object->meta = (*got)->entry.meta;
   object->body.assign((*got)->entry.body);
+  Prepare(object.get(), options_.cache);
   std::shared_ptr<const CachedObject> shared = std::move(object);
   hot_.Put(shared);
   return shared;
@@ -227,9 +238,10 @@ std::shared_ptr<const CachedObject> Proxy::FromDisk(const std::string& key) {
 bool Proxy::Keep(const std::shared_ptr<const CachedObject>& object) {
   if (!store_->Put(object->meta, object->body).ok()) {
     counters_.store_failures++;
-    hot_.Remove(object->meta.key);  // the disk no longer has what memory had
+    Forget(object->meta.key);  // the disk no longer has what memory had
     return false;
   }
+  decoded_.Remove(object->meta.key);
   hot_.Put(object);
   return true;
 }
@@ -243,15 +255,13 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   r.headers = m.headers;
   r.keep = object;
   bool zstd_stored = m.encoding == StoredEncoding::kZstd;
-  auto [life, age] = LifetimeAndAge(m, options_.cache, Now());
-  (void)life;
-  SetHeader(&r.headers, "Age", std::to_string(age.count()));
+  SetHeader(&r.headers, "Age", std::to_string(object->AgeAt(Now()).count()));
   SetHeader(&r.headers, "X-Cache", x_cache);
   std::string etag = HeaderValue(m.headers, "etag");
   auto not_modified = [&](const std::string& tag) {
     return m.status == 200 && NotModified(HeaderValue(req.headers, "if-none-match"),
                                           HeaderValue(req.headers, "if-modified-since"), tag,
-                                          DateHeader(m.headers, "last-modified"));
+                                          object->last_modified);
   };
   auto answer_304 = [&] {
     r.status = 304;
@@ -327,19 +337,39 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
     r.body = stored.substr(first, count);
     return r;
   }
-  auto start = SteadyClock::now();
-  auto decoded = codec::ZstdDecompress(stored);
-  if (!decoded.ok() || decoded->size() != m.logical_length) {
-    counters_.errors++;
-    (void)store_->Remove(m.key);
-    hot_.Remove(m.key);
-    return Simple(502, "cache: a stored entry failed to decode", x_cache);
+  std::shared_ptr<const CachedObject> plain = decoded_.Get(m.key);
+  if (!plain || plain->id != object->id) {
+    auto start = SteadyClock::now();
+    auto decoded = codec::ZstdDecompress(stored);
+    if (!decoded.ok() || decoded->size() != m.logical_length) {
+      counters_.errors++;
+      (void)store_->Remove(m.key);
+      Forget(m.key);
+      return Simple(502, "cache: a stored entry failed to decode", x_cache);
+    }
+    counters_.decode_ns += NanosSince(start);
+    counters_.decode_bytes += decoded->size();
+    auto copy = std::make_shared<CachedObject>();
+    copy->meta.key = m.key;
+    copy->id = object->id;
+    copy->body = std::move(decoded).value();
+    plain = std::move(copy);
+    decoded_.Put(plain);
   }
-  counters_.decode_ns += NanosSince(start);
-  counters_.decode_bytes += decoded->size();
-  if (count != decoded->size()) *decoded = decoded->substr(first, count);
-  r.SetBody(std::move(decoded).value());
+  r.body = std::string_view(plain->body).substr(first, count);
+  r.keep = std::move(plain);
   return r;
+}
+
+bool Proxy::NeedsDecode(const ProxyRequest& req, const CachedObject& object) {
+  if (object.meta.encoding != StoredEncoding::kZstd || req.method == "HEAD") return false;
+  if (HeaderValue(req.headers, kTierHeader) == "stored") return false;
+  if (HeaderValue(req.headers, "range").empty() &&
+      AcceptsCoding(HeaderValue(req.headers, "accept-encoding"), "zstd")) {
+    return false;
+  }
+  auto plain = decoded_.Get(object.meta.key);
+  return !plain || plain->id != object.id;
 }
 
 ProxyResponse Proxy::Admin(const ProxyRequest& req) {
@@ -361,7 +391,7 @@ ProxyResponse Proxy::Admin(const ProxyRequest& req) {
   if (!route.ok()) {
     return Simple(route.status().code() == ErrorCode::kNotFound ? 421 : 400, route.status().message(), "BYPASS");
   }
-  hot_.Remove(route->cache_key);
+  Forget(route->cache_key);
   Status st = store_->Remove(route->cache_key);
   if (st.code() == ErrorCode::kNotFound) return Simple(404, "not cached: " + route->path, "BYPASS");
   if (!st.ok()) {
@@ -393,8 +423,7 @@ std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& r
   auto f = Fetch(route, "GET", std::move(to_upstream), "");
   bool failed = !f.ok() || f->response.status >= 500;
   if (failed && stale) {
-    CacheControl resp_cc = ParseCacheControl(HeaderValue(stale->meta.headers, "cache-control"));
-    if (!resp_cc.must_revalidate && !resp_cc.no_cache) {
+    if (!stale->cache_control.must_revalidate && !stale->cache_control.no_cache) {
       counters_.stale++;
       fill->share = Fill::Share::kObject;
       fill->object = stale;
@@ -420,6 +449,7 @@ std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& r
     }
     updated->meta.request_time = f->request_time.time_since_epoch().count();
     updated->meta.response_time = f->response_time.time_since_epoch().count();
+    Prepare(updated.get(), options_.cache);
     std::shared_ptr<const CachedObject> shared = std::move(updated);
     Keep(shared);
     counters_.expired++;
@@ -465,6 +495,7 @@ std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& r
   facts.set_cookie = !HeaderValue(m.headers, "set-cookie").empty();
   facts.vary = HeaderValue(m.headers, "vary");
   bool storable = DecideStore(facts, options_.cache).store && o.status >= 200 && o.status < 300;
+  std::shared_ptr<CachedObject> plain;  // the original of a body compressed here
   if (storable && m.encoding == StoredEncoding::kIdentity) {
     ResponseFacts rf;
     rf.status = o.status;
@@ -478,12 +509,18 @@ std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& r
       if (z.ok()) {
         counters_.encode_ns += NanosSince(start);
         counters_.encode_bytes += o.body.size();
+        // The original is the decoded copy identity clients are sent.
+        auto copy = std::make_shared<CachedObject>();
+        copy->meta.key = m.key;
+        copy->body = std::move(o.body);
+        plain = std::move(copy);
         o.body = std::move(z).value();
         m.encoding = StoredEncoding::kZstd;
       }
     }
   }
   object->body = std::move(o.body);
+  Prepare(object.get(), options_.cache);
   m.stored_length = object->body.size();
   std::shared_ptr<const CachedObject> shared = std::move(object);
   if (storable) {
@@ -491,10 +528,14 @@ std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& r
       counters_.logical_bytes += shared->meta.logical_length;
       counters_.stored_bytes += shared->body.size();
       fill->share = Fill::Share::kObject;
+      if (plain) {
+        plain->id = shared->id;
+        decoded_.Put(std::move(plain));
+      }
     }
   } else if (stale) {
     // Replaced by an answer that is not kept.
-    hot_.Remove(route.cache_key);
+    Forget(route.cache_key);
     (void)store_->Remove(route.cache_key);
   }
   fill->object = std::move(shared);
@@ -530,9 +571,12 @@ std::optional<ProxyResponse> Proxy::Run(const ProxyRequest& req, bool may_block)
     }
   }
   if (entry) {
-    CacheControl resp_cc = ParseCacheControl(HeaderValue(entry->meta.headers, "cache-control"));
-    auto [life, age] = LifetimeAndAge(entry->meta, options_.cache, Now());
-    if (ServableWithoutRevalidation(req_cc, resp_cc, life, age)) {
+    if (ServableWithoutRevalidation(req_cc, entry->cache_control, entry->lifetime, entry->AgeAt(Now()))) {
+      // The event loop decodes small bodies only; a worker does the rest.
+      constexpr uint64_t kLoopDecodeLimit = 256 << 10;
+      if (!may_block && entry->meta.logical_length > kLoopDecodeLimit && NeedsDecode(req, *entry)) {
+        return std::nullopt;
+      }
       counters_.hits++;
       return Serve(req, entry, "HIT");
     }

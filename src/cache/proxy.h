@@ -13,6 +13,10 @@
 //   6. answer: the stored zstd bytes for a client that takes zstd,
 //      decoded bytes otherwise; 304 for a matching conditional; one byte
 //      range of the identity representation (range.h).
+// The memory tier holds parsed entries (half of memory_bytes) and decoded
+// copies of recently used zstd entries (the other half), so a hot object
+// costs one decode per stay in memory rather than one per identity client;
+// the disk holds only the compressed bytes.
 // Answers carry `X-Cache: HIT|MISS|EXPIRED|STALE|BYPASS` and `Age`.
 //
 // Tiers: with a parent, fills go to the parent tier (the request's own path
@@ -24,7 +28,8 @@
 //
 // Handle() may block (disk, upstream): run it on worker threads.
 // HandleFromMemory() never blocks: it answers what the memory tier can
-// (fresh hits) and returns nullopt for everything else. Thread-safe.
+// (fresh hits, decoding at most a small body) and returns nullopt for
+// everything else. Thread-safe.
 //
 // Limits: bodies are held in memory (an upstream body over max_object is
 // answered 502, not streamed); only single byte ranges are served (a
@@ -110,11 +115,16 @@ class Proxy {
   bool Keep(const std::shared_ptr<const CachedObject>& object);
   ProxyResponse Serve(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
                       const char* x_cache);
+  // Whether serving `object` to `req` needs a decode that no copy in
+  // memory saves.
+  bool NeedsDecode(const ProxyRequest& req, const CachedObject& object);
+  void Forget(const std::string& key);  // from both memory sets
 
   ProxyOptions options_;
   DiskStore* store_;
   Upstream* upstream_;
-  HotSet hot_;
+  HotSet hot_;      // stored objects (memory_bytes / 2)
+  HotSet decoded_;  // decoded copies of zstd objects for identity clients (memory_bytes / 2)
   SingleFlight<std::string, std::shared_ptr<const Fill>> flights_;
   ProxyCounters counters_;
 };

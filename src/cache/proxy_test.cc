@@ -117,6 +117,7 @@ class ProxyTest : public ::testing::Test {
 
 TEST_F(ProxyTest, ConcurrentMissesForOneKeyAreOneUpstreamFetch) {
   upstream_.hold = true;
+  proxy();  // made before the threads share it
   constexpr int kClients = 8;
   std::vector<ProxyResponse> got(kClients);
   std::vector<std::thread> threads;
@@ -145,6 +146,7 @@ TEST_F(ProxyTest, ConcurrentMissesForOneKeyAreOneUpstreamFetch) {
 
 TEST_F(ProxyTest, AnswersThatAreNotKeptAreNotShared) {
   upstream_.hold = true;
+  proxy();
   std::thread a([&] { EXPECT_EQ(proxy().Handle(Get("/private")).status, 200); });
   while (upstream_.calls < 1) std::this_thread::sleep_for(1ms);
   std::thread b([&] { EXPECT_EQ(proxy().Handle(Get("/private")).status, 200); });
@@ -168,6 +170,26 @@ TEST_F(ProxyTest, FreshHitsComeFromMemoryWithoutBlocking) {
   ProxyRequest purge = Get("/page");
   purge.method = "PURGE";
   EXPECT_FALSE(proxy().HandleFromMemory(purge).has_value());
+}
+
+TEST_F(ProxyTest, IdentityClientsShareOneDecodeOfAVersion) {
+  ASSERT_EQ(proxy().Handle(Get("/page", {{"Accept-Encoding", "zstd"}})).status, 200);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(proxy().Handle(Get("/page")).body, body_);
+  // The fill kept the original it compressed: nothing was decoded.
+  EXPECT_EQ(proxy().counters().decode_bytes, 0u);
+  // Restarted, the memory tier is empty: one decode, then from memory.
+  proxy_.reset();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(proxy().Handle(Get("/page")).body, body_);
+  EXPECT_EQ(proxy().counters().decode_bytes, body_.size());
+  // A new version: its decoded copy is made again, never the old one served.
+  std::string v2 = Text(90'000) + "version 2";
+  upstream_.answers["/page"].body = v2;
+  ProxyRequest purge = Get("/page");
+  purge.method = "PURGE";
+  ASSERT_EQ(proxy().Handle(purge).status, 200);
+  ASSERT_EQ(proxy().Handle(Get("/page", {{"Accept-Encoding", "zstd"}})).status, 200);
+  EXPECT_EQ(proxy().Handle(Get("/page")).body, v2);
+  EXPECT_EQ(proxy().counters().decode_bytes, body_.size());
 }
 
 TEST_F(ProxyTest, RangesAreServedFromTheIdentityRepresentation) {

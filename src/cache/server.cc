@@ -9,7 +9,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -137,10 +138,16 @@ net::awaitable<void> Session(tcp::socket socket, Shared& s) {
   stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
 }
 
-net::awaitable<void> Accept(tcp::acceptor& acceptor, net::io_context& ioc, Shared& s) {
+// One event loop per thread, each with its own connections (no strands, no
+// locks between them); accepted connections go round-robin over them.
+using Loops = std::vector<std::unique_ptr<net::io_context>>;
+
+net::awaitable<void> Accept(tcp::acceptor& acceptor, Loops& loops, Shared& s) {
+  size_t next = 0;
   for (;;) {
     beast::error_code ec;
-    tcp::socket socket = co_await acceptor.async_accept(net::make_strand(ioc), Token(ec));
+    net::io_context& loop = *loops[next++ % loops.size()];
+    tcp::socket socket = co_await acceptor.async_accept(loop, Token(ec));
     if (ec == net::error::operation_aborted || !acceptor.is_open()) co_return;
     if (ec) continue;
     socket.set_option(tcp::no_delay(true), ec);
@@ -170,7 +177,9 @@ Status ServeCache(const ServeOptions& o) {
   http::Client client(o.origin);
   ClientUpstream upstream(&client);
   Proxy proxy(o.proxy, store.get(), &upstream);
-  net::io_context ioc(o.io_threads);
+  Loops loops;
+  for (int i = 0; i < std::max(1, o.io_threads); ++i) loops.push_back(std::make_unique<net::io_context>(1));
+  net::io_context& ioc = *loops[0];
   net::thread_pool workers(static_cast<size_t>(std::max(1, o.worker_threads)));
   Shared shared{o, proxy, workers};
 
@@ -185,13 +194,13 @@ Status ServeCache(const ServeOptions& o) {
   if (!o.port_file.empty()) std::ofstream(o.port_file) << bound << "\n";
   spdlog::info("ferry cache: listening on {}:{}, cache in {}", host, bound, o.store.dir);
 
-  net::co_spawn(ioc, Accept(acceptor, ioc, shared), net::detached);
+  net::co_spawn(ioc, Accept(acceptor, loops, shared), net::detached);
   // Stop on SIGINT/SIGTERM (the CLI turns them into a cancellation).
   net::steady_timer poll(ioc);
   std::function<void(const beast::error_code&)> check = [&](const beast::error_code&) {
     if (CancelRequested()) {
       acceptor.close();
-      ioc.stop();
+      for (auto& loop : loops) loop->stop();
       return;
     }
     poll.expires_after(std::chrono::milliseconds(200));
@@ -199,7 +208,13 @@ Status ServeCache(const ServeOptions& o) {
   };
   check({});
   std::vector<std::thread> threads;
-  for (int i = 1; i < std::max(1, o.io_threads); ++i) threads.emplace_back([&] { ioc.run(); });
+  // Loops other than the first have nothing to do until a connection
+  // comes: keep them running.
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> guards;
+  for (size_t i = 1; i < loops.size(); ++i) {
+    guards.push_back(net::make_work_guard(*loops[i]));
+    threads.emplace_back([&, i] { loops[i]->run(); });
+  }
   ioc.run();
   for (auto& t : threads) t.join();
   workers.join();

@@ -3,6 +3,8 @@
 
 #include "http/client.h"
 
+#include "base/strings.h"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -40,15 +42,6 @@ constexpr size_t kChunk = 256 * 1024;
 constexpr size_t kMaxErrorBody = 1 << 20;   // non-2xx bodies kept (the rest dropped)
 constexpr size_t kMaxBufferedBody = 64 << 20;  // 2xx bodies without a sink
 
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
 
 // Maps a socket-level error to a classified Status.
 Status TransportError(const error_code& ec, std::string_view during) {
@@ -95,7 +88,7 @@ struct Connection {
 
 const std::string* Response::Find(std::string_view name) const {
   for (const auto& [k, v] : headers) {
-    if (IEquals(k, name)) return &v;
+    if (EqualsIgnoreCase(k, name)) return &v;
   }
   return nullptr;
 }
@@ -234,7 +227,7 @@ struct Client::Impl {
     r.target(req.target);
     bool has_host = false;
     for (const auto& [k, v] : req.headers) {
-      if (IEquals(k, "host")) has_host = true;
+      if (EqualsIgnoreCase(k, "host")) has_host = true;
       r.set(k, v);
     }
     if (!has_host) r.set(bhttp::field::host, ep.HostHeader());

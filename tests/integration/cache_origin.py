@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A scripted HTTP origin for cache_test.sh (Python's http.server, loopback).
+"""A scripted HTTP origin for the cache tests (Python's http.server, loopback).
 
 Paths:
   /text/NAME       text/html (~200 KB, varies by NAME), ETag, max-age=60
@@ -10,14 +10,19 @@ Paths:
   /nostore         text/html, Cache-Control: no-store
   /slow/NAME       like /text/NAME, answered after 0.5 s
   /blob/NAME       application/octet-stream, 300 KB of random bytes, max-age=60
+  /big/NAME        application/octet-stream, 8 MB of random bytes, max-age=60 (more than socket buffers hold)
   /cut             text/html, Content-Length 100000 but 1000 bytes, then the connection closes
+  /cut-chunked     text/html, chunked: three chunks, then the connection closes with no last chunk
+  /cut-head        half a status line and header block, then the connection closes
   /reset           the connection closes before any answer
+  /rst             the connection is reset (RST, SO_LINGER 0) before any answer
+  /rst-mid         text/html, Content-Length 100000, 1000 bytes, then the connection is reset (RST)
   /hang            answers after 5 s
   /echo            POST: answers with the request body
   /_down           POST: every later GET answers 500 (/_up undoes it)
   /_stats          JSON: requests per path and the conditional ones
 """
-import gzip, json, os, random, sys, threading, time
+import gzip, json, os, random, socket, struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
@@ -62,6 +67,14 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
+    def abort(self):
+        """Closes the connection with an RST (SO_LINGER 0) instead of a FIN."""
+        self.close_connection = True
+        self.wfile.flush()
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.rfile.close()
+        self.connection.close()
+
     def do_GET(self):
         self.count()
         p = self.path
@@ -96,6 +109,36 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             return
+        if p.startswith("/big/"):
+            return self.send(200, random.Random(p).randbytes(8_000_000),
+                             {"Content-Type": "application/octet-stream", "Cache-Control": "max-age=60"})
+        if p == "/cut-chunked":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Cache-Control", "max-age=60")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(3):
+                chunk = text(p + str(i), 1000)
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if p == "/cut-head":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/ht")
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if p == "/rst":
+            return self.abort()
+        if p == "/rst-mid":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Cache-Control", "max-age=60")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            self.wfile.write(text(p, 1000))
+            return self.abort()
         if p == "/reset":
             self.close_connection = True
             self.connection.shutdown(2)
@@ -129,8 +172,15 @@ class Handler(BaseHTTPRequestHandler):
         return self.send(200, body, {"Content-Type": "application/octet-stream"})
 
 
+class Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A client that left (a cache that gave up on /hang, say) is no error.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 if __name__ == "__main__":
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv = Server(("127.0.0.1", 0), Handler)
     with open(sys.argv[1], "w") as f:
         f.write(str(srv.server_address[1]))
     srv.serve_forever()
