@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <stdexcept>
+
 #include "crypto/digest.h"
 
 namespace ferry::cache {
@@ -26,13 +28,46 @@ Sha256Digest Checksum(std::string_view meta, std::string_view body) {
   return out;
 }
 
+// Header values may hold any byte (obs-text), but JSON strings are UTF-8:
+// each byte is written as the code point of the same value (Latin-1 to
+// UTF-8) and read back the same way, so every string round-trips exactly.
+std::string Latin1ToUtf8(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  for (unsigned char c : bytes) {
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back(static_cast<char>(0xC0 | (c >> 6)));
+      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    }
+  }
+  return out;
+}
+
+std::string Utf8ToLatin1(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+    } else if ((c == 0xC2 || c == 0xC3) && i + 1 < text.size()) {
+      out.push_back(static_cast<char>(((c & 0x03) << 6) | (static_cast<unsigned char>(text[++i]) & 0x3F)));
+    } else {
+      throw std::invalid_argument("a metadata string outside Latin-1");
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string EncodeEntry(EntryMeta meta, std::string_view body) {
   meta.stored_length = body.size();
   json headers = json::array();
-  for (const auto& [k, v] : meta.headers) headers.push_back({k, v});
-  std::string m = json{{"key", meta.key},
+  for (const auto& [k, v] : meta.headers) headers.push_back({Latin1ToUtf8(k), Latin1ToUtf8(v)});
+  std::string m = json{{"key", Latin1ToUtf8(meta.key)},
                        {"status", meta.status},
                        {"headers", headers},
                        {"encoding", EncodingName(meta.encoding)},
@@ -79,10 +114,11 @@ Result<DecodedEntry> DecodeEntry(std::string_view file) {
   if (!j.is_object()) return Damaged("metadata is not a JSON object");
   DecodedEntry e;
   try {
-    e.meta.key = j.at("key").get<std::string>();
+    e.meta.key = Utf8ToLatin1(j.at("key").get<std::string>());
     e.meta.status = j.at("status").get<int>();
     for (const auto& h : j.at("headers")) {
-      e.meta.headers.emplace_back(h.at(0).get<std::string>(), h.at(1).get<std::string>());
+      e.meta.headers.emplace_back(Utf8ToLatin1(h.at(0).get<std::string>()),
+                                  Utf8ToLatin1(h.at(1).get<std::string>()));
     }
     std::string enc = j.at("encoding").get<std::string>();
     if (enc != "zstd" && enc != "identity") return Damaged("unknown encoding '" + enc + "'");
@@ -92,6 +128,8 @@ Result<DecodedEntry> DecodeEntry(std::string_view file) {
     e.meta.request_time = j.at("request_time").get<int64_t>();
     e.meta.response_time = j.at("response_time").get<int64_t>();
   } catch (const json::exception& ex) {
+    return Damaged(std::string("metadata: ") + ex.what());
+  } catch (const std::invalid_argument& ex) {
     return Damaged(std::string("metadata: ") + ex.what());
   }
   if (e.meta.stored_length != body.size()) {

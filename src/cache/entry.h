@@ -3,9 +3,11 @@
 // write or a flipped bit is found and the entry treated as a miss, never
 // served.
 //
-//   "FERRY-CACHE-1\n"              magic (14 bytes)
+//   "FERRY-CACHE-2\n"              magic (14 bytes)
 //   u32 little-endian              length of the metadata
-//   metadata                       JSON: EntryMeta
+//   metadata                       JSON: EntryMeta; its strings (key, header
+//                                  names and values) hold bytes, each byte
+//                                  written as the code point of its value
 //   body                           stored_length bytes, as stored (zstd or not)
 //   SHA-256                        32 bytes over metadata and body
 //
@@ -35,7 +37,7 @@ struct EntryMeta {
   int64_t response_time = 0;    // and when it answered
 };
 
-inline constexpr std::string_view kEntryMagic = "FERRY-CACHE-1\n";
+inline constexpr std::string_view kEntryMagic = "FERRY-CACHE-2\n";
 inline constexpr size_t kEntryChecksumSize = 32;
 
 // The whole file for `meta` and its stored `body` (meta.stored_length is

@@ -78,5 +78,16 @@ TEST(CacheEntryTest, ErrorsSayWhatWasWrong) {
   EXPECT_NE(e.status().message().find("logical length"), std::string::npos);
 }
 
+TEST(EntryTest, AnyBytesInKeyAndHeadersRoundTrip) {
+  EntryMeta m;
+  m.key = std::string("http://o/p\x9d\xff\x80\x01", 14);
+  m.headers = {{"X-Latin", "caf\xe9 \xc3\xa9"}, {std::string("N\0", 2), "\x7f"}};
+  m.logical_length = 3;
+  auto d = DecodeEntry(EncodeEntry(m, "abc"));
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->meta.key, m.key);
+  EXPECT_EQ(d->meta.headers, m.headers);
+}
+
 }  // namespace
 }  // namespace ferry::cache

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <chrono>
 
+#include <spdlog/spdlog.h>
+
 #include "base/strings.h"
 #include "cache/negotiation.h"
 #include "cache/range.h"
@@ -236,8 +238,10 @@ std::shared_ptr<const CachedObject> Proxy::FromDisk(const std::string& key) {
 // Writes an object to disk and the memory tier; false when the disk
 // refused it (a full disk, an object over --max-size): it is served anyway.
 bool Proxy::Keep(const std::shared_ptr<const CachedObject>& object) {
-  if (!store_->Put(object->meta, object->body).ok()) {
+  Status st = store_->Put(object->meta, object->body);
+  if (!st.ok()) {
     counters_.store_failures++;
+    spdlog::warn("cache: not stored ({} bytes), served anyway: {}", object->body.size(), st.ToString());
     Forget(object->meta.key);  // the disk no longer has what memory had
     return false;
   }
@@ -343,6 +347,7 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
     auto decoded = codec::ZstdDecompress(stored);
     if (!decoded.ok() || decoded->size() != m.logical_length) {
       counters_.errors++;
+      spdlog::warn("cache: a stored entry failed to decode; removed");
       (void)store_->Remove(m.key);
       Forget(m.key);
       return Simple(502, "cache: a stored entry failed to decode", x_cache);
@@ -436,6 +441,9 @@ std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& r
     fill->share = Fill::Share::kError;
     fill->error_status = f.status().code() == ErrorCode::kTimeout ? 504 : 502;
     fill->error = "upstream: " + f.status().ToString();
+    // The path without its query: a query may carry credentials.
+    spdlog::warn("cache: {} {}: {}", fill->error_status, route.path.substr(0, route.path.find('?')),
+                 fill->error);
     return fill;
   }
   http::Response& o = f->response;

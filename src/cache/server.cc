@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "base/cancel.h"
+#include "cache/request_reader.h"
 
 namespace ferry::cache {
 namespace {
@@ -64,8 +65,11 @@ net::awaitable<void> WriteSimple(beast::tcp_stream& stream, Shared& s, bhttp::st
   co_await bhttp::async_write(stream, res, Token(ec));
 }
 
-// Writes a response, each write bounded by the client timeout (so a slow
-// reader that keeps reading is not cut, a stalled one is).
+// Writes a response, each wait for the client to take more bytes bounded by
+// the client timeout (nginx's send_timeout): a stalled reader is cut. The
+// kernel wakes a writer only when a good part of the socket's send buffer
+// has drained, so a reader slower than about (send buffer / 2) / timeout —
+// ~30 KB/s with Linux's defaults and 60 s — is cut too.
 net::awaitable<void> WriteResponse(beast::tcp_stream& stream, Shared& s, const ProxyResponse& pr,
                                    bool keep_alive, beast::error_code& ec) {
   bhttp::response<bhttp::buffer_body> res{static_cast<bhttp::status>(pr.status), 11};
@@ -98,39 +102,50 @@ net::awaitable<void> Session(tcp::socket socket, Shared& s) {
   std::string peer = socket.remote_endpoint(ec).address().to_string();
   beast::tcp_stream stream(std::move(socket));
   beast::flat_buffer buffer;
+  RequestLimits limits;
+  limits.body_limit = s.options.max_request_body;
+  using State = RequestReader::State;
   for (;;) {
-    bhttp::request_parser<bhttp::string_body> parser;
-    parser.header_limit(16 * 1024);
-    parser.body_limit(s.options.max_request_body);
+    // Read one request: bytes left from the last read first, then more,
+    // all within one client timeout.
+    RequestReader reader(limits);
     ec = {};
     stream.expires_after(s.options.client_timeout);
-    co_await bhttp::async_read(stream, buffer, parser, Token(ec));
-    if (ec == bhttp::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout) break;
-    if (ec == bhttp::error::header_limit) {
-      co_await WriteSimple(stream, s, bhttp::status::request_header_fields_too_large, "request header too large");
-      break;
-    }
-    if (ec == bhttp::error::body_limit) {
-      co_await WriteSimple(stream, s, bhttp::status::payload_too_large, "request body too large");
-      break;
-    }
-    if (ec) {
-      if (ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category()) {
-        co_await WriteSimple(stream, s, bhttp::status::bad_request, "malformed request: " + ec.message());
+    for (;;) {
+      if (buffer.size() > 0) {
+        auto data = buffer.data();
+        buffer.consume(reader.Feed(std::string_view(static_cast<const char*>(data.data()), data.size())));
       }
-      break;  // reset, or a client gone mid-request
+      if (reader.state() != State::kNeedMore) break;
+      size_t n = co_await stream.async_read_some(buffer.prepare(64 << 10), Token(ec));
+      buffer.commit(n);
+      if (ec == net::error::eof) reader.FeedEof();
+      if (ec) break;
     }
-    auto& in = parser.get();
-    ProxyRequest req;
-    req.method = std::string(in.method_string());
-    req.target = std::string(in.target());
-    for (const auto& f : in) req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
-    req.body = std::move(in.body());
+    if (reader.state() == State::kNeedMore) break;  // timed out, reset
+    if (reader.state() == State::kError) {
+      switch (reader.error()) {
+        case RequestReader::Error::kHeaderTooLarge:
+          co_await WriteSimple(stream, s, bhttp::status::request_header_fields_too_large, reader.error_message());
+          break;
+        case RequestReader::Error::kBodyTooLarge:
+          co_await WriteSimple(stream, s, bhttp::status::payload_too_large, reader.error_message());
+          break;
+        case RequestReader::Error::kBadRequest:
+          co_await WriteSimple(stream, s, bhttp::status::bad_request, reader.error_message());
+          break;
+        default:
+          break;  // closed between or mid-request: nobody to answer
+      }
+      break;
+    }
+    ProxyRequest req = reader.TakeRequest();
     req.peer = peer;
-    bool keep_alive = in.keep_alive();
+    bool keep_alive = reader.keep_alive();
     // Fresh hits in memory are answered here; the rest on a worker.
     std::optional<ProxyResponse> pr = s.proxy.HandleFromMemory(req);
     if (!pr) pr = co_await OnWorker(s, std::move(req));
+    ec = {};
     co_await WriteResponse(stream, s, *pr, keep_alive, ec);
     if (ec || !keep_alive) break;
   }

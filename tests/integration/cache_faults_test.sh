@@ -127,12 +127,12 @@ for path in /cut /cut-chunked /cut-head /rst-mid /reset /rst; do
     fi
     [ "$(header "$TMP/h" x-cache)" != HIT ] || fail "$path ($enc): a broken answer was served from the cache"
   done
-  [ "$(origin_count "$path")" = 2 ] || fail "$path: origin saw $(origin_count "$path") requests, not 2: cached"
+  [ "$(origin_count "$path")" = 2 ] || fail "$path: origin saw $(origin_count "$path") requests for 2 (cached?)"
 done
 [ "$(m ferry_cache_disk_entries)" = "$entries0" ] || fail "disk entries $entries0 -> $(m ferry_cache_disk_entries)"
 [ "$(m ferry_cache_memory_entries)" = "$memory0" ] || fail "memory entries $memory0 -> $(m ferry_cache_memory_entries)"
-[ "$(m ferry_cache_errors_total)" = $((errors0 + answered_502)) ] \
-  || fail "errors_total $errors0 -> $(m ferry_cache_errors_total) after $answered_502 answers 502"
+errors=$(( $(m ferry_cache_errors_total) - errors0 ))
+[ $errors -ge $answered_502 ] && [ $errors -le 12 ] || fail "errors_total moved by $errors for $answered_502 answers 502"
 still_serving "a short or reset origin"
 
 # --- the origin does not answer within --origin-timeout 1s -----------------------
@@ -191,7 +191,7 @@ curl -sf --max-time 5 --data-binary @"$TMP/post" -H 'Content-Type: application/o
   || fail "a whole POST after a cut one"
 same_bytes "$TMP/post" "$TMP/echoed"
 for path in /slow/gone /big/gone /big/half; do
-  curl -sf --max-time 5 "$C$path" -o "$TMP/after"
+  curl -sf --max-time 5 "$C$path" -o "$TMP/after" || fail "$path after its first client left: no answer"
   curl -sf "$ORIGIN$path" | cmp -s - "$TMP/after" || fail "$path after its first client left: wrong bytes"
 done
 still_serving "clients that go away"
@@ -207,7 +207,7 @@ for i in 1 2 3 4 5; do curl -sf "$ORIGIN/text/other$i" -o "$TMP/other$i.orig"; d
 stall0=$(origin_count /echo)
 start=$(now_ms)
 /usr/bin/python3 - "$PORT" "$TMP" <<'PY' || fail "slow clients"
-import sys, threading, time
+import http.client, sys, threading, time
 from raw import connect, read_head, drain, wait_closed
 port, tmp = int(sys.argv[1]), sys.argv[2]
 results, problems = {}, []
@@ -256,7 +256,6 @@ threads += [threading.Thread(target=f) for f in (trickle, stalled_post, stalled_
 for t in threads:
     t.start()
 time.sleep(0.3)
-import http.client
 worst = 0.0
 for rnd in range(3):  # a miss, then hits
     for i in range(1, 6):
@@ -287,7 +286,12 @@ if w is None or not 0.8 <= w <= 3.5:
     problems.append("POST stalled mid-body: closed after %s s" % w)
 status, n, end, body = results["stalled_reader"]
 big = open(tmp + "/big.orig", "rb").read()
-if status != b"HTTP/1.1 200 OK" or n >= len(big) or end == "open" or body != big[:n]:
+# 8 MB is more than the kernel buffers (tcp_wmem at most 4 MB by default): the
+# server has to wait for the reader, and gives up. With larger buffers the
+# answer may fit, and being cut is not required.
+with open("/proc/sys/net/ipv4/tcp_wmem") as f:
+    must_cut = int(f.read().split()[2]) <= 6_000_000
+if status != b"HTTP/1.1 200 OK" or (n >= len(big) and must_cut) or end == "open" or body != big[:n]:
     problems.append("reader stalled 3 s on 8 MB: %s, %d bytes, %s (expected: cut short, a prefix)" % (status, n, end))
 status, body, end, took = results["slow_reader"]
 if status != b"HTTP/1.1 200 OK" or body != open(tmp + "/blob.orig", "rb").read() or end != "eof":

@@ -1,0 +1,131 @@
+#include "cache/request_reader.h"
+
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+namespace ferry::cache {
+
+namespace bhttp = boost::beast::http;
+
+struct RequestReader::Impl {
+  bhttp::request_parser<bhttp::string_body> parser;
+  bool header_checked = false;
+};
+
+namespace {
+
+bool HostChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("-._~!$&'()*+,;=:[]%").find(c) != std::string_view::npos;
+}
+
+// The framing and Host rules a request must keep before anything acts on
+// it (RFC 9112 3.2, 6.1, 6.3); "" when it keeps them.
+std::string CheckHeader(const bhttp::request_parser<bhttp::string_body>::value_type& m) {
+  size_t hosts = 0;
+  std::string_view host;
+  std::string_view te;
+  size_t tes = 0;
+  for (const auto& f : m) {
+    if (f.name() == bhttp::field::host) {
+      ++hosts;
+      host = f.value();
+    } else if (f.name() == bhttp::field::transfer_encoding) {
+      ++tes;
+      te = f.value();
+    }
+  }
+  if (hosts > 1) return "more than one Host field";
+  if (hosts == 0 && m.version() >= 11) return "an HTTP/1.1 request without Host";
+  for (char c : host) {
+    if (!HostChar(c)) return "a Host field that is not a host";
+  }
+  if (tes > 0) {
+    // Chunked must be the last coding, or the body's length is unknown
+    // (and what follows could pass for another request).
+    if (m.version() < 11) return "Transfer-Encoding in an HTTP/1.0 request";
+    std::string_view last = te.substr(te.rfind(',') == std::string_view::npos ? 0 : te.rfind(',') + 1);
+    while (!last.empty() && (last.front() == ' ' || last.front() == '\t')) last.remove_prefix(1);
+    while (!last.empty() && (last.back() == ' ' || last.back() == '\t')) last.remove_suffix(1);
+    if (tes > 1 || !boost::beast::iequals(last, "chunked")) return "a Transfer-Encoding that does not end in chunked";
+  }
+  return "";
+}
+
+}  // namespace
+
+RequestReader::RequestReader(RequestLimits limits) : impl_(std::make_unique<Impl>()) {
+  impl_->parser.header_limit(static_cast<std::uint32_t>(limits.header_limit));
+  impl_->parser.body_limit(limits.body_limit);
+  impl_->parser.eager(true);
+}
+
+RequestReader::~RequestReader() = default;
+
+size_t RequestReader::Feed(std::string_view bytes) {
+  size_t used = 0;
+  while (state_ == State::kNeedMore && used < bytes.size()) {
+    boost::beast::error_code ec;
+    size_t n = impl_->parser.put(boost::asio::buffer(bytes.data() + used, bytes.size() - used), ec);
+    used += n;
+    fed_ += n;
+    if (!impl_->header_checked && impl_->parser.is_header_done()) {
+      impl_->header_checked = true;
+      std::string bad = CheckHeader(impl_->parser.get());
+      if (!bad.empty()) {
+        state_ = State::kError;
+        error_ = Error::kBadRequest;
+        message_ = "malformed request: " + bad;
+        break;
+      }
+    }
+    if (ec == bhttp::error::need_more) break;  // a header not yet whole
+    if (ec == bhttp::error::header_limit) {
+      state_ = State::kError;
+      error_ = Error::kHeaderTooLarge;
+      message_ = "request header too large";
+    } else if (ec == bhttp::error::body_limit) {
+      state_ = State::kError;
+      error_ = Error::kBodyTooLarge;
+      message_ = "request body too large";
+    } else if (ec) {
+      state_ = State::kError;
+      error_ = Error::kBadRequest;
+      message_ = "malformed request: " + ec.message();
+    } else if (impl_->parser.is_done()) {
+      state_ = State::kDone;
+    } else if (n == 0) {
+      break;
+    }
+  }
+  return used;
+}
+
+void RequestReader::FeedEof() {
+  if (state_ != State::kNeedMore) return;
+  boost::beast::error_code ec;
+  impl_->parser.put_eof(ec);
+  if (!ec && impl_->parser.is_done()) {
+    state_ = State::kDone;
+    return;
+  }
+  state_ = State::kError;
+  error_ = Error::kClosed;
+  message_ = "the client closed mid-request";
+}
+
+ProxyRequest RequestReader::TakeRequest() {
+  auto& in = impl_->parser.get();
+  ProxyRequest req;
+  req.method = std::string(in.method_string());
+  req.target = std::string(in.target());
+  for (const auto& f : in) req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+  req.body = std::move(in.body());
+  return req;
+}
+
+bool RequestReader::keep_alive() const { return impl_->parser.get().keep_alive(); }
+
+}  // namespace ferry::cache
