@@ -34,6 +34,10 @@
 # delayed ACK), which cut nginx's hits to a quarter. Read ratios within a run,
 # not figures across runs.
 #
+# Last, tiers: a second ferry with --parent pointing at the first is filled
+# with the whole corpus through it, and the body bytes that crossed between
+# the tiers are set beside the corpus's logical bytes.
+#
 # Checks, each fatal: every peer starts; after warm-up every measured URL is
 # a HIT by the cache's own header (X-Cache, which this script adds to nginx
 # and Varnish) for both client kinds; the origin's access log does not grow
@@ -364,6 +368,39 @@ goal() {
 }
 echo "Goals (issue 4, eligible URLs): zstd clients ≥ 1.2× nginx and ahead of Varnish: $(goal zstd 1.2);" \
   "identity clients ≥ 0.8× nginx and ahead of Varnish: $(goal identity 0.8)."
+
+# --- Tiers: a lower ferry tier (--parent) filled with the whole corpus
+# through the warm ferry above; its metrics count the body bytes it
+# received from the upper tier. Eligible URLs first, then the rest.
+"$FERRY" cache serve --origin "http://127.0.0.1:$ORIGIN_PORT" --parent "http://127.0.0.1:$FERRY_PORT" \
+  --listen 127.0.0.1:0 --port-file "$TMP/lower.port" --dir "$TMP/lower-cache" --max-size 4G >"$TMP/lower.log" 2>&1 &
+PIDS+=($!)
+LOWER_PID=$!
+for _ in $(seq 1 100); do [ -s "$TMP/lower.port" ] && break; sleep 0.1; done
+[ -s "$TMP/lower.port" ] || { cat "$TMP/lower.log" >&2; die "lower ferry tier did not start"; }
+PORT[lower]=$(cat "$TMP/lower.port")
+wait_up lower "$LOWER_PID" "http://127.0.0.1:${PORT[lower]}/"
+tier_bytes() {
+  curl -sf "http://127.0.0.1:${PORT[lower]}/_ferry/metrics" | awk '$1 == "ferry_cache_upstream_bytes_total" { print $2 }'
+}
+grep -vxF -f "$TMP/eligible.paths" "$TMP/all.paths" >"$TMP/rest.paths" || true
+log "filling a lower ferry tier through the upper one: $N_ALL URLs"
+fetch_all lower identity "$TMP/eligible.paths" >"$TMP/fill.lower" || die "lower tier fill failed"
+between_elig=$(tier_bytes)
+fetch_all lower identity "$TMP/rest.paths" >>"$TMP/fill.lower" || die "lower tier fill failed"
+between_all=$(tier_bytes)
+bad=$(grep -cv '^200 ' "$TMP/fill.lower" || true)
+[ "$bad" = 0 ] || FAILED+=("lower tier: $bad fill responses were not 200")
+logical_elig=$(awk '$1 >= 4096 && $2 ~ /\.(html|js|css|json|svg)$/ { s += $1 } END { print s }' "$TMP/sized")
+logical_all=$(awk '{ s += $1 } END { print s }' "$TMP/sized")
+echo
+echo "Tiers: a lower ferry tier (\`--parent\`) filled with the whole corpus through the upper one; body bytes between the tiers (the lower tier's \`ferry_cache_upstream_bytes_total\`) beside the logical bytes:"
+echo
+echo "| URLs | logical bytes | bytes between tiers | logical ÷ between |"
+echo "|---|---|---|---|"
+awk -v l="$logical_elig" -v b="$between_elig" -v n="$N_ELIG" 'BEGIN { printf "| eligible (%d) | %d | %d | %.2f× |\n", n, l, b, l / b }'
+awk -v l="$logical_all" -v b="$between_all" -v n="$N_ALL" 'BEGIN { printf "| all (%d) | %d | %d | %.2f× |\n", n, l, b, l / b }'
+
 if [ ${#FAILED[@]} -gt 0 ]; then
   echo
   for f in "${FAILED[@]}"; do echo "FAILED: $f"; done

@@ -12,6 +12,7 @@ Paths:
   /blob/NAME       application/octet-stream, 300 KB of random bytes, max-age=60
   /big/NAME        application/octet-stream, 8 MB of random bytes, max-age=60 (more than socket buffers hold)
   /cut             text/html, Content-Length 100000 but 1000 bytes, then the connection closes
+  /chunked/NAME    like /text/NAME, sent chunked (no Content-Length)
   /cut-chunked     text/html, chunked: three chunks, then the connection closes with no last chunk
   /cut-head        half a status line and header block, then the connection closes
   /reset           the connection closes before any answer
@@ -112,6 +113,18 @@ class Handler(BaseHTTPRequestHandler):
         if p.startswith("/big/"):
             return self.send(200, random.Random(p).randbytes(8_000_000),
                              {"Content-Type": "application/octet-stream", "Cache-Control": "max-age=60"})
+        if p.startswith("/chunked/"):  # a whole chunked body, no Content-Length
+            body = text(p)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Cache-Control", "max-age=60")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for at in range(0, len(body), 7000):
+                chunk = body[at:at + 7000]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            self.wfile.write(b"0\r\n\r\n")
+            return
         if p == "/cut-chunked":
             self.send_response(200)
             self.send_header("Content-Type", "text/html")

@@ -40,6 +40,17 @@ curl -sf --compressed "$C/text/a" | cmp -s - "$TMP/a.orig" || fail "curl --compr
 entry_bytes=$(find "$TMP/cache/entries" -type f -printf '%s\n' | sort -n | tail -1)
 [ "$entry_bytes" -lt $(( $(stat -c %s "$TMP/a.orig") / 3 )) ] || fail "entry of $entry_bytes bytes is not compressed"
 
+# --- chunked bodies: from the origin (stored compressed: ferry holds the
+# whole body, so its length is known), and from a client ------------------------
+curl -sf "$ORIGIN/chunked/c" -o "$TMP/c.orig"
+curl -sf "$C/chunked/c" -o "$TMP/c1"
+curl -sf -D "$TMP/hc" -H 'Accept-Encoding: zstd' "$C/chunked/c" -o "$TMP/c.zst"
+cmp -s "$TMP/c.orig" "$TMP/c1" || fail "chunked origin body differs"
+[ "$(header "$TMP/hc" x-cache)" = HIT ] && [ "$(header "$TMP/hc" content-encoding)" = zstd ] || fail "chunked body not kept compressed"
+zstd -dcq "$TMP/c.zst" | cmp -s - "$TMP/c.orig" || fail "chunked body, zstd"
+out=$(head -c 100000 "$TMP/a.orig" | curl -sf -XPOST -H 'Transfer-Encoding: chunked' --data-binary @- "$C/echo" | wc -c)
+[ "$out" = 100000 ] || fail "chunked POST echoed $out bytes"
+
 # --- HEAD: the length a GET would carry ---------------------------------------
 curl -sfI "$C/text/a" -D "$TMP/hh" -o /dev/null
 [ "$(header "$TMP/hh" content-length)" = "$(stat -c %s "$TMP/a.orig")" ] || fail "HEAD length"
