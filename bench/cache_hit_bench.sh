@@ -380,26 +380,31 @@ for _ in $(seq 1 100); do [ -s "$TMP/lower.port" ] && break; sleep 0.1; done
 [ -s "$TMP/lower.port" ] || { cat "$TMP/lower.log" >&2; die "lower ferry tier did not start"; }
 PORT[lower]=$(cat "$TMP/lower.port")
 wait_up lower "$LOWER_PID" "http://127.0.0.1:${PORT[lower]}/"
-tier_bytes() {
-  curl -sf "http://127.0.0.1:${PORT[lower]}/_ferry/metrics" | awk '$1 == "ferry_cache_upstream_bytes_total" { print $2 }'
+# lower_metric NAME: one counter of the lower tier.
+lower_metric() {
+  curl -sf "http://127.0.0.1:${PORT[lower]}/_ferry/metrics" | awk -v n="$1" '$1 == n { print $2 }'
 }
 grep -vxF -f "$TMP/eligible.paths" "$TMP/all.paths" >"$TMP/rest.paths" || true
 log "filling a lower ferry tier through the upper one: $N_ALL URLs"
 fetch_all lower identity "$TMP/eligible.paths" >"$TMP/fill.lower" || die "lower tier fill failed"
-between_elig=$(tier_bytes)
+between_elig=$(lower_metric ferry_cache_upstream_bytes_total)
+stored_elig=$(lower_metric ferry_cache_stored_bytes_total)
 fetch_all lower identity "$TMP/rest.paths" >>"$TMP/fill.lower" || die "lower tier fill failed"
-between_all=$(tier_bytes)
+between_all=$(lower_metric ferry_cache_upstream_bytes_total)
+stored_all=$(lower_metric ferry_cache_stored_bytes_total)
 bad=$(grep -cv '^200 ' "$TMP/fill.lower" || true)
 [ "$bad" = 0 ] || FAILED+=("lower tier: $bad fill responses were not 200")
 logical_elig=$(awk '$1 >= 4096 && $2 ~ /\.(html|js|css|json|svg)$/ { s += $1 } END { print s }' "$TMP/sized")
 logical_all=$(awk '{ s += $1 } END { print s }' "$TMP/sized")
 echo
-echo "Tiers: a lower ferry tier (\`--parent\`) filled with the whole corpus through the upper one; body bytes between the tiers (the lower tier's \`ferry_cache_upstream_bytes_total\`) beside the logical bytes:"
+echo "Tiers and storage: a lower ferry tier (\`--parent\`) filled with the whole corpus (served by nginx) through the upper one. Its own counters give the body bytes that crossed between the tiers (\`ferry_cache_upstream_bytes_total\`) and the bytes it stored (\`ferry_cache_stored_bytes_total\`), beside the logical bytes:"
 echo
-echo "| URLs | logical bytes | bytes between tiers | logical ÷ between |"
-echo "|---|---|---|---|"
-awk -v l="$logical_elig" -v b="$between_elig" -v n="$N_ELIG" 'BEGIN { printf "| eligible (%d) | %d | %d | %.2f× |\n", n, l, b, l / b }'
-awk -v l="$logical_all" -v b="$between_all" -v n="$N_ALL" 'BEGIN { printf "| all (%d) | %d | %d | %.2f× |\n", n, l, b, l / b }'
+echo "| URLs | logical bytes | stored bytes | logical ÷ stored | bytes between tiers | logical ÷ between |"
+echo "|---|---|---|---|---|---|"
+awk -v l="$logical_elig" -v s="$stored_elig" -v b="$between_elig" -v n="$N_ELIG" \
+  'BEGIN { printf "| eligible (%d) | %d | %d | %.2f× | %d | %.2f× |\n", n, l, s, l / s, b, l / b }'
+awk -v l="$logical_all" -v s="$stored_all" -v b="$between_all" -v n="$N_ALL" \
+  'BEGIN { printf "| all (%d) | %d | %d | %.2f× | %d | %.2f× |\n", n, l, s, l / s, b, l / b }'
 
 if [ ${#FAILED[@]} -gt 0 ]; then
   echo

@@ -2,6 +2,9 @@
 
 #include <charconv>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -17,6 +20,31 @@ struct Proxy::Fetched {
   http::Response response;
   SysSeconds request_time;
   SysSeconds response_time;
+  // Set when the body outgrew max_object: the rest of it arrives here (and
+  // response.body is empty).
+  std::shared_ptr<Spool> spool;
+};
+
+// One upstream exchange, run on a thread of its own so that the request
+// waiting for it can go on as soon as the body turns out too large to
+// hold: from then on the exchange writes into a spool the client reads.
+struct Proxy::Exchange {
+  http::Request request;
+  std::string request_body;
+  std::unique_ptr<StringSource> source;
+  const http::Endpoint* endpoint = nullptr;
+  uint64_t cap = 0;
+  std::string spool_dir;
+
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;                 // guarded by mu
+  bool spilled = false;              // guarded by mu
+  Status status;                     // guarded by mu; when done
+  http::Response response;           // written by the exchange thread; read once done or spilled
+  http::Response head;               // status and headers of a 2xx, before its body
+  std::string body;                  // up to cap bytes
+  std::shared_ptr<Spool> spool;      // once spilled
 };
 
 // One upstream fill, shared with the requests that waited for it.
@@ -24,6 +52,7 @@ struct Proxy::Fill {
   enum class Share { kObject, kError, kNone };
   Share share = Share::kNone;  // what a waiting request may take from it
   std::shared_ptr<const CachedObject> object;  // the answer (stored or not)
+  std::shared_ptr<Fetched> streamed;           // or: an answer too large to hold
   const char* x_cache = "MISS";
   int error_status = 0;
   std::string error;
@@ -41,23 +70,6 @@ uint64_t NanosSince(SteadyClock::time_point t) {
 
 bool IEq(std::string_view a, std::string_view b) { return EqualsIgnoreCase(a, b); }
 
-// A sink that refuses bodies past a cap.
-class CappedSink : public ByteSink {
- public:
-  explicit CappedSink(uint64_t cap) : cap_(cap) {}
-  Status Write(std::string_view d) override {
-    if (data_.size() + d.size() > cap_) {
-      return Status::InvalidArgument("upstream body larger than " + std::to_string(cap_) + " bytes");
-    }
-    data_.append(d);
-    return Status::Ok();
-  }
-  std::string& data() { return data_; }
-
- private:
-  uint64_t cap_;
-  std::string data_;
-};
 
 ProxyResponse Simple(int status, std::string_view message, const char* x_cache) {
   ProxyResponse r;
@@ -166,16 +178,56 @@ MetricsSnapshot Proxy::Metrics() const {
   return m;
 }
 
+namespace {
+
+// Holds a body in memory up to the exchange's cap, then moves it to a
+// spool and tells the waiting request.
+class SpillingSink : public ByteSink {
+ public:
+  explicit SpillingSink(Proxy::Exchange* x) : x_(x) {}
+  Status Write(std::string_view d) override {
+    if (!x_->spool) {
+      if (x_->body.size() + d.size() <= x_->cap) {
+        x_->body.append(d);
+        return Status::Ok();
+      }
+      if (x_->spool_dir.empty()) {
+        return Status::InvalidArgument("upstream body larger than " + std::to_string(x_->cap) + " bytes");
+      }
+      FERRY_ASSIGN_OR_RETURN(auto spool, Spool::Create(x_->spool_dir));
+      FERRY_RETURN_IF_ERROR(spool->Write(x_->body));
+      x_->body.clear();
+      std::lock_guard lock(x_->mu);
+      x_->spool = std::move(spool);
+      x_->spilled = true;
+      x_->cv.notify_all();
+    }
+    return x_->spool->Write(d);
+  }
+
+ private:
+  Proxy::Exchange* x_;
+};
+
+}  // namespace
+
+Proxy::~Proxy() {
+  // Exchanges still running (a client that left a spool) use this proxy.
+  std::unique_lock lock(exchanges_mu_);
+  exchanges_cv_.wait(lock, [&] { return exchanges_ == 0; });
+}
+
 Result<Proxy::Fetched> Proxy::Fetch(const Route& route, const std::string& method, http::Headers headers,
                                     const std::string& body) {
-  http::Request r;
+  auto x = std::make_shared<Exchange>();
+  http::Request& r = x->request;
   r.method = method;
   RemoveHeader(&headers, "host");
   RemoveHeader(&headers, kTierHeader);
-  const http::Endpoint* endpoint = &route.origin->endpoint;
+  x->endpoint = &route.origin->endpoint;
   if (options_.parent) {
     // The parent routes by the client's host and path, as this tier did.
-    endpoint = &*options_.parent;
+    x->endpoint = &*options_.parent;
     r.target = route.path;
     if (!route.host.empty()) headers.emplace_back("Host", route.host);
     headers.emplace_back(std::string(kTierHeader), "stored");
@@ -183,24 +235,81 @@ Result<Proxy::Fetched> Proxy::Fetch(const Route& route, const std::string& metho
     r.target = route.target;
   }
   r.headers = std::move(headers);
-  StringSource source(body);
+  x->request_body = body;
   if (!body.empty()) {
-    r.body = &source;
+    x->source = std::make_unique<StringSource>(x->request_body);
+    r.body = x->source.get();
     r.body_size = body.size();
   }
+  Exchange* raw = x.get();
+  r.check_headers = [raw](const http::Response& head) {
+    raw->head.status = head.status;
+    raw->head.headers = head.headers;
+    return Status::Ok();
+  };
+  x->cap = options_.max_object;
+  x->spool_dir = options_.spool_dir;
   Fetched f;
   f.request_time = Now();
-  CappedSink sink(options_.max_object);
   counters_.origin_fetches++;
-  Status st = upstream_->Send(*endpoint, r, &sink, &f.response);
-  counters_.upstream_bytes += sink.data().size();
-  if (!st.ok()) return st;
+  {
+    std::lock_guard lock(exchanges_mu_);
+    ++exchanges_;
+  }
+  std::thread([this, x] {
+    SpillingSink sink(x.get());
+    Status st = upstream_->Send(*x->endpoint, x->request, &sink, &x->response);
+    counters_.upstream_bytes += x->spool ? x->spool->written() : x->body.size();
+    if (x->spool) x->spool->Finish(st);
+    {
+      std::lock_guard lock(x->mu);
+      x->done = true;
+      x->status = st;
+      x->cv.notify_all();
+    }
+    std::lock_guard lock(exchanges_mu_);
+    --exchanges_;
+    exchanges_cv_.notify_all();
+  }).detach();
+  {
+    std::unique_lock lock(x->mu);
+    x->cv.wait(lock, [&] { return x->done || x->spilled; });
+    if (x->spilled) {
+      f.response = x->head;
+      f.spool = x->spool;
+    } else {
+      if (!x->status.ok()) return x->status;
+      f.response = std::move(x->response);
+      if (f.response.status >= 200 && f.response.status < 300) f.response.body = std::move(x->body);
+    }
+  }
   f.response_time = Now();
-  if (f.response.status >= 200 && f.response.status < 300) f.response.body = std::move(sink.data());
   // Only a configured parent may say what its bytes are.
   if (!options_.parent) RemoveHeader(&f.response.headers, kStoredHeader);
   RemoveHeader(&f.response.headers, "x-cache");
   return f;
+}
+
+ProxyResponse Proxy::Streamed(const ProxyRequest& req, const Fetched& f, const char* x_cache) {
+  ProxyResponse r;
+  r.status = f.response.status;
+  r.headers = EndToEnd(f.response.headers);
+  RemoveHeader(&r.headers, kStoredHeader);
+  SetHeader(&r.headers, "X-Cache", x_cache);
+  std::optional<uint64_t> length;
+  std::string cl = HeaderValue(f.response.headers, "content-length");
+  uint64_t n = 0;
+  auto [p, ec] = std::from_chars(cl.data(), cl.data() + cl.size(), n);
+  if (!cl.empty() && ec == std::errc() && p == cl.data() + cl.size()) length = n;
+  if (req.method == "HEAD") {
+    f.spool->Cancel();
+    r.head_length = length;
+    r.head_chunked = !length;
+    return r;
+  }
+  r.stream = f.spool;
+  r.stream_length = length;
+  return r;
 }
 
 ProxyResponse Proxy::PassThrough(const ProxyRequest& req, const Route& route) {
@@ -210,6 +319,7 @@ ProxyResponse Proxy::PassThrough(const ProxyRequest& req, const Route& route) {
     counters_.errors++;
     return Simple(502, "upstream: " + f.status().ToString(), "BYPASS");
   }
+  if (f->spool) return Streamed(req, *f, "BYPASS");
   ProxyResponse r;
   r.status = f->response.status;
   r.headers = EndToEnd(f->response.headers);
@@ -446,6 +556,24 @@ std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& r
                  fill->error);
     return fill;
   }
+  if (f->spool) {
+    // Too large to hold: streamed to this client, not stored, not shared.
+    (stale ? counters_.expired : req_cc.no_store ? counters_.bypass : counters_.misses)++;
+    if (!HeaderValue(f->response.headers, kStoredHeader).empty()) {
+      f->spool->Cancel();
+      counters_.errors++;
+      fill->share = Fill::Share::kError;
+      fill->error_status = 502;
+      fill->error = "parent tier: a stored body larger than --max-object";
+      return fill;
+    }
+    if (stale) {
+      Forget(route.cache_key);
+      (void)store_->Remove(route.cache_key);
+    }
+    fill->streamed = std::make_shared<Fetched>(std::move(f).value());
+    return fill;
+  }
   http::Response& o = f->response;
   if (o.status == 304 && stale) {
     // Still valid: the stored body under the upstream's updated fields.
@@ -593,6 +721,7 @@ std::optional<ProxyResponse> Proxy::Run(const ProxyRequest& req, bool may_block)
 
   auto answer = [&](const Fill& fill, const char* x_cache) {
     if (fill.share == Fill::Share::kError) return Simple(fill.error_status, fill.error, x_cache);
+    if (fill.streamed) return Streamed(req, *fill.streamed, x_cache);
     return Serve(req, fill.object, x_cache);
   };
   // A request of its own (no-store, credentials) is not shared.

@@ -31,11 +31,15 @@
 // (fresh hits, decoding at most a small body) and returns nullopt for
 // everything else. Thread-safe.
 //
-// Limits: bodies are held in memory (an upstream body over max_object is
-// answered 502, not streamed); only single byte ranges are served (a
-// multi-range request gets the whole representation, as RFC 9110 allows).
+// Bodies up to max_object are held in memory and may be cached; a larger
+// one is streamed to its client through a spool file and not cached (and
+// not shared with coalesced requests, which fetch on their own). Only
+// single byte ranges are served (a multi-range request gets the whole
+// representation, as RFC 9110 allows).
 
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +53,7 @@
 #include "cache/hot_set.h"
 #include "cache/metrics.h"
 #include "cache/routing.h"
+#include "cache/spool.h"
 #include "cache/transcode_policy.h"
 #include "cache/upstream.h"
 
@@ -63,7 +68,10 @@ struct ProxyOptions {
   TranscodeSettings transcode;
   CacheSettings cache;
   int level = 3;                          // zstd level for transcoded entries
-  uint64_t max_object = 64 << 20;         // largest upstream body handled
+  uint64_t max_object = 64 << 20;         // largest body held in memory and cached
+  // Where larger bodies are spooled on their way to the client, uncached
+  // ("": nowhere; they are answered 502).
+  std::string spool_dir;
   uint64_t memory_bytes = 256ull << 20;   // memory tier budget (0: none)
   std::optional<http::Endpoint> parent;   // fill from this tier instead of the origin
   AllowList admin_allow;                  // may PURGE and read metrics
@@ -82,8 +90,15 @@ struct ProxyResponse {
   http::Headers headers;  // without Content-Length (the server sets it)
   std::string_view body;  // empty for HEAD, 304 and 416; valid while `keep` lives
   std::shared_ptr<const void> keep;
-  // For HEAD: the Content-Length a GET would have carried.
+  // For HEAD: the Content-Length a GET would have carried (or, with
+  // head_chunked, that a GET would have been chunked).
   std::optional<uint64_t> head_length;
+  bool head_chunked = false;
+  // A body too large to hold: read from here after `body` (which is then
+  // empty), as Content-Length stream_length, or chunked when unknown. A
+  // reader that stops early must Cancel() it.
+  std::shared_ptr<Spool> stream;
+  std::optional<uint64_t> stream_length;
 
   void SetBody(std::string b) {
     auto owned = std::make_shared<const std::string>(std::move(b));
@@ -95,6 +110,7 @@ struct ProxyResponse {
 class Proxy {
  public:
   Proxy(ProxyOptions options, DiskStore* store, Upstream* upstream);
+  ~Proxy();  // waits for upstream exchanges still streaming
   ProxyResponse Handle(const ProxyRequest& req);
   std::optional<ProxyResponse> HandleFromMemory(const ProxyRequest& req);
   const ProxyCounters& counters() const { return counters_; }
@@ -103,9 +119,15 @@ class Proxy {
  private:
   struct Fill;
   struct Fetched;
+
+ public:
+  struct Exchange;  // (for the sink in proxy.cc)
+
+ private:
   std::optional<ProxyResponse> Run(const ProxyRequest& req, bool may_block);
   ProxyResponse Admin(const ProxyRequest& req);
   ProxyResponse PassThrough(const ProxyRequest& req, const Route& route);
+  ProxyResponse Streamed(const ProxyRequest& req, const Fetched& f, const char* x_cache);
   std::shared_ptr<const Fill> FillFromUpstream(const ProxyRequest& req, const Route& route,
                                                const std::shared_ptr<const CachedObject>& stale,
                                                const CacheControl& req_cc);
@@ -127,6 +149,9 @@ class Proxy {
   HotSet decoded_;  // decoded copies of zstd objects for identity clients (memory_bytes / 2)
   SingleFlight<std::string, std::shared_ptr<const Fill>> flights_;
   ProxyCounters counters_;
+  std::mutex exchanges_mu_;
+  std::condition_variable exchanges_cv_;
+  int exchanges_ = 0;  // upstream exchanges running; guarded by exchanges_mu_
 };
 
 // Header helpers (case-insensitive names).

@@ -48,10 +48,25 @@ net::awaitable<ProxyResponse> Handle(Proxy* proxy, std::shared_ptr<const ProxyRe
   co_return proxy->Handle(*req);
 }
 
+// The next piece of a spooled body, read on a worker thread ("" at the end).
+struct Piece {
+  Status status;
+  std::string data;
+};
+net::awaitable<Piece> ReadPiece(std::shared_ptr<Spool> spool) {
+  auto r = spool->Read(256 << 10);
+  if (!r.ok()) co_return Piece{r.status(), ""};
+  co_return Piece{Status::Ok(), std::move(r).value()};
+}
+
 // Runs it there and resumes here.
 net::awaitable<ProxyResponse> OnWorker(Shared& s, ProxyRequest req) {
   auto shared = std::make_shared<const ProxyRequest>(std::move(req));
   co_return co_await net::co_spawn(s.workers, Handle(&s.proxy, shared), net::use_awaitable);
+}
+
+net::awaitable<Piece> OnWorkerRead(Shared& s, const std::shared_ptr<Spool>& spool) {
+  co_return co_await net::co_spawn(s.workers, ReadPiece(spool), net::use_awaitable);
 }
 
 net::awaitable<void> WriteSimple(beast::tcp_stream& stream, Shared& s, bhttp::status st, std::string text) {
@@ -78,23 +93,64 @@ net::awaitable<void> WriteResponse(beast::tcp_stream& stream, Shared& s, const P
   bool no_body = pr.status == 304 || pr.status == 204 || (pr.status >= 100 && pr.status < 200);
   if (pr.head_length) {
     res.content_length(*pr.head_length);
+  } else if (pr.head_chunked) {
+    res.chunked(true);
+  } else if (pr.stream) {
+    if (pr.stream_length) {
+      res.content_length(*pr.stream_length);
+    } else {
+      res.chunked(true);
+    }
   } else if (!no_body) {
     res.content_length(pr.body.size());
   }
+  bool head = pr.head_length || pr.head_chunked;
   // The body is only read from: buffer_body wants a non-const pointer.
-  res.body().data = pr.head_length || no_body ? nullptr : const_cast<char*>(pr.body.data());
-  res.body().size = pr.head_length || no_body ? 0 : pr.body.size();
+  res.body().data = head || no_body ? nullptr : const_cast<char*>(pr.body.data());
+  res.body().size = head || no_body ? 0 : pr.body.size();
   res.body().more = false;
   bhttp::response_serializer<bhttp::buffer_body> sr{res};
-  if (pr.head_length) {
+  if (head) {
     stream.expires_after(s.options.client_timeout);
     co_await bhttp::async_write_header(stream, sr, Token(ec));
     co_return;
   }
-  while (!ec && !sr.is_done()) {
-    stream.expires_after(s.options.client_timeout);
-    co_await bhttp::async_write_some(stream, sr, Token(ec));
+  if (!pr.stream) {
+    while (!ec && !sr.is_done()) {
+      stream.expires_after(s.options.client_timeout);
+      co_await bhttp::async_write_some(stream, sr, Token(ec));
+    }
+    co_return;
   }
+  // A spooled body: read a piece on a worker (it may wait for upstream),
+  // write it, again until the end. An upstream that ends short cuts the
+  // connection (ec is set), so the client never takes a short body whole.
+  res.body().data = nullptr;
+  res.body().more = true;
+  stream.expires_after(s.options.client_timeout);
+  co_await bhttp::async_write_header(stream, sr, Token(ec));
+  for (;;) {
+    if (ec) break;
+    Piece piece = co_await OnWorkerRead(s, pr.stream);
+    if (!piece.status.ok()) {
+      ec = net::error::connection_aborted;
+      break;
+    }
+    res.body().data = piece.data.empty() ? nullptr : piece.data.data();
+    res.body().size = piece.data.size();
+    res.body().more = !piece.data.empty();
+    for (;;) {
+      stream.expires_after(s.options.client_timeout);
+      co_await bhttp::async_write(stream, sr, Token(ec));
+      if (ec == bhttp::error::need_buffer) {
+        ec = {};
+        break;
+      }
+      if (ec || sr.is_done()) break;
+    }
+    if (piece.data.empty() || sr.is_done()) break;
+  }
+  if (ec) pr.stream->Cancel();
 }
 
 net::awaitable<void> Session(tcp::socket socket, Shared& s) {
@@ -189,9 +245,11 @@ Status ServeCache(const ServeOptions& o) {
   if (port < 0 || port > 65535) return Status::InvalidArgument("--listen " + o.listen + ": bad port");
 
   FERRY_ASSIGN_OR_RETURN(auto store, DiskStore::Open(o.store));
+  ProxyOptions proxy_options = o.proxy;
+  if (proxy_options.spool_dir.empty()) proxy_options.spool_dir = o.store.dir + "/tmp";
   http::Client client(o.origin);
   ClientUpstream upstream(&client);
-  Proxy proxy(o.proxy, store.get(), &upstream);
+  Proxy proxy(proxy_options, store.get(), &upstream);
   Loops loops;
   for (int i = 0; i < std::max(1, o.io_threads); ++i) loops.push_back(std::make_unique<net::io_context>(1));
   net::io_context& ioc = *loops[0];

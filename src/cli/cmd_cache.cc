@@ -108,7 +108,7 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
   serve->add_option("--admin-allow", a->admin_allow, "Addresses or CIDR blocks that may PURGE and read metrics")
       ->capture_default_str();
   serve->add_option("--memory-size", a->memory_size, "Bytes of entries also kept in memory")->capture_default_str();
-  serve->add_option("--max-object", a->max_object, "Largest body fetched from upstream (larger: 502)")
+  serve->add_option("--max-object", a->max_object, "Largest body held in memory and cached (larger: streamed, not cached)")
       ->capture_default_str();
   serve->add_option("--client-timeout", a->client_timeout, "Wait for a request, and for each write to a client")
       ->capture_default_str();

@@ -51,6 +51,22 @@ zstd -dcq "$TMP/c.zst" | cmp -s - "$TMP/c.orig" || fail "chunked body, zstd"
 out=$(head -c 100000 "$TMP/a.orig" | curl -sf -XPOST -H 'Transfer-Encoding: chunked' --data-binary @- "$C/echo" | wc -c)
 [ "$out" = 100000 ] || fail "chunked POST echoed $out bytes"
 
+# --- bodies over --max-object: streamed through a spool, not kept -------------------
+MAIN_C=$C MAIN_PID=$CACHE_PID
+start_cache_named large --origin "$ORIGIN" --dir "$TMP/large" --max-object 100K
+curl -sf -D "$TMP/hb" "$C/blob/l" -o "$TMP/l1"
+curl -sf "$ORIGIN/blob/l" | cmp -s - "$TMP/l1" || fail "large body differs"
+[ "$(header "$TMP/hb" content-length)" = 300000 ] && [ "$(header "$TMP/hb" x-cache)" = MISS ] || fail "large body headers"
+curl -sf -D "$TMP/hb2" "$C/blob/l" -o /dev/null
+[ "$(header "$TMP/hb2" x-cache)" = MISS ] || fail "a body over --max-object was kept"
+curl -sfI "$C/blob/l" -D "$TMP/hbh" -o /dev/null
+[ "$(header "$TMP/hbh" content-length)" = 300000 ] || fail "HEAD of a large body"
+curl -sf -D "$TMP/hbc" "$C/chunked/big" -o "$TMP/l2"  # chunked from the origin: chunked to the client
+curl -sf "$ORIGIN/chunked/big" | cmp -s - "$TMP/l2" || fail "large chunked body differs"
+[ "$(header "$TMP/hbc" transfer-encoding)" = chunked ] || fail "large chunked body not sent chunked"
+kill "$CACHE_PID"; wait "$CACHE_PID" 2>/dev/null || true
+C=$MAIN_C CACHE_PID=$MAIN_PID
+
 # --- HEAD: the length a GET would carry ---------------------------------------
 curl -sfI "$C/text/a" -D "$TMP/hh" -o /dev/null
 [ "$(header "$TMP/hh" content-length)" = "$(stat -c %s "$TMP/a.orig")" ] || fail "HEAD length"
