@@ -32,5 +32,6 @@ void AddLsCommand(CLI::App& app, int* exit_code);
 void AddCpCommand(CLI::App& app, int* exit_code);
 void AddMigrateCommand(CLI::App& app, int* exit_code);
 void AddCacheCommand(CLI::App& app, int* exit_code);
+void AddSnapshotCommand(CLI::App& app, int* exit_code);
 
 }  // namespace ferry::cli

@@ -1,0 +1,154 @@
+// ferry snapshot create | ls | info: disk images as content-addressed chunks
+// in a repository (snapshot/).
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_util.h"
+#include "cli/registry.h"
+#include "snapshot/create.h"
+#include "snapshot/repository.h"
+
+namespace ferry::cli {
+namespace {
+
+struct SnapshotArgs {
+  std::string image;
+  std::string location;  // REPO/NAME (create, info) or REPO (ls)
+  std::string chunk_size = "1M";
+  int concurrency = 16;
+  bool json = false;
+  GlobalOptions global;
+};
+
+// Opens the repository at `repo` (a local directory or s3://bucket[/prefix]).
+Result<snapshot::Repository> OpenRepository(const std::string& repo, const GlobalOptions& g, bool create) {
+  FERRY_ASSIGN_OR_RETURN(Location loc, ParseLocation(repo));
+  OpenOptions oo = g.ToOpenOptions("");
+  oo.create_local = create;
+  FERRY_ASSIGN_OR_RETURN(auto store, OpenStore(loc, oo));
+  std::string prefix = loc.is_s3() ? loc.key : "";
+  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  return snapshot::Repository(std::shared_ptr<ObjectStore>(std::move(store)), prefix);
+}
+
+// "REPO/NAME" -> {REPO, NAME}.
+Result<std::pair<std::string, std::string>> SplitSnapshot(const std::string& where) {
+  std::string s = where;
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  size_t slash = s.rfind('/');
+  std::string repo = slash == std::string::npos ? "." : s.substr(0, slash + 1);
+  std::string name = slash == std::string::npos ? s : s.substr(slash + 1);
+  if (repo == "s3://") return Status::InvalidArgument(where + ": expected s3://BUCKET[/PREFIX]/NAME");
+  if (!snapshot::ValidSnapshotName(name)) {
+    return Status::InvalidArgument(where + ": expected REPOSITORY/NAME, NAME of A-Z a-z 0-9 . _ -");
+  }
+  return std::make_pair(repo, name);
+}
+
+int RunCreate(const SnapshotArgs& a) {
+  auto where = SplitSnapshot(a.location);
+  if (!where.ok()) return Fail("snapshot create", where.status());
+  auto chunk = ParseSize(a.chunk_size);
+  if (!chunk.ok()) return Fail("snapshot create: --chunk-size", chunk.status());
+  auto repo = OpenRepository(where->first, a.global, /*create=*/true);
+  if (!repo.ok()) return Fail(where->first, repo.status());
+  snapshot::CreateOptions o;
+  o.chunk_size = *chunk;
+  o.concurrency = std::max(1, a.concurrency);
+  auto st = snapshot::CreateSnapshot(a.image, *repo, where->second, o);
+  if (!st.ok()) return Fail("snapshot create", st.status());
+  if (a.json) {
+    nlohmann::json j{{"snapshot", where->second},       {"image_size", st->image_size},
+                     {"chunks", st->chunks},           {"zero_chunks", st->zero_chunks},
+                     {"uploaded_chunks", st->uploaded_chunks}, {"present_chunks", st->present_chunks},
+                     {"uploaded_bytes", st->uploaded_bytes}};
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("snapshot %s: %s in %llu chunks (%llu zero, %llu already stored, %llu new: %s uploaded)\n",
+                where->second.c_str(), HumanBytes(st->image_size).c_str(),
+                static_cast<unsigned long long>(st->chunks), static_cast<unsigned long long>(st->zero_chunks),
+                static_cast<unsigned long long>(st->present_chunks),
+                static_cast<unsigned long long>(st->uploaded_chunks), HumanBytes(st->uploaded_bytes).c_str());
+  }
+  return 0;
+}
+
+nlohmann::json Summary(const snapshot::Manifest& m) {
+  uint64_t zero = 0;
+  for (const auto& c : m.chunks) zero += c.empty();
+  return {{"name", m.name},     {"image_size", m.image_size}, {"chunk_size", m.chunk_size},
+          {"chunks", m.chunks.size()}, {"zero_chunks", zero}, {"prefetch", m.prefetch.size()},
+          {"created", m.created}};
+}
+
+int RunLs(const SnapshotArgs& a) {
+  auto repo = OpenRepository(a.location, a.global, /*create=*/false);
+  if (!repo.ok()) return Fail(a.location, repo.status());
+  auto names = repo->List();
+  if (!names.ok()) return Fail(a.location, names.status());
+  for (const auto& name : *names) {
+    auto m = repo->GetManifest(name);
+    if (!m.ok()) {
+      // One damaged manifest does not hide the others.
+      std::fprintf(stderr, "ferry: %s\n", m.status().ToString().c_str());
+      continue;
+    }
+    nlohmann::json j = Summary(*m);
+    if (a.json) {
+      std::printf("%s\n", j.dump().c_str());
+    } else {
+      std::printf("%-32s %10s  %6llu chunks of %s  %s\n", name.c_str(), HumanBytes(m->image_size).c_str(),
+                  static_cast<unsigned long long>(m->chunks.size()), HumanBytes(m->chunk_size).c_str(),
+                  m->created.c_str());
+    }
+  }
+  return 0;
+}
+
+int RunInfo(const SnapshotArgs& a) {
+  auto where = SplitSnapshot(a.location);
+  if (!where.ok()) return Fail("snapshot info", where.status());
+  auto repo = OpenRepository(where->first, a.global, /*create=*/false);
+  if (!repo.ok()) return Fail(where->first, repo.status());
+  auto m = repo->GetManifest(where->second);
+  if (!m.ok()) return Fail("snapshot info", m.status());
+  nlohmann::json j = Summary(*m);
+  if (a.json) {
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    for (auto it = j.begin(); it != j.end(); ++it) std::printf("%-12s %s\n", it.key().c_str(), it.value().dump().c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddSnapshotCommand(CLI::App& app, int* exit_code) {
+  auto* snap = app.add_subcommand("snapshot", "Disk images as content-addressed chunks in a repository");
+  snap->require_subcommand(1);
+  auto a = std::make_shared<SnapshotArgs>();
+  auto* create = snap->add_subcommand("create", "Store a raw disk image as REPOSITORY/NAME");
+  create->add_option("image", a->image, "Raw image file or block device")->required();
+  create->add_option("snapshot", a->location, "REPOSITORY/NAME (local directory or s3://bucket[/prefix])")
+      ->required();
+  create->add_option("--chunk-size", a->chunk_size, "Chunk size, a power of two from 4K to 64M")
+      ->capture_default_str();
+  create->add_option("--concurrency", a->concurrency, "Chunks in flight")->capture_default_str();
+  create->add_flag("--json", a->json, "Print the summary as JSON");
+  AddGlobalOptions(*create, &a->global);
+  create->callback([a, exit_code] { *exit_code = RunCreate(*a); });
+
+  auto* ls = snap->add_subcommand("ls", "List the snapshots in a repository");
+  ls->add_option("repository", a->location, "Local directory or s3://bucket[/prefix]")->required();
+  ls->add_flag("--json", a->json, "One JSON object per line");
+  AddGlobalOptions(*ls, &a->global);
+  ls->callback([a, exit_code] { *exit_code = RunLs(*a); });
+
+  auto* info = snap->add_subcommand("info", "Show one snapshot");
+  info->add_option("snapshot", a->location, "REPOSITORY/NAME")->required();
+  info->add_flag("--json", a->json, "As JSON");
+  AddGlobalOptions(*info, &a->global);
+  info->callback([a, exit_code] { *exit_code = RunInfo(*a); });
+}
+
+}  // namespace ferry::cli

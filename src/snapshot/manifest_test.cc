@@ -1,0 +1,73 @@
+#include "snapshot/manifest.h"
+
+#include <gtest/gtest.h>
+
+namespace ferry::snapshot {
+namespace {
+
+Manifest Sample() {
+  Manifest m;
+  m.name = "debian-12.img";
+  m.image_size = 3 * 4096 + 100;
+  m.chunk_size = 4096;
+  m.created = "2026-12-03T06:00:00Z";
+  m.chunks = {std::string(64, 'a'), "", std::string(64, 'b'), std::string(64, 'a')};
+  m.prefetch = {2, 0};
+  return m;
+}
+
+TEST(ManifestTest, RoundTrips) {
+  Manifest m = Sample();
+  auto d = DecodeManifest(EncodeManifest(m));
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->name, m.name);
+  EXPECT_EQ(d->image_size, m.image_size);
+  EXPECT_EQ(d->chunks, m.chunks);
+  EXPECT_EQ(d->prefetch, m.prefetch);
+  EXPECT_EQ(d->ChunkCount(), 4u);
+  EXPECT_EQ(d->ChunkLength(3), 100u);
+  EXPECT_EQ(d->ChunkLength(4), 0u);
+}
+
+TEST(ManifestTest, AnyChangedByteIsRefused) {
+  std::string text = EncodeManifest(Sample());
+  for (size_t i = 0; i < text.size(); ++i) {
+    std::string bad = text;
+    bad[i] = static_cast<char>(bad[i] ^ 0x01);
+    auto d = DecodeManifest(bad);
+    if (d.ok()) {
+      // Only a change JSON ignores (whitespace made whitespace) may pass, and
+      // then the content must be identical.
+      EXPECT_EQ(EncodeManifest(*d), text) << "byte " << i;
+      continue;
+    }
+    EXPECT_EQ(d.status().code(), ErrorCode::kCorruption) << i;
+    EXPECT_EQ(d.status().message().find('\n'), std::string::npos);
+  }
+  EXPECT_FALSE(DecodeManifest(text.substr(0, text.size() / 2)).ok());
+  EXPECT_FALSE(DecodeManifest("").ok());
+}
+
+TEST(ManifestTest, InconsistentContentsAreRefusedEvenWithAGoodChecksum) {
+  auto refused = [](void (*edit)(Manifest&)) {
+    Manifest m = Sample();
+    edit(m);
+    return !DecodeManifest(EncodeManifest(m)).ok();
+  };
+  EXPECT_TRUE(refused([](Manifest& m) { m.chunks.pop_back(); }));
+  EXPECT_TRUE(refused([](Manifest& m) { m.chunk_size = 5000; }));
+  EXPECT_TRUE(refused([](Manifest& m) { m.chunk_size = 1024; }));
+  EXPECT_TRUE(refused([](Manifest& m) { m.chunks[0] = "ABC"; }));
+  EXPECT_TRUE(refused([](Manifest& m) { m.prefetch = {9}; }));
+  EXPECT_TRUE(refused([](Manifest& m) { m.prefetch = {1, 1}; }));
+  EXPECT_TRUE(refused([](Manifest& m) { m.name = "../escape"; }));
+}
+
+TEST(ManifestTest, Names) {
+  EXPECT_TRUE(ValidSnapshotName("base-2026.12_03"));
+  for (const char* bad : {"", ".hidden", "a/b", "a b", "..", "é"}) EXPECT_FALSE(ValidSnapshotName(bad)) << bad;
+  EXPECT_FALSE(ValidSnapshotName(std::string(129, 'a')));
+}
+
+}  // namespace
+}  // namespace ferry::snapshot

@@ -1,0 +1,87 @@
+#include "snapshot/repository.h"
+
+#include "crypto/digest.h"
+
+namespace ferry::snapshot {
+namespace {
+
+class StringSink : public ByteSink {
+ public:
+  Status Write(std::string_view d) override {
+    data.append(d);
+    return Status::Ok();
+  }
+  std::string data;
+};
+
+}  // namespace
+
+std::string Repository::ChunkKey(const std::string& hash) const {
+  return prefix_ + "chunks/" + hash.substr(0, 2) + "/" + hash;
+}
+
+std::string Repository::ManifestKey(const std::string& name) const { return prefix_ + "snapshots/" + name; }
+
+Result<bool> Repository::HasChunk(const std::string& hash) {
+  auto info = store_->Head(ChunkKey(hash));
+  if (info.ok()) return true;
+  if (info.status().code() == ErrorCode::kNotFound) return false;
+  return info.status();
+}
+
+Status Repository::PutChunk(const std::string& hash, std::string_view bytes) {
+  ViewSource source(bytes);
+  PutOptions po;
+  po.content_md5 = Base64Encode(Md5(bytes));
+  auto r = store_->Put(ChunkKey(hash), source, bytes.size(), po);
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Result<std::string> Repository::GetChunk(const std::string& hash) {
+  StringSink sink;
+  auto r = store_->Get(ChunkKey(hash), GetOptions{}, sink);
+  if (!r.ok()) return r.status();
+  if (HexLower(Sha256(sink.data)) != hash) {
+    return Status::Corruption("chunk " + hash + " does not hash to its name");
+  }
+  return std::move(sink.data);
+}
+
+Status Repository::PutManifest(const Manifest& m) {
+  std::string text = EncodeManifest(m);
+  ViewSource source(text);
+  PutOptions po;
+  po.headers.content_type = "application/json";
+  auto r = store_->Put(ManifestKey(m.name), source, text.size(), po);
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Result<Manifest> Repository::GetManifest(const std::string& name) {
+  StringSink sink;
+  auto r = store_->Get(ManifestKey(name), GetOptions{}, sink);
+  if (!r.ok()) {
+    if (r.status().code() == ErrorCode::kNotFound) {
+      return Status(ErrorCode::kNotFound, "no snapshot '" + name + "'");
+    }
+    return r.status();
+  }
+  auto m = DecodeManifest(sink.data);
+  if (!m.ok()) return m.status().WithContext("snapshot '" + name + "'");
+  if (m->name != name) return Status::Corruption("snapshot '" + name + "': its manifest names '" + m->name + "'");
+  return m;
+}
+
+Result<std::vector<std::string>> Repository::List() {
+  std::vector<std::string> names;
+  ListOptions lo;
+  lo.prefix = prefix_ + "snapshots/";
+  for (;;) {
+    FERRY_ASSIGN_OR_RETURN(ListPage page, store_->List(lo));
+    for (const auto& o : page.objects) names.push_back(o.key.substr(lo.prefix.size()));
+    if (!page.truncated) break;
+    lo.continuation_token = page.next_continuation_token;
+  }
+  return names;
+}
+
+}  // namespace ferry::snapshot
