@@ -1,0 +1,50 @@
+#include "volume/chunk_cache.h"
+
+#include "codec/zstd_codec.h"
+
+namespace ferry::volume {
+
+ChunkCache::ChunkCache(ChunkSource* source, uint64_t max_bytes, int level)
+    : source_(source), level_(level), memory_(max_bytes) {}
+
+Result<std::string> ChunkCache::Fetch(const std::string& hash, bool urgent) {
+  if (auto hit = memory_.Get(hash)) {
+    auto plain = codec::ZstdDecompress(hit->body);
+    if (plain.ok() && plain->size() == hit->meta.logical_length) {
+      hits_++;
+      return plain;
+    }
+    memory_.Remove(hash);  // cannot happen short of memory damage: fetch again
+  }
+  auto [fetched, led] = flights_.Do(hash, [&]() -> Fetched {
+    misses_++;
+    auto got = source_->Fetch(hash, urgent);
+    if (got.ok()) {
+      source_bytes_ += got->size();
+      auto z = codec::ZstdCompress(*got, level_);
+      if (z.ok()) {
+        auto o = std::make_shared<cache::CachedObject>();
+        o->meta.key = hash;
+        o->meta.logical_length = got->size();
+        o->body = std::move(z).value();
+        memory_.Put(std::move(o));
+      }
+    }
+    return std::make_shared<const Result<std::string>>(std::move(got));
+  });
+  if (!led) coalesced_++;
+  if (!fetched) return Status(ErrorCode::kInternal, "chunk fetch ended without a result");
+  return *fetched;
+}
+
+ChunkCacheStats ChunkCache::stats() const {
+  ChunkCacheStats s;
+  s.hits = hits_;
+  s.misses = misses_;
+  s.coalesced = coalesced_;
+  s.source_bytes = source_bytes_;
+  s.stored_bytes = memory_.bytes();
+  return s;
+}
+
+}  // namespace ferry::volume

@@ -1,0 +1,313 @@
+#include "volume/volume.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace ferry::volume {
+namespace {
+
+constexpr char kBitmapMagic[8] = {'F', 'E', 'R', 'R', 'Y', 'B', 'M', '1'};
+constexpr uint64_t kBitmapHeader = 16;
+
+Status PwriteAll(int fd, const char* p, uint64_t n, uint64_t off) {
+  uint64_t done = 0;
+  while (done < n) {
+    ssize_t w = ::pwrite(fd, p + done, n - done, static_cast<off_t>(off + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return Status::FromErrno(errno, "volume write");
+    done += static_cast<uint64_t>(w);
+  }
+  return Status::Ok();
+}
+
+Status PreadAll(int fd, char* p, uint64_t n, uint64_t off) {
+  uint64_t done = 0;
+  while (done < n) {
+    ssize_t r = ::pread(fd, p + done, n - done, static_cast<off_t>(off + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return Status::FromErrno(errno, "volume read");
+    if (r == 0) {
+      std::memset(p + done, 0, n - done);
+      break;
+    }
+    done += static_cast<uint64_t>(r);
+  }
+  return Status::Ok();
+}
+
+Status Sync(int fd) {
+  if (::fdatasync(fd) != 0) return Status::FromErrno(errno, "fdatasync");
+  return Status::Ok();
+}
+
+}  // namespace
+
+void FetchGate::Acquire(bool urgent) {
+  std::unique_lock lock(mu_);
+  if (urgent) ++urgent_waiting_;
+  cv_.wait(lock, [&] { return slots_ > 0 && (urgent || urgent_waiting_ == 0); });
+  if (urgent) --urgent_waiting_;
+  --slots_;
+}
+
+void FetchGate::Release() {
+  std::lock_guard lock(mu_);
+  ++slots_;
+  cv_.notify_all();
+}
+
+Volume::Volume(VolumeOptions o, int data_fd, int bitmap_fd, uint64_t size)
+    : options_(std::move(o)), data_fd_(data_fd), bitmap_fd_(bitmap_fd), size_(size) {}
+
+Volume::~Volume() {
+  ::close(data_fd_);
+  ::close(bitmap_fd_);
+}
+
+Result<std::unique_ptr<Volume>> Volume::Open(VolumeOptions o) {
+  const snapshot::Manifest& m = o.manifest;
+  uint64_t size = o.size == 0 ? m.image_size : o.size;
+  if (size < m.image_size) {
+    return Status::InvalidArgument("a volume of " + std::to_string(size) + " bytes is smaller than its snapshot (" +
+                                   std::to_string(m.image_size) + ")");
+  }
+  if (!o.source) return Status::InvalidArgument("a volume needs a chunk source");
+  std::error_code ec;
+  std::filesystem::create_directories(o.dir, ec);
+  if (ec) return Status(ErrorCode::kIoError, o.dir + ": " + ec.message());
+  uint64_t chunks = (size + m.chunk_size - 1) / m.chunk_size;
+  std::string data_path = o.dir + "/data", bitmap_path = o.dir + "/bitmap";
+  int data_fd = ::open(data_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (data_fd < 0) return Status::FromErrno(errno, data_path);
+  int bitmap_fd = ::open(bitmap_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (bitmap_fd < 0) {
+    int e = errno;
+    ::close(data_fd);
+    return Status::FromErrno(e, bitmap_path);
+  }
+  std::unique_ptr<Volume> v(new Volume(std::move(o), data_fd, bitmap_fd, size));
+  v->bits_.assign(chunks, false);
+  v->touched_.assign(chunks, false);
+  struct stat st;
+  if (::fstat(bitmap_fd, &st) != 0) return Status::FromErrno(errno, bitmap_path);
+  uint64_t bytes = (chunks + 7) / 8;
+  if (st.st_size == 0) {
+    // New: zero chunks and chunks past the snapshot are present already.
+    if (::ftruncate(data_fd, static_cast<off_t>(size)) != 0) return Status::FromErrno(errno, data_path);
+    std::string file(kBitmapHeader + bytes, '\0');
+    std::memcpy(file.data(), kBitmapMagic, 8);
+    for (int b = 0; b < 8; ++b) file[8 + b] = static_cast<char>((chunks >> (8 * b)) & 0xff);
+    const auto& list = v->options_.manifest.chunks;
+    for (uint64_t i = 0; i < chunks; ++i) {
+      if (i >= list.size() || list[i].empty()) {
+        v->bits_[i] = true;
+        file[kBitmapHeader + i / 8] = static_cast<char>(file[kBitmapHeader + i / 8] | (1 << (i % 8)));
+      }
+    }
+    FERRY_RETURN_IF_ERROR(Sync(data_fd));
+    FERRY_RETURN_IF_ERROR(PwriteAll(bitmap_fd, file.data(), file.size(), 0));
+    FERRY_RETURN_IF_ERROR(Sync(bitmap_fd));
+  } else {
+    std::string file(static_cast<size_t>(st.st_size), '\0');
+    FERRY_RETURN_IF_ERROR(PreadAll(bitmap_fd, file.data(), file.size(), 0));
+    uint64_t n = 0;
+    for (int b = 0; b < 8 && file.size() >= kBitmapHeader; ++b) {
+      n |= static_cast<uint64_t>(static_cast<unsigned char>(file[8 + b])) << (8 * b);
+    }
+    if (file.size() != kBitmapHeader + bytes || std::memcmp(file.data(), kBitmapMagic, 8) != 0 || n != chunks) {
+      return Status::Corruption(bitmap_path + ": not the bitmap of this volume (" + std::to_string(chunks) +
+                                " chunks)");
+    }
+    for (uint64_t i = 0; i < chunks; ++i) {
+      v->bits_[i] = (static_cast<unsigned char>(file[kBitmapHeader + i / 8]) >> (i % 8)) & 1;
+    }
+  }
+  return v;
+}
+
+bool Volume::Present(uint64_t i) const {
+  std::lock_guard lock(mu_);
+  return bits_[i];
+}
+
+bool Volume::complete() const {
+  std::lock_guard lock(mu_);
+  return std::all_of(bits_.begin(), bits_.end(), [](bool b) { return b; });
+}
+
+VolumeStats Volume::stats() const {
+  VolumeStats s;
+  {
+    std::lock_guard lock(mu_);
+    s.chunks = bits_.size();
+    s.present = static_cast<uint64_t>(std::count(bits_.begin(), bits_.end(), true));
+  }
+  s.triggers = triggers_;
+  s.background = background_;
+  s.fetched_bytes = fetched_bytes_;
+  s.fetch_errors = fetch_errors_;
+  return s;
+}
+
+std::vector<uint32_t> Volume::FirstTouches() const {
+  std::lock_guard lock(mu_);
+  return first_touches_;
+}
+
+Status Volume::MarkPresent(uint64_t i) {
+  bits_[i] = true;
+  uint64_t byte_index = i / 8;
+  unsigned char byte = 0;
+  for (uint64_t b = 0; b < 8 && byte_index * 8 + b < bits_.size(); ++b) {
+    if (bits_[byte_index * 8 + b]) byte = static_cast<unsigned char>(byte | (1 << b));
+  }
+  FERRY_RETURN_IF_ERROR(PwriteAll(bitmap_fd_, reinterpret_cast<const char*>(&byte), 1, kBitmapHeader + byte_index));
+  return Sync(bitmap_fd_);
+}
+
+Status Volume::Install(uint64_t i, const std::string& bytes) {
+  std::lock_guard lock(mu_);
+  if (bits_[i]) return Status::Ok();  // a client made it present meanwhile: its data wins
+  uint64_t cs = options_.manifest.chunk_size;
+  FERRY_RETURN_IF_ERROR(PwriteAll(data_fd_, bytes.data(), bytes.size(), i * cs));
+  FERRY_RETURN_IF_ERROR(Sync(data_fd_));  // data first, then its bit
+  return MarkPresent(i);
+}
+
+Status Volume::Ensure(uint64_t i, bool urgent) {
+  {
+    std::lock_guard lock(mu_);
+    if (urgent && !touched_[i]) {
+      touched_[i] = true;
+      first_touches_.push_back(static_cast<uint32_t>(i));
+    }
+    if (bits_[i]) return Status::Ok();
+  }
+  auto [st, led] = flights_.Do(i, [&]() -> Status {
+    if (Present(i)) return Status::Ok();
+    const std::string& hash = options_.manifest.chunks[i];
+    if (urgent) triggers_++;
+    if (options_.gate) options_.gate->Acquire(urgent);
+    auto got = options_.source->Fetch(hash, urgent);
+    if (options_.gate) options_.gate->Release();
+    if (!got.ok()) {
+      fetch_errors_++;
+      return got.status();
+    }
+    if (got->size() != options_.manifest.ChunkLength(i)) {
+      fetch_errors_++;
+      return Status::Corruption("chunk " + std::to_string(i) + " has " + std::to_string(got->size()) + " bytes");
+    }
+    fetched_bytes_ += got->size();
+    if (!urgent) background_++;
+    return Install(i, *got);
+  });
+  (void)led;
+  return st;
+}
+
+Status Volume::Read(uint64_t offset, uint64_t len, char* out) {
+  if (len == 0) return Status::Ok();
+  uint64_t cs = options_.manifest.chunk_size;
+  for (uint64_t c = offset / cs; c <= (offset + len - 1) / cs; ++c) FERRY_RETURN_IF_ERROR(Ensure(c, true));
+  return PreadAll(data_fd_, out, len, offset);
+}
+
+Status Volume::Write(uint64_t offset, std::string_view data, bool fua) {
+  if (data.empty()) return Status::Ok();
+  uint64_t cs = options_.manifest.chunk_size;
+  uint64_t end = offset + data.size();
+  for (uint64_t c = offset / cs; c <= (end - 1) / cs; ++c) {
+    uint64_t c_start = c * cs, c_end = std::min(c_start + cs, size_);
+    if (offset <= c_start && end >= c_end) {
+      // The whole chunk is written: present without a fetch, once its data
+      // is durable.
+      std::lock_guard lock(mu_);
+      if (!bits_[c]) {
+        FERRY_RETURN_IF_ERROR(PwriteAll(data_fd_, data.data() + (c_start - offset), c_end - c_start, c_start));
+        FERRY_RETURN_IF_ERROR(Sync(data_fd_));
+        FERRY_RETURN_IF_ERROR(MarkPresent(c));
+      }
+    } else {
+      FERRY_RETURN_IF_ERROR(Ensure(c, true));
+    }
+  }
+  FERRY_RETURN_IF_ERROR(PwriteAll(data_fd_, data.data(), data.size(), offset));
+  return fua ? Sync(data_fd_) : Status::Ok();
+}
+
+Status Volume::Flush() { return Sync(data_fd_); }
+
+namespace {
+
+// Zeros in [offset, offset + len) of the data file: a hole where the file
+// system can punch one.
+Status ZeroRange(int fd, uint64_t offset, uint64_t len) {
+  if (::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                  static_cast<off_t>(len)) == 0) {
+    return Status::Ok();
+  }
+  std::string zeros(std::min<uint64_t>(len, 1 << 20), '\0');
+  for (uint64_t at = 0; at < len; at += zeros.size()) {
+    FERRY_RETURN_IF_ERROR(PwriteAll(fd, zeros.data(), std::min<uint64_t>(zeros.size(), len - at), offset + at));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Volume::WriteZeroes(uint64_t offset, uint64_t len, bool fua) {
+  if (len == 0) return Status::Ok();
+  uint64_t cs = options_.manifest.chunk_size;
+  uint64_t end = offset + len;
+  for (uint64_t c = offset / cs; c <= (end - 1) / cs; ++c) {
+    uint64_t c_start = c * cs, c_end = std::min(c_start + cs, size_);
+    uint64_t from = std::max(offset, c_start), to = std::min(end, c_end);
+    if (from == c_start && to == c_end) {
+      // A whole chunk: if it is missing it becomes present (zeros) without a
+      // fetch — under the lock, so no fill lands in between — and its zeros
+      // are durable before its bit.
+      std::lock_guard lock(mu_);
+      if (!bits_[c]) {
+        FERRY_RETURN_IF_ERROR(ZeroRange(data_fd_, from, to - from));
+        FERRY_RETURN_IF_ERROR(Sync(data_fd_));
+        FERRY_RETURN_IF_ERROR(MarkPresent(c));
+        continue;
+      }
+    } else {
+      FERRY_RETURN_IF_ERROR(Ensure(c, true));
+    }
+    FERRY_RETURN_IF_ERROR(ZeroRange(data_fd_, from, to - from));
+  }
+  return fua ? Sync(data_fd_) : Status::Ok();
+}
+
+Status Volume::Trim(uint64_t offset, uint64_t len, bool fua) { return WriteZeroes(offset, len, fua); }
+
+Result<bool> Volume::HydrateNext() {
+  uint64_t pick = UINT64_MAX;
+  {
+    std::lock_guard lock(mu_);
+    const auto& prefetch = options_.manifest.prefetch;
+    // The prefetch order first, then the rest in order.
+    while (next_ < prefetch.size() + bits_.size()) {
+      uint64_t i = next_ < prefetch.size() ? prefetch[next_] : next_ - prefetch.size();
+      if (i < bits_.size() && !bits_[i]) {
+        pick = i;
+        break;
+      }
+      ++next_;
+    }
+  }
+  if (pick == UINT64_MAX) return false;
+  FERRY_RETURN_IF_ERROR(Ensure(pick, false));
+  return true;
+}
+
+}  // namespace ferry::volume

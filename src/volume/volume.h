@@ -1,0 +1,119 @@
+#pragma once
+// A block volume made from a snapshot, usable at once while its data is
+// still in the object store (Tencent Cloud's lazy volumes). Its bytes live
+// in a sparse data file; a persisted bitmap says which chunks are present.
+//
+// - A read, or a partial write, that touches a missing chunk fetches it
+//   first as an urgent "trigger"; concurrent triggers for one chunk share
+//   one fetch. Triggers go ahead of background hydration (FetchGate).
+// - A write covering a whole chunk, a TRIM or a WRITE_ZEROES of whole
+//   chunks makes them present without fetching.
+// - Chunks of the snapshot that are all zeros, and chunks past the
+//   snapshot's end (a volume larger than its snapshot), are present from
+//   the start and read as zeros.
+// - Crash consistency (dm-clone's rule): a chunk's bit is set, and made
+//   durable, only after its data is durable: data, fdatasync, bit,
+//   fdatasync. After a restart nothing hydrated is fetched again and
+//   nothing unfetched is exposed. A fill that arrives after a client made
+//   the chunk present is dropped: it never overwrites a client's write.
+//
+// Bitmap file: "FERRYBM1" (8 bytes), u64 little-endian chunk count, then
+// one bit per chunk (bit i%8 of byte i/8), updated in place byte by byte.
+//
+// Thread-safe: NBD requests and the background hydrator run concurrently.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "base/single_flight.h"
+#include "nbd/device.h"
+#include "snapshot/manifest.h"
+#include "volume/chunk_source.h"
+
+namespace ferry::volume {
+
+// Limits concurrent fetches from the source; urgent callers go first
+// (a background caller waits while any urgent one waits or runs over).
+class FetchGate {
+ public:
+  explicit FetchGate(int slots) : slots_(slots) {}
+  void Acquire(bool urgent);
+  void Release();
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int slots_;
+  int urgent_waiting_ = 0;
+};
+
+struct VolumeOptions {
+  std::string dir;             // holds data and bitmap
+  uint64_t size = 0;           // 0: the snapshot's image size
+  snapshot::Manifest manifest;
+  ChunkSource* source = nullptr;
+  FetchGate* gate = nullptr;   // shared by a pool's volumes; null: none
+};
+
+struct VolumeStats {
+  uint64_t chunks = 0, present = 0;
+  uint64_t triggers = 0;          // urgent fetches started by client I/O
+  uint64_t background = 0;        // chunks hydrated in the background
+  uint64_t fetched_bytes = 0;     // chunk bytes received from the source
+  uint64_t fetch_errors = 0;
+};
+
+class Volume : public nbd::BlockDevice {
+ public:
+  // Creates the volume's files in options.dir, or opens them again (the
+  // bitmap must match the snapshot's chunk count: kCorruption otherwise).
+  static Result<std::unique_ptr<Volume>> Open(VolumeOptions options);
+  ~Volume() override;
+
+  uint64_t size() const override { return size_; }
+  Status Read(uint64_t offset, uint64_t len, char* out) override;
+  Status Write(uint64_t offset, std::string_view data, bool fua) override;
+  Status Flush() override;
+  Status Trim(uint64_t offset, uint64_t len, bool fua) override;
+  Status WriteZeroes(uint64_t offset, uint64_t len, bool fua) override;
+
+  // Background hydration: fetches the next missing chunk (the manifest's
+  // prefetch order first, then in order). false when every chunk is present.
+  Result<bool> HydrateNext();
+  bool complete() const;
+  VolumeStats stats() const;
+
+  // The order in which this volume's chunks were first touched by clients
+  // (for `ferry snapshot prefetch`).
+  std::vector<uint32_t> FirstTouches() const;
+
+ private:
+  Volume(VolumeOptions o, int data_fd, int bitmap_fd, uint64_t size);
+  uint64_t ChunkCount() const { return bits_.size(); }
+  bool Present(uint64_t i) const;
+  // Makes chunk i present, fetching it (urgent or not) unless it is.
+  Status Ensure(uint64_t i, bool urgent);
+  Status Install(uint64_t i, const std::string& bytes);
+  Status MarkPresent(uint64_t i);  // data already durable; mu_ held
+  Status MarkRange(uint64_t first, uint64_t last);
+
+  VolumeOptions options_;
+  const int data_fd_;
+  const int bitmap_fd_;
+  const uint64_t size_;
+  mutable std::mutex mu_;
+  std::vector<bool> bits_;                 // guarded by mu_
+  std::vector<uint32_t> first_touches_;    // guarded by mu_
+  std::vector<bool> touched_;              // guarded by mu_
+  size_t next_ = 0;                        // background cursor; guarded by mu_
+  SingleFlight<uint64_t, Status> flights_;
+  std::atomic<uint64_t> triggers_{0}, background_{0}, fetched_bytes_{0}, fetch_errors_{0};
+};
+
+}  // namespace ferry::volume

@@ -1,0 +1,280 @@
+#include "volume/volume.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "crypto/digest.h"
+#include "volume/chunk_cache.h"
+
+namespace ferry::volume {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr uint64_t kChunk = 4096;
+
+// Chunks by hash, counting fetches; can hold fetches until released, or fail.
+class FakeSource : public ChunkSource {
+ public:
+  std::map<std::string, std::string> chunks;
+  std::atomic<int> fetches{0};
+  std::vector<std::string> order;  // hashes in fetch order
+  bool hold = false;
+  bool fail = false;
+
+  Result<std::string> Fetch(const std::string& hash, bool) override {
+    fetches++;
+    {
+      std::unique_lock lock(mu_);
+      order.push_back(hash);
+      cv_.wait(lock, [&] { return !hold; });
+    }
+    if (fail) return Status(ErrorCode::kNetwork, "origin down");
+    auto it = chunks.find(hash);
+    if (it == chunks.end()) return Status(ErrorCode::kNotFound, "no chunk");
+    return it->second;
+  }
+  void Release() {
+    std::lock_guard lock(mu_);
+    hold = false;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+};
+
+class VolumeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/ferry-volume-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    // 8 chunks: 0-2 random, 3 zeros, 4-6 random, 7 a short random tail.
+    image_.assign(7 * kChunk + 1000, '\0');
+    std::mt19937_64 rng(9);
+    for (size_t i = 0; i < image_.size(); ++i) {
+      if (i / kChunk != 3) image_[i] = static_cast<char>(rng());
+    }
+    manifest_.name = "img";
+    manifest_.image_size = image_.size();
+    manifest_.chunk_size = kChunk;
+    manifest_.chunks.resize(manifest_.ChunkCount());
+    for (uint64_t i = 0; i < manifest_.ChunkCount(); ++i) {
+      std::string c = image_.substr(i * kChunk, manifest_.ChunkLength(i));
+      if (c.find_first_not_of('\0') == std::string::npos) continue;
+      std::string h = HexLower(Sha256(c));
+      manifest_.chunks[i] = h;
+      source_.chunks[h] = c;
+    }
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<Volume> Open(const std::string& name = "v", uint64_t size = 0, ChunkSource* src = nullptr,
+                               FetchGate* gate = nullptr) {
+    VolumeOptions o;
+    o.dir = dir_ + "/" + name;
+    o.size = size;
+    o.manifest = manifest_;
+    o.source = src ? src : &source_;
+    o.gate = gate;
+    auto v = Volume::Open(o);
+    EXPECT_TRUE(v.ok()) << v.status().ToString();
+    return v.ok() ? std::move(v).value() : nullptr;
+  }
+  std::string ReadAll(Volume& v) {
+    std::string out(v.size(), 'x');
+    EXPECT_TRUE(v.Read(0, v.size(), out.data()).ok());
+    return out;
+  }
+
+  std::string dir_;
+  std::string image_;
+  snapshot::Manifest manifest_;
+  FakeSource source_;
+};
+
+TEST_F(VolumeTest, ReadsFetchWhatTheyTouchOnceAndZeroChunksNever) {
+  auto v = Open();
+  std::string buf(100, 'x');
+  ASSERT_TRUE(v->Read(kChunk + 10, 100, buf.data()).ok());
+  EXPECT_EQ(buf, image_.substr(kChunk + 10, 100));
+  EXPECT_EQ(source_.fetches, 1);
+  ASSERT_TRUE(v->Read(kChunk + 500, 100, buf.data()).ok());
+  EXPECT_EQ(source_.fetches, 1);  // present now
+  ASSERT_TRUE(v->Read(3 * kChunk, 100, buf.data()).ok());
+  EXPECT_EQ(buf, std::string(100, '\0'));
+  EXPECT_EQ(source_.fetches, 1);  // a zero chunk is never fetched
+  EXPECT_EQ(ReadAll(*v), image_);
+  EXPECT_EQ(source_.fetches, 7);  // 8 chunks, one of them zeros
+  EXPECT_EQ(v->stats().triggers, 7u);
+  EXPECT_TRUE(v->complete());
+}
+
+TEST_F(VolumeTest, ALargerVolumeReadsZerosPastItsSnapshot) {
+  auto v = Open("big", 16 * kChunk);
+  std::string tail(16 * kChunk - image_.size(), 'x');
+  ASSERT_TRUE(v->Read(image_.size(), tail.size(), tail.data()).ok());
+  EXPECT_EQ(tail, std::string(tail.size(), '\0'));
+  EXPECT_EQ(source_.fetches, 1);  // only the snapshot's short last chunk
+}
+
+TEST_F(VolumeTest, WholeChunkWritesAndZeroesNeedNoFetchPartialOnesMerge) {
+  auto v = Open();
+  std::string mine(kChunk, 'm');
+  ASSERT_TRUE(v->Write(2 * kChunk, mine, false).ok());
+  ASSERT_TRUE(v->WriteZeroes(4 * kChunk, kChunk, false).ok());
+  ASSERT_TRUE(v->Trim(5 * kChunk, kChunk, false).ok());
+  EXPECT_EQ(source_.fetches, 0);
+  ASSERT_TRUE(v->Write(6 * kChunk + 100, "partial", true).ok());  // fetched, then merged
+  EXPECT_EQ(source_.fetches, 1);
+  std::string want = image_;
+  want.replace(2 * kChunk, kChunk, mine);
+  want.replace(4 * kChunk, 2 * kChunk, std::string(2 * kChunk, '\0'));
+  want.replace(6 * kChunk + 100, 7, "partial");
+  EXPECT_EQ(ReadAll(*v), want);
+  EXPECT_EQ(source_.fetches, 4);  // chunks 0, 1, 6, 7 and nothing of 2-5
+}
+
+TEST_F(VolumeTest, BackgroundHydrationFollowsThePrefetchOrderThenTheRest) {
+  manifest_.prefetch = {6, 1};
+  auto v = Open();
+  for (;;) {
+    auto more = v->HydrateNext();
+    ASSERT_TRUE(more.ok()) << more.status().ToString();
+    if (!*more) break;
+  }
+  ASSERT_EQ(source_.order.size(), 7u);
+  EXPECT_EQ(source_.order[0], manifest_.chunks[6]);
+  EXPECT_EQ(source_.order[1], manifest_.chunks[1]);
+  EXPECT_EQ(source_.order[2], manifest_.chunks[0]);
+  EXPECT_EQ(v->stats().background, 7u);
+  EXPECT_EQ(ReadAll(*v), image_);
+  EXPECT_EQ(source_.fetches, 7);
+}
+
+TEST_F(VolumeTest, ARestartKeepsHydratedChunksAndClientWrites) {
+  {
+    auto v = Open();
+    std::string buf(10, 'x');
+    ASSERT_TRUE(v->Read(0, 10, buf.data()).ok());
+    ASSERT_TRUE(v->Write(kChunk + 1, "written", true).ok());
+  }
+  int before = source_.fetches;
+  auto v = Open();
+  EXPECT_EQ(v->stats().present, 3u);  // chunks 0, 1 and the zero chunk 3
+  std::string buf(7, 'x');
+  ASSERT_TRUE(v->Read(kChunk + 1, 7, buf.data()).ok());
+  EXPECT_EQ(buf, "written");
+  ASSERT_TRUE(v->Read(0, 10, buf.data()).ok());
+  EXPECT_EQ(source_.fetches, before);  // nothing hydrated is fetched again
+}
+
+TEST_F(VolumeTest, ALateFillNeverOverwritesAClientsWrite) {
+  auto v = Open();
+  source_.hold = true;
+  std::thread bg([&] { EXPECT_TRUE(v->HydrateNext().ok()); });  // fetching chunk 0, held
+  while (source_.fetches < 1) std::this_thread::sleep_for(1ms);
+  std::string mine(kChunk, 'c');
+  ASSERT_TRUE(v->Write(0, mine, true).ok());  // the whole chunk, while its fill is in flight
+  source_.Release();
+  bg.join();
+  std::string buf(kChunk, 'x');
+  ASSERT_TRUE(v->Read(0, kChunk, buf.data()).ok());
+  EXPECT_EQ(buf, mine);
+}
+
+TEST_F(VolumeTest, ConcurrentTriggersForOneChunkShareOneFetch) {
+  auto v = Open();
+  source_.hold = true;
+  std::vector<std::thread> readers;
+  std::vector<std::string> got(6, std::string(10, 'x'));
+  for (int i = 0; i < 6; ++i) {
+    readers.emplace_back([&, i] { EXPECT_TRUE(v->Read(5 * kChunk + i, 10, got[i].data()).ok()); });
+  }
+  while (source_.fetches < 1) std::this_thread::sleep_for(1ms);
+  std::this_thread::sleep_for(100ms);
+  source_.Release();
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(source_.fetches, 1);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(got[i], image_.substr(5 * kChunk + i, 10));
+}
+
+TEST_F(VolumeTest, AFailingSourceFailsTheIoAndNothingIsMarked) {
+  auto v = Open();
+  source_.fail = true;
+  std::string buf(10, 'x');
+  EXPECT_FALSE(v->Read(0, 10, buf.data()).ok());
+  EXPECT_EQ(v->stats().fetch_errors, 1u);
+  EXPECT_EQ(v->stats().present, 1u);  // only the zero chunk
+  source_.fail = false;
+  ASSERT_TRUE(v->Read(0, 10, buf.data()).ok());
+  EXPECT_EQ(buf, image_.substr(0, 10));
+}
+
+TEST_F(VolumeTest, ABitmapOfAnotherShapeIsRefused) {
+  { Open(); }
+  std::ofstream(dir_ + "/v/bitmap", std::ios::binary | std::ios::trunc) << "FERRYBM1garbage";
+  VolumeOptions o;
+  o.dir = dir_ + "/v";
+  o.manifest = manifest_;
+  o.source = &source_;
+  auto v = Volume::Open(o);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), ErrorCode::kCorruption);
+}
+
+TEST_F(VolumeTest, ClonesSharingATransferCacheFetchEachChunkOnce) {
+  ChunkCache cache(&source_, 64 << 20);
+  std::vector<std::unique_ptr<Volume>> clones;
+  for (int i = 0; i < 20; ++i) clones.push_back(Open("clone" + std::to_string(i), 0, &cache));
+  std::vector<std::thread> threads;
+  for (auto& c : clones) threads.emplace_back([&] { EXPECT_EQ(ReadAll(*c), image_); });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(source_.fetches, 7);  // once per distinct non-zero chunk, for 20 clones
+  auto s = cache.stats();
+  EXPECT_EQ(s.source_bytes, image_.size() - kChunk);
+  EXPECT_EQ(s.hits + s.coalesced + s.misses, 20u * 7);
+  EXPECT_LT(s.stored_bytes, 7 * kChunk + 7 * 600);  // random data: about its own size, compressed
+}
+
+TEST(FetchGateTest, UrgentCallersGoFirst) {
+  FetchGate gate(1);
+  gate.Acquire(false);  // the only slot, held
+  std::vector<std::string> order;
+  std::mutex mu;
+  std::thread background([&] {
+    gate.Acquire(false);
+    std::lock_guard lock(mu);
+    order.push_back("background");
+    gate.Release();
+  });
+  std::this_thread::sleep_for(50ms);
+  std::thread urgent([&] {
+    gate.Acquire(true);
+    std::lock_guard lock(mu);
+    order.push_back("urgent");
+    gate.Release();
+  });
+  std::this_thread::sleep_for(50ms);
+  gate.Release();
+  background.join();
+  urgent.join();
+  ASSERT_EQ(order.size(), 2u);
+  EXPECT_EQ(order[0], "urgent");
+}
+
+}  // namespace
+}  // namespace ferry::volume
