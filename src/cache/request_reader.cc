@@ -106,8 +106,10 @@ size_t RequestReader::Feed(std::string_view bytes) {
 void RequestReader::FeedEof() {
   if (state_ != State::kNeedMore) return;
   boost::beast::error_code ec;
-  impl_->parser.put_eof(ec);
-  if (!ec && impl_->parser.is_done()) {
+  // Beast's put_eof wants some bytes first (an assertion in debug builds);
+  // with none there is nothing to finish.
+  if (impl_->parser.got_some()) impl_->parser.put_eof(ec);
+  if (impl_->parser.got_some() && !ec && impl_->parser.is_done()) {
     state_ = State::kDone;
     return;
   }

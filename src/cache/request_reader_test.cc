@@ -109,6 +109,12 @@ TEST(RequestReaderTest, ACloseMidRequestIsNotARequest) {
   EXPECT_EQ(r.error(), Error::kClosed);
   RequestReader idle({});
   EXPECT_TRUE(idle.empty());
+  idle.FeedEof();  // a connection closed before its first byte
+  EXPECT_EQ(idle.error(), Error::kClosed);
+  RequestReader partial({});
+  partial.Feed("GET / HT");  // a header never finished: nothing used yet
+  partial.FeedEof();
+  EXPECT_EQ(partial.error(), Error::kClosed);
 }
 
 }  // namespace

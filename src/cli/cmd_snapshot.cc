@@ -20,33 +20,12 @@ struct SnapshotArgs {
   GlobalOptions global;
 };
 
-// Opens the repository at `repo` (a local directory or s3://bucket[/prefix]).
 Result<snapshot::Repository> OpenRepository(const std::string& repo, const GlobalOptions& g, bool create) {
-  FERRY_ASSIGN_OR_RETURN(Location loc, ParseLocation(repo));
-  OpenOptions oo = g.ToOpenOptions("");
-  oo.create_local = create;
-  FERRY_ASSIGN_OR_RETURN(auto store, OpenStore(loc, oo));
-  std::string prefix = loc.is_s3() ? loc.key : "";
-  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
-  return snapshot::Repository(std::shared_ptr<ObjectStore>(std::move(store)), prefix);
-}
-
-// "REPO/NAME" -> {REPO, NAME}.
-Result<std::pair<std::string, std::string>> SplitSnapshot(const std::string& where) {
-  std::string s = where;
-  while (s.size() > 1 && s.back() == '/') s.pop_back();
-  size_t slash = s.rfind('/');
-  std::string repo = slash == std::string::npos ? "." : s.substr(0, slash + 1);
-  std::string name = slash == std::string::npos ? s : s.substr(slash + 1);
-  if (repo == "s3://") return Status::InvalidArgument(where + ": expected s3://BUCKET[/PREFIX]/NAME");
-  if (!snapshot::ValidSnapshotName(name)) {
-    return Status::InvalidArgument(where + ": expected REPOSITORY/NAME, NAME of A-Z a-z 0-9 . _ -");
-  }
-  return std::make_pair(repo, name);
+  return snapshot::OpenRepository(repo, g.ToOpenOptions(""), create);
 }
 
 int RunCreate(const SnapshotArgs& a) {
-  auto where = SplitSnapshot(a.location);
+  auto where = snapshot::SplitSnapshotLocation(a.location);
   if (!where.ok()) return Fail("snapshot create", where.status());
   auto chunk = ParseSize(a.chunk_size);
   if (!chunk.ok()) return Fail("snapshot create: --chunk-size", chunk.status());
@@ -106,7 +85,7 @@ int RunLs(const SnapshotArgs& a) {
 }
 
 int RunInfo(const SnapshotArgs& a) {
-  auto where = SplitSnapshot(a.location);
+  auto where = snapshot::SplitSnapshotLocation(a.location);
   if (!where.ok()) return Fail("snapshot info", where.status());
   auto repo = OpenRepository(where->first, a.global, /*create=*/false);
   if (!repo.ok()) return Fail(where->first, repo.status());

@@ -64,6 +64,7 @@ int Main(int argc, char** argv) {
   AddMigrateCommand(app, &exit_code);
   AddCacheCommand(app, &exit_code);
   AddSnapshotCommand(app, &exit_code);
+  AddVolumeCommand(app, &exit_code);
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {

@@ -33,5 +33,6 @@ void AddCpCommand(CLI::App& app, int* exit_code);
 void AddMigrateCommand(CLI::App& app, int* exit_code);
 void AddCacheCommand(CLI::App& app, int* exit_code);
 void AddSnapshotCommand(CLI::App& app, int* exit_code);
+void AddVolumeCommand(CLI::App& app, int* exit_code);
 
 }  // namespace ferry::cli

@@ -1,6 +1,7 @@
 #include "snapshot/repository.h"
 
 #include "crypto/digest.h"
+#include "store/location.h"
 
 namespace ferry::snapshot {
 namespace {
@@ -82,6 +83,29 @@ Result<std::vector<std::string>> Repository::List() {
     lo.continuation_token = page.next_continuation_token;
   }
   return names;
+}
+
+Result<Repository> OpenRepository(const std::string& location, const OpenOptions& options, bool create) {
+  FERRY_ASSIGN_OR_RETURN(Location loc, ParseLocation(location));
+  OpenOptions oo = options;
+  oo.create_local = create;
+  FERRY_ASSIGN_OR_RETURN(auto store, OpenStore(loc, oo));
+  std::string prefix = loc.is_s3() ? loc.key : "";
+  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  return Repository(std::shared_ptr<ObjectStore>(std::move(store)), prefix);
+}
+
+Result<std::pair<std::string, std::string>> SplitSnapshotLocation(const std::string& where) {
+  std::string s = where;
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  size_t slash = s.rfind('/');
+  std::string repo = slash == std::string::npos ? "." : s.substr(0, slash + 1);
+  std::string name = slash == std::string::npos ? s : s.substr(slash + 1);
+  if (repo == "s3://") return Status::InvalidArgument(where + ": expected s3://BUCKET[/PREFIX]/NAME");
+  if (!ValidSnapshotName(name)) {
+    return Status::InvalidArgument(where + ": expected REPOSITORY/NAME, NAME of A-Z a-z 0-9 . _ -");
+  }
+  return std::make_pair(repo, name);
 }
 
 }  // namespace ferry::snapshot

@@ -14,6 +14,7 @@
 #include "base/status.h"
 #include "snapshot/manifest.h"
 #include "store/object_store.h"
+#include "store/open.h"
 
 namespace ferry::snapshot {
 
@@ -44,5 +45,12 @@ class Repository {
   std::shared_ptr<ObjectStore> store_;
   std::string prefix_;
 };
+
+// Opens the repository at `location` (a local directory or
+// s3://bucket[/prefix]); `create` makes a missing local directory.
+Result<Repository> OpenRepository(const std::string& location, const OpenOptions& options, bool create);
+
+// "REPOSITORY/NAME" -> {REPOSITORY, NAME}; a bad name is kInvalidArgument.
+Result<std::pair<std::string, std::string>> SplitSnapshotLocation(const std::string& where);
 
 }  // namespace ferry::snapshot

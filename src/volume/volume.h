@@ -77,6 +77,7 @@ class Volume : public nbd::BlockDevice {
   ~Volume() override;
 
   uint64_t size() const override { return size_; }
+  uint64_t chunk_size() const { return options_.manifest.chunk_size; }
   Status Read(uint64_t offset, uint64_t len, char* out) override;
   Status Write(uint64_t offset, std::string_view data, bool fua) override;
   Status Flush() override;

@@ -1,0 +1,168 @@
+// ferry volume serve | create | ls | status | rm: lazy volumes over NBD
+// (volume/daemon.h); the client commands talk to the daemon's API.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_util.h"
+#include "cli/registry.h"
+#include "http/client.h"
+#include "volume/daemon.h"
+
+namespace ferry::cli {
+namespace {
+
+struct VolumeArgs {
+  std::vector<std::string> pools;
+  std::string nbd = "127.0.0.1:10809";
+  std::string api = "127.0.0.1:10810";
+  std::string port_file;
+  std::string hydration_rate = "0";
+  std::string cache_size = "256M";
+  int hydration_threads = 4;
+  // client commands
+  std::string name, from, size;
+  int count = 1;
+  bool json = false;
+  GlobalOptions global;
+};
+
+int RunServe(const VolumeArgs& a) {
+  volume::DaemonOptions o;
+  o.pools = a.pools;
+  o.nbd_listen = a.nbd;
+  o.api_listen = a.api;
+  o.port_file = a.port_file;
+  o.hydration_threads = a.hydration_threads;
+  auto rate = ParseSize(a.hydration_rate);
+  if (!rate.ok()) return Fail("volume serve: --hydration-rate", rate.status());
+  auto cache = ParseSize(a.cache_size);
+  if (!cache.ok()) return Fail("volume serve: --cache-size", cache.status());
+  o.hydration_rate = *rate;
+  o.cache_bytes = *cache;
+  o.open = a.global.ToOpenOptions("");
+  Status st = volume::ServeVolumes(o);
+  return st.ok() ? 0 : Fail("volume serve", st);
+}
+
+// One API call; prints the JSON answer (or one line of it) and returns the exit code.
+int Call(const VolumeArgs& a, const std::string& method, const std::string& path, const std::string& body,
+         const std::function<void(const nlohmann::json&)>& print) {
+  auto ep = http::ParseEndpoint("http://" + a.api);
+  if (!ep.ok()) return Fail("volume: --api", ep.status());
+  http::ClientOptions co;
+  co.io_threads = 1;
+  co.connect_timeout = std::chrono::milliseconds(5000);
+  http::Client client(co);
+  http::Request r;
+  r.method = method;
+  r.target = path;
+  StringSource src(body);
+  if (!body.empty()) {
+    r.body = &src;
+    r.body_size = body.size();
+    r.headers.emplace_back("Content-Type", "application/json");
+  }
+  auto resp = client.Send(*ep, r, nullptr);
+  if (!resp.ok()) return Fail("volume: the daemon at " + a.api, resp.status());
+  nlohmann::json j = nlohmann::json::parse(resp->body, nullptr, false);
+  if (resp->status >= 300) {
+    std::string msg = !j.is_discarded() && j.contains("error") ? j["error"].get<std::string>() : resp->body;
+    std::fprintf(stderr, "ferry: volume: %s\n", msg.c_str());
+    return 1;
+  }
+  if (a.json || j.is_discarded()) {
+    std::printf("%s\n", j.is_discarded() ? resp->body.c_str() : j.dump().c_str());
+  } else {
+    print(j);
+  }
+  return 0;
+}
+
+void PrintStatus(const nlohmann::json& v) {
+  std::printf("%-24s %-9s %6llu/%-6llu chunks  %10s  triggers %llu  from %s  pool %s\n",
+              v["name"].get<std::string>().c_str(), v["state"].get<std::string>().c_str(),
+              static_cast<unsigned long long>(v["hydrated"].get<uint64_t>()),
+              static_cast<unsigned long long>(v["chunks"].get<uint64_t>()),
+              HumanBytes(v["size"].get<uint64_t>()).c_str(),
+              static_cast<unsigned long long>(v["triggers"].get<uint64_t>()), v["from"].get<std::string>().c_str(),
+              v["pool"].get<std::string>().c_str());
+}
+
+}  // namespace
+
+void AddVolumeCommand(CLI::App& app, int* exit_code) {
+  auto* vol = app.add_subcommand("volume", "Lazy block volumes from snapshots, served over NBD");
+  vol->require_subcommand(1);
+  auto a = std::make_shared<VolumeArgs>();
+  auto api_flag = [&](CLI::App* c) {
+    c->add_option("--api", a->api, "The daemon's API (HOST:PORT)")->capture_default_str();
+    c->add_flag("--json", a->json, "Print the daemon's JSON answer");
+  };
+
+  auto* serve = vol->add_subcommand("serve", "Run the volume daemon");
+  serve->add_option("--pool", a->pools, "A directory holding volumes (repeatable)")->required();
+  serve->add_option("--nbd", a->nbd, "NBD listen address")->capture_default_str();
+  serve->add_option("--api", a->api, "Control API listen address")->capture_default_str();
+  serve->add_option("--hydration-rate", a->hydration_rate, "Background hydration cap per pool, bytes/s (0: none)")
+      ->capture_default_str();
+  serve->add_option("--hydration-threads", a->hydration_threads, "Background hydration workers")
+      ->capture_default_str();
+  serve->add_option("--cache-size", a->cache_size, "Transfer cache for chunks (zstd in memory)")
+      ->capture_default_str();
+  serve->add_option("--port-file", a->port_file, "Write \"NBD_PORT API_PORT\" here");
+  AddGlobalOptions(*serve, &a->global);
+  serve->callback([a, exit_code] { *exit_code = RunServe(*a); });
+
+  auto* create = vol->add_subcommand("create", "Create volumes from a snapshot (usable at once)");
+  create->add_option("name", a->name, "Volume name (with --count N: NAME-0..NAME-(N-1))")->required();
+  create->add_option("--from", a->from, "REPOSITORY/SNAPSHOT")->required();
+  create->add_option("--size", a->size, "Volume size (default: the snapshot's)");
+  create->add_option("--count", a->count, "How many volumes")->capture_default_str();
+  api_flag(create);
+  create->callback([a, exit_code] {
+    nlohmann::json body{{"name", a->name}, {"from", a->from}, {"count", a->count}};
+    if (!a->size.empty()) {
+      auto s = ParseSize(a->size);
+      if (!s.ok()) {
+        *exit_code = Fail("volume create: --size", s.status());
+        return;
+      }
+      body["size"] = *s;
+    }
+    *exit_code = Call(*a, "POST", "/volumes", body.dump(), [](const nlohmann::json& j) {
+      for (const auto& v : j) {
+        std::printf("%s  pool %s\n", v["name"].get<std::string>().c_str(), v["pool"].get<std::string>().c_str());
+      }
+    });
+  });
+
+  auto* ls = vol->add_subcommand("ls", "List volumes");
+  api_flag(ls);
+  ls->callback([a, exit_code] {
+    *exit_code = Call(*a, "GET", "/volumes", "", [](const nlohmann::json& j) {
+      for (const auto& v : j) PrintStatus(v);
+    });
+  });
+
+  auto* status = vol->add_subcommand("status", "One volume's hydration, triggers, bytes and pool");
+  status->add_option("name", a->name, "Volume name")->required();
+  api_flag(status);
+  status->callback([a, exit_code] {
+    *exit_code = Call(*a, "GET", "/volumes/" + a->name, "", [](const nlohmann::json& v) {
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        std::printf("%-14s %s\n", it.key().c_str(), it.value().dump().c_str());
+      }
+    });
+  });
+
+  auto* rm = vol->add_subcommand("rm", "Remove a volume and its data");
+  rm->add_option("name", a->name, "Volume name")->required();
+  api_flag(rm);
+  rm->callback([a, exit_code] {
+    *exit_code = Call(*a, "DELETE", "/volumes/" + a->name, "", [](const nlohmann::json& j) {
+      std::printf("removed %s\n", j["removed"].get<std::string>().c_str());
+    });
+  });
+}
+
+}  // namespace ferry::cli

@@ -1,0 +1,349 @@
+#include "volume/daemon.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/statvfs.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "base/cancel.h"
+#include "engine/rate_limiter.h"
+#include "nbd/server.h"
+#include "snapshot/repository.h"
+#include "volume/api_server.h"
+#include "volume/chunk_cache.h"
+#include "volume/placement.h"
+#include "volume/repository_source.h"
+#include "volume/volume.h"
+
+namespace ferry::volume {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A snapshot repository with its source and the transfer cache in front.
+struct Repo {
+  std::unique_ptr<snapshot::Repository> repo;
+  std::unique_ptr<RepositorySource> source;
+  std::unique_ptr<ChunkCache> cache;
+};
+
+struct Entry {
+  std::string name, from, dir;
+  int pool = 0;
+  std::shared_ptr<Volume> volume;
+};
+
+ApiResponse Json(int status, const json& j) { return {status, "application/json", j.dump() + "\n"}; }
+ApiResponse Error(int status, const std::string& message) { return Json(status, {{"error", message}}); }
+
+bool ValidVolumeName(const std::string& n) { return snapshot::ValidSnapshotName(n); }
+
+class Daemon {
+ public:
+  explicit Daemon(const DaemonOptions& o) : o_(o), gate_(o.fetch_slots), nbd_([&] {
+    nbd::NbdServerOptions n;
+    n.listen = o.nbd_listen;
+    n.worker_threads = 16;
+    return n;
+  }()) {
+    for (size_t i = 0; i < o.pools.size(); ++i) {
+      limiters_.push_back(std::make_unique<RateLimiter>(static_cast<double>(o.hydration_rate)));
+    }
+  }
+
+  Status Load() {
+    for (size_t p = 0; p < o_.pools.size(); ++p) {
+      std::error_code ec;
+      fs::create_directories(o_.pools[p] + "/volumes", ec);
+      if (ec) return Status(ErrorCode::kIoError, o_.pools[p] + ": " + ec.message());
+      for (const auto& d : fs::directory_iterator(o_.pools[p] + "/volumes")) {
+        std::ifstream in(d.path() / "volume.json");
+        json j = json::parse(in, nullptr, false);
+        if (j.is_discarded() || !j.contains("name") || !j.contains("from")) {
+          spdlog::warn("volume: {}: no readable volume.json; skipped", d.path().string());
+          continue;
+        }
+        auto st = Attach(j["name"].get<std::string>(), j["from"].get<std::string>(), j.value("size", uint64_t{0}),
+                         static_cast<int>(p), d.path().string());
+        if (!st.ok()) spdlog::warn("volume {}: {}", j["name"].get<std::string>(), st.ToString());
+      }
+    }
+    return Status::Ok();
+  }
+
+  nbd::NbdServer& nbd() { return nbd_; }
+
+  ApiResponse Handle(const cache::ProxyRequest& req) {
+    std::string path = req.target.substr(0, req.target.find('?'));
+    if (path == "/metrics" && req.method == "GET") return {200, "text/plain; version=0.0.4", Metrics()};
+    if (path == "/volumes") {
+      if (req.method == "GET") return List();
+      if (req.method == "POST") return Create(req.body);
+      return Error(405, "use GET or POST on /volumes");
+    }
+    if (path.rfind("/volumes/", 0) == 0) {
+      std::string name = path.substr(9);
+      if (req.method == "GET") return Status_(name);
+      if (req.method == "DELETE") return Remove(name);
+      return Error(405, "use GET or DELETE on /volumes/NAME");
+    }
+    return Error(404, "no such endpoint: " + path);
+  }
+
+  void HydrateLoop(std::atomic<bool>* stop) {
+    while (!*stop) {
+      std::vector<Entry> todo;
+      {
+        std::lock_guard lock(mu_);
+        for (const auto& [_, e] : volumes_) {
+          if (!e.volume->complete()) todo.push_back(e);
+        }
+      }
+      if (todo.empty()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        continue;
+      }
+      const Entry& e = todo[next_++ % todo.size()];
+      // QoS: the pool's hydration bandwidth cap (triggers are not capped).
+      if (o_.hydration_rate > 0) limiters_[static_cast<size_t>(e.pool)]->Take(static_cast<double>(e.volume->chunk_size()));
+      auto more = e.volume->HydrateNext();
+      if (!more.ok()) {
+        // The origin is failing: pause this thread a little, keep serving.
+        spdlog::warn("volume {}: hydration paused: {}", e.name, more.status().ToString());
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      }
+    }
+  }
+
+ private:
+  Result<Repo*> RepoFor(const std::string& location) {
+    std::lock_guard lock(repos_mu_);
+    auto it = repos_.find(location);
+    if (it != repos_.end()) return it->second.get();
+    FERRY_ASSIGN_OR_RETURN(snapshot::Repository r, snapshot::OpenRepository(location, o_.open, false));
+    auto repo = std::make_unique<Repo>();
+    repo->repo = std::make_unique<snapshot::Repository>(std::move(r));
+    repo->source = std::make_unique<RepositorySource>(repo->repo.get());
+    repo->cache = std::make_unique<ChunkCache>(repo->source.get(), o_.cache_bytes);
+    Repo* raw = repo.get();
+    repos_.emplace(location, std::move(repo));
+    return raw;
+  }
+
+  // Opens (or creates) one volume and exports it.
+  Status Attach(const std::string& name, const std::string& from, uint64_t size, int pool, const std::string& dir) {
+    FERRY_ASSIGN_OR_RETURN(auto where, snapshot::SplitSnapshotLocation(from));
+    FERRY_ASSIGN_OR_RETURN(Repo * repo, RepoFor(where.first));
+    FERRY_ASSIGN_OR_RETURN(snapshot::Manifest m, repo->repo->GetManifest(where.second));
+    VolumeOptions vo;
+    vo.dir = dir;
+    vo.size = size;
+    vo.manifest = std::move(m);
+    vo.source = repo->cache.get();
+    vo.gate = &gate_;
+    FERRY_ASSIGN_OR_RETURN(auto v, Volume::Open(std::move(vo)));
+    std::shared_ptr<Volume> shared = std::move(v);
+    {
+      std::lock_guard lock(mu_);
+      volumes_[name] = Entry{name, from, dir, pool, shared};
+    }
+    nbd_.AddExport(name, shared);
+    return Status::Ok();
+  }
+
+  ApiResponse Create(const std::string& body) {
+    json j = json::parse(body, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("name") || !j.contains("from") ||
+        !j["name"].is_string() || !j["from"].is_string()) {
+      return Error(400, "expected {\"name\": ..., \"from\": \"REPOSITORY/SNAPSHOT\", \"size\"?, \"count\"?}");
+    }
+    std::string base = j["name"], from = j["from"];
+    uint64_t size = j.value("size", uint64_t{0});
+    int count = j.value("count", 1);
+    if (count < 1 || count > 10000) return Error(400, "count must be 1..10000");
+    std::vector<std::string> names;
+    for (int i = 0; i < count; ++i) names.push_back(count == 1 ? base : base + "-" + std::to_string(i));
+    for (const auto& n : names) {
+      if (!ValidVolumeName(n)) return Error(400, "bad volume name '" + n + "'");
+    }
+    // The snapshot must exist and be sound before anything is made.
+    auto where = snapshot::SplitSnapshotLocation(from);
+    if (!where.ok()) return Error(400, where.status().message());
+    auto repo = RepoFor(where->first);
+    if (!repo.ok()) return Error(400, "from " + from + ": " + repo.status().ToString());
+    auto m = (*repo)->repo->GetManifest(where->second);
+    if (!m.ok()) return Error(m.status().code() == ErrorCode::kNotFound ? 404 : 400, m.status().ToString());
+    uint64_t vsize = size == 0 ? m->image_size : size;
+    if (vsize < m->image_size) return Error(400, "size is smaller than the snapshot");
+    std::vector<PoolLoad> loads;
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& n : names) {
+        if (volumes_.count(n)) return Error(409, "volume '" + n + "' exists");
+      }
+      for (size_t p = 0; p < o_.pools.size(); ++p) {
+        PoolLoad l;
+        struct statvfs sv;
+        if (::statvfs(o_.pools[p].c_str(), &sv) == 0) l.free_bytes = uint64_t{sv.f_bavail} * sv.f_frsize;
+        for (const auto& [_, e] : volumes_) {
+          if (e.pool == static_cast<int>(p)) {
+            l.volumes++;
+            auto s = e.volume->stats();
+            l.free_bytes -= std::min(l.free_bytes, (s.chunks - s.present) * m->chunk_size);  // still to come
+          }
+        }
+        loads.push_back(l);
+      }
+    }
+    auto placed = PlaceVolumes(loads, vsize, count);
+    if (!placed.ok()) return Error(507, placed.status().message());
+    json out = json::array();
+    for (int i = 0; i < count; ++i) {
+      int p = (*placed)[static_cast<size_t>(i)];
+      std::string dir = o_.pools[static_cast<size_t>(p)] + "/volumes/" + names[static_cast<size_t>(i)];
+      std::error_code ec;
+      fs::create_directories(dir, ec);
+      {
+        std::ofstream f(dir + "/volume.json");
+        f << json{{"name", names[static_cast<size_t>(i)]}, {"from", from}, {"size", vsize}}.dump() << "\n";
+      }
+      Status st = Attach(names[static_cast<size_t>(i)], from, vsize, p, dir);
+      if (!st.ok()) {
+        fs::remove_all(dir, ec);
+        return Error(500, names[static_cast<size_t>(i)] + ": " + st.ToString());
+      }
+      out.push_back({{"name", names[static_cast<size_t>(i)]}, {"pool", o_.pools[static_cast<size_t>(p)]}});
+    }
+    return Json(201, out);
+  }
+
+  json Describe(const Entry& e) {
+    auto s = e.volume->stats();
+    return {{"name", e.name},
+            {"from", e.from},
+            {"pool", o_.pools[static_cast<size_t>(e.pool)]},
+            {"size", e.volume->size()},
+            {"chunks", s.chunks},
+            {"hydrated", s.present},
+            {"state", s.present == s.chunks ? "hydrated" : "hydrating"},
+            {"triggers", s.triggers},
+            {"background", s.background},
+            {"fetched_bytes", s.fetched_bytes},
+            {"fetch_errors", s.fetch_errors}};
+  }
+
+  ApiResponse List() {
+    json out = json::array();
+    std::lock_guard lock(mu_);
+    for (const auto& [_, e] : volumes_) out.push_back(Describe(e));
+    return Json(200, out);
+  }
+
+  ApiResponse Status_(const std::string& name) {
+    std::lock_guard lock(mu_);
+    auto it = volumes_.find(name);
+    if (it == volumes_.end()) return Error(404, "no volume '" + name + "'");
+    return Json(200, Describe(it->second));
+  }
+
+  ApiResponse Remove(const std::string& name) {
+    Entry e;
+    {
+      std::lock_guard lock(mu_);
+      auto it = volumes_.find(name);
+      if (it == volumes_.end()) return Error(404, "no volume '" + name + "'");
+      e = it->second;
+      volumes_.erase(it);
+    }
+    nbd_.RemoveExport(name);
+    std::error_code ec;
+    fs::remove_all(e.dir, ec);
+    return Json(200, {{"removed", name}});
+  }
+
+  std::string Metrics() {
+    std::string out;
+    auto line = [&](const std::string& name, const std::string& labels, uint64_t v) {
+      out += name + (labels.empty() ? "" : "{" + labels + "}") + " " + std::to_string(v) + "\n";
+    };
+    out += "# TYPE ferry_volume_chunks gauge\n# TYPE ferry_volume_hydrated_chunks gauge\n"
+           "# TYPE ferry_volume_triggers_total counter\n# TYPE ferry_volume_fetched_bytes_total counter\n";
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [_, e] : volumes_) {
+        auto s = e.volume->stats();
+        std::string l = "volume=\"" + e.name + "\"";
+        line("ferry_volume_chunks", l, s.chunks);
+        line("ferry_volume_hydrated_chunks", l, s.present);
+        line("ferry_volume_triggers_total", l, s.triggers);
+        line("ferry_volume_fetched_bytes_total", l, s.fetched_bytes);
+      }
+    }
+    ChunkCacheStats total;
+    {
+      std::lock_guard lock(repos_mu_);
+      for (const auto& [_, r] : repos_) {
+        auto s = r->cache->stats();
+        total.hits += s.hits;
+        total.misses += s.misses;
+        total.coalesced += s.coalesced;
+        total.source_bytes += s.source_bytes;
+        total.stored_bytes += s.stored_bytes;
+      }
+    }
+    out += "# TYPE ferry_volume_cache_hits_total counter\n";
+    line("ferry_volume_cache_hits_total", "", total.hits);
+    out += "# TYPE ferry_volume_cache_misses_total counter\n";
+    line("ferry_volume_cache_misses_total", "", total.misses);
+    out += "# TYPE ferry_volume_cache_coalesced_total counter\n";
+    line("ferry_volume_cache_coalesced_total", "", total.coalesced);
+    out += "# TYPE ferry_volume_origin_bytes_total counter\n";
+    line("ferry_volume_origin_bytes_total", "", total.source_bytes);
+    out += "# TYPE ferry_volume_cache_stored_bytes gauge\n";
+    line("ferry_volume_cache_stored_bytes", "", total.stored_bytes);
+    return out;
+  }
+
+  const DaemonOptions& o_;
+  FetchGate gate_;
+  nbd::NbdServer nbd_;
+  std::vector<std::unique_ptr<RateLimiter>> limiters_;
+  std::mutex mu_;
+  std::map<std::string, Entry> volumes_;  // guarded by mu_
+  std::mutex repos_mu_;
+  std::map<std::string, std::unique_ptr<Repo>> repos_;  // guarded by repos_mu_
+  std::atomic<uint64_t> next_{0};
+};
+
+}  // namespace
+
+Status ServeVolumes(const DaemonOptions& o) {
+  if (o.pools.empty()) return Status::InvalidArgument("give at least one --pool DIR");
+  Daemon d(o);
+  FERRY_RETURN_IF_ERROR(d.Load());
+  FERRY_RETURN_IF_ERROR(d.nbd().Start());
+  ApiServer api(o.api_listen, [&](const cache::ProxyRequest& r) { return d.Handle(r); });
+  FERRY_RETURN_IF_ERROR(api.Start());
+  if (!o.port_file.empty()) std::ofstream(o.port_file) << d.nbd().port() << " " << api.port() << "\n";
+  spdlog::info("ferry volume: NBD on port {}, API on port {}", d.nbd().port(), api.port());
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> hydrators;
+  for (int i = 0; i < std::max(1, o.hydration_threads); ++i) hydrators.emplace_back([&] { d.HydrateLoop(&stop); });
+  while (!CancelRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  stop = true;
+  for (auto& t : hydrators) t.join();
+  api.Stop();
+  d.nbd().Stop();
+  return Status::Ok();
+}
+
+}  // namespace ferry::volume

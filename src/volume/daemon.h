@@ -1,0 +1,40 @@
+#pragma once
+// `ferry volume serve`: the daemon that holds lazy volumes in pools (one
+// directory each, standing for a replica group), serves each as an NBD
+// export named after it, hydrates them in the background, and answers the
+// control API:
+//   POST   /volumes         {"name", "from": "REPOSITORY/SNAPSHOT", "size"?, "count"?}
+//   GET    /volumes         every volume's status
+//   GET    /volumes/NAME    one volume's status
+//   DELETE /volumes/NAME
+//   GET    /metrics         Prometheus text
+// A volume is POOL/volumes/NAME/{volume.json, data, bitmap}; a restarted
+// daemon finds its volumes again and goes on hydrating where it stopped.
+// Chunks come through one transfer cache per snapshot repository, shared
+// by every volume made from it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "store/open.h"
+
+namespace ferry::volume {
+
+struct DaemonOptions {
+  std::vector<std::string> pools;
+  std::string nbd_listen = "127.0.0.1:10809";
+  std::string api_listen = "127.0.0.1:10810";
+  std::string port_file;               // "NBD_PORT API_PORT\n" once listening
+  uint64_t cache_bytes = 256ull << 20;  // transfer cache (compressed chunks)
+  uint64_t hydration_rate = 0;         // bytes/s per pool; 0: no cap
+  int hydration_threads = 4;
+  int fetch_slots = 16;                // concurrent fetches from the object store
+  OpenOptions open;                    // repositories: credentials, endpoints
+};
+
+// Serves until SIGINT or SIGTERM; setup errors are returned.
+Status ServeVolumes(const DaemonOptions& options);
+
+}  // namespace ferry::volume

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# ferry volume serve with volumes made from a snapshot in ferry-test-s3
+# (5 ms added to every request), driven by qemu-img, qemu-io, nbdinfo and
+# nbdcopy:
+# - 20 volumes from one snapshot, hydrated in the background through the
+#   shared transfer cache: the server sees each chunk fetched once;
+# - qemu-img compare of a hydrated volume with its source image; nbdcopy
+#   of another with md5;
+# - on a volume hydrating slowly (--hydration-rate): qemu-io write/read
+#   patterns on unhydrated, partly hydrated and hydrated regions;
+# - SIGKILL during hydration after acknowledged (flushed) writes, then a
+#   restart: the writes are there, everything else is the image, and
+#   hydration goes on;
+# - bad input: a missing snapshot, a damaged manifest, an unknown export.
+source "$(dirname "$0")/lib.sh"
+need qemu-img
+need qemu-io
+need nbdinfo
+need nbdcopy
+
+start_test_s3
+use_endpoint
+IMG="$TMP/disk.img"
+CHUNK=65536
+# 64 chunks: random, with chunks 10-19 zeros and 40-49 a copy of 0-9.
+make_file "$TMP/rand" $((44 * CHUNK))
+/usr/bin/python3 - "$TMP/rand" "$IMG" $CHUNK <<'PY'
+import sys
+r, c = open(sys.argv[1], "rb").read(), int(sys.argv[3])
+open(sys.argv[2], "wb").write(r[:10 * c] + bytes(10 * c) + r[10 * c:30 * c] + r[:10 * c] + r[30 * c:44 * c])
+PY
+[ "$(stat -c %s "$IMG")" = $((64 * CHUNK)) ] || fail "image size $(stat -c %s "$IMG")"
+"$FERRY" snapshot create "$IMG" s3://bkt/snaps/base --chunk-size 64K >/dev/null
+distinct=$(/usr/bin/python3 -c "
+import hashlib
+d = open('$IMG','rb').read(); c = $CHUNK
+print(len({hashlib.sha256(d[i:i+c]).hexdigest() for i in range(0, len(d), c) if any(d[i:i+c])}))")
+admin POST /_admin/faults '{"latency_ms": 5}' >/dev/null
+
+start_daemon() {  # start_daemon [flags]: sets NBD, API, DAEMON_PID
+  rm -f "$TMP/ports"
+  "$FERRY" volume serve --pool "$TMP/pool1" --pool "$TMP/pool2" --nbd 127.0.0.1:0 --api 127.0.0.1:0 \
+      --port-file "$TMP/ports" "$@" >>"$TMP/daemon.log" 2>&1 &
+  DAEMON_PID=$!
+  PIDS+=($DAEMON_PID)
+  for _ in $(seq 1 100); do [ -s "$TMP/ports" ] && break; sleep 0.1; done
+  [ -s "$TMP/ports" ] || { cat "$TMP/daemon.log" >&2; fail "volume daemon did not start"; }
+  read -r NBD API <"$TMP/ports"
+}
+vol() { "$FERRY" volume "$@" --api "127.0.0.1:$API"; }
+get_requests() { admin GET /_admin/stats | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['ops']['get']['requests'])"; }
+hydrated() { vol status "$1" --json | json_field state; }
+
+# --- 20 clones, one fetch per chunk -------------------------------------------------
+start_daemon --hydration-threads 4
+admin POST /_admin/reset >/dev/null
+vol create clone --from s3://bkt/snaps/base --count 20 >"$TMP/created"
+[ "$(wc -l <"$TMP/created")" = 20 ] || fail "create --count 20: $(cat "$TMP/created")"
+grep -q pool1 "$TMP/created" && grep -q pool2 "$TMP/created" || fail "placement used one pool: $(cat "$TMP/created")"
+for _ in $(seq 1 300); do
+  left=$(vol ls --json | /usr/bin/python3 -c "import json,sys; print(sum(v['state'] != 'hydrated' for v in json.load(sys.stdin)))")
+  [ "$left" = 0 ] && break
+  sleep 0.1
+done
+[ "$left" = 0 ] || fail "$left volumes still hydrating"
+gets=$(get_requests)
+# One GET per distinct chunk, plus the manifest read at create and once per volume.
+[ "$gets" = $((distinct + 21)) ] || fail "20 volumes made $gets GETs, want $distinct chunks + 21 manifest reads"
+echo "20 volumes: $gets GETs for $distinct distinct chunks"
+qemu-img compare -f raw -F raw "nbd://127.0.0.1:$NBD/clone-7" "$IMG" >/dev/null || fail "qemu-img compare clone-7"
+nbdcopy "nbd://127.0.0.1:$NBD/clone-13" "$TMP/clone13.img"
+[ "$(md5sum <"$TMP/clone13.img")" = "$(md5sum <"$IMG")" ] || fail "nbdcopy md5 of clone-13"
+
+# --- patterns on unhydrated, partly hydrated and hydrated regions -------------------
+kill "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true
+start_daemon --hydration-rate 128K --hydration-threads 1
+vol create slow --from s3://bkt/snaps/base >/dev/null
+U="nbd://127.0.0.1:$NBD/slow"
+# A read of chunk 30 hydrates it (partly hydrated region around it); chunk 31 stays missing.
+qemu-io -f raw -c "read -P 0 $((10 * CHUNK)) 4096" "$U" | grep -q 'read 4096' || fail "zero chunk read"
+off=$((30 * CHUNK + 1000))
+out=$(qemu-io -f raw -c "write -P 0x5a $off 3000" -c "read -P 0x5a $off 3000" \
+        -c "write -P 0x6b $((31 * CHUNK - 500)) 1000" -c "read -P 0x6b $((31 * CHUNK - 500)) 1000" \
+        -c "write -z $((50 * CHUNK)) $CHUNK" -c "read -P 0 $((50 * CHUNK)) $CHUNK" -c flush "$U")
+echo "$out" | grep -q 'Pattern verification failed' && fail "qemu-io patterns: $out"
+[ "$(echo "$out" | grep -c '^read ')" = 3 ] || fail "qemu-io: $out"
+[ "$(vol status slow --json | json_field triggers)" -ge 2 ] || fail "no triggers counted"
+
+# --- SIGKILL during hydration after acknowledged writes -----------------------------
+[ "$(hydrated slow)" = hydrating ] || fail "slow volume hydrated too soon to test a crash"
+kill -9 "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true
+start_daemon --hydration-threads 4
+nbdcopy "$U" "$TMP/slow.img" 2>/dev/null || nbdcopy "nbd://127.0.0.1:$NBD/slow" "$TMP/slow.img"
+/usr/bin/python3 - "$IMG" "$TMP/slow.img" $CHUNK <<'PY' || fail "after SIGKILL the volume is not the image plus the acknowledged writes"
+import sys
+img, got, c = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read(), int(sys.argv[3])
+want = bytearray(img)
+off = 30 * c + 1000
+want[off:off + 3000] = b"\x5a" * 3000
+want[31 * c - 500:31 * c + 500] = b"\x6b" * 1000
+want[50 * c:51 * c] = bytes(c)
+assert bytes(want) == got, next(i for i in range(len(got)) if want[i] != got[i])
+PY
+for _ in $(seq 1 300); do [ "$(hydrated slow)" = hydrated ] && break; sleep 0.1; done
+[ "$(hydrated slow)" = hydrated ] || fail "hydration did not go on after the restart"
+
+# --- bad input ------------------------------------------------------------------------
+rc=0; vol create nope --from s3://bkt/snaps/absent 2>"$TMP/err" || rc=$?
+[ $rc != 0 ] && grep -q "no snapshot 'absent'" "$TMP/err" || fail "create from a missing snapshot: $(cat "$TMP/err")"
+aws_s3 s3 cp "$TMP/created" s3://bkt/snaps/snapshots/broken >/dev/null
+rc=0; vol create bad --from s3://bkt/snaps/broken 2>"$TMP/err" || rc=$?
+[ $rc != 0 ] && grep -q "snapshot manifest" "$TMP/err" && [ "$(wc -l <"$TMP/err")" = 1 ] || fail "damaged manifest: $(cat "$TMP/err")"
+rc=0; vol create clone-3 --from s3://bkt/snaps/base 2>"$TMP/err" || rc=$?
+[ $rc != 0 ] && grep -q exists "$TMP/err" || fail "a second clone-3: $(cat "$TMP/err")"
+nbdinfo "nbd://127.0.0.1:$NBD/nosuch" >/dev/null 2>&1 && fail "an unknown export answered"
+vol rm clone-0 >/dev/null
+rc=0; vol status clone-0 2>/dev/null || rc=$?
+[ $rc != 0 ] || fail "removed volume still there"
+echo "volume_test: ok"
