@@ -99,6 +99,25 @@ done
 zstd -dcq "$TMP/body.zstd" | cmp - "$TMP/site/$page" && cmp "$TMP/body.identity" "$TMP/site/$page" \
   && echo "both answers decode to the origin's bytes"
 
+step "ferry snapshot + ferry volume: lazy block volumes over NBD"
+mkdir -p "$TMP/rootfs/etc" "$TMP/rootfs/usr"
+cp -r /usr/share/doc/python3* "$TMP/rootfs/usr/" 2>/dev/null || seq 1 200000 >"$TMP/rootfs/usr/numbers"
+echo "ferry demo" >"$TMP/rootfs/etc/hostname"
+/sbin/mke2fs -q -t ext4 -d "$TMP/rootfs" "$TMP/disk.img" 128M
+"$FERRY" snapshot create "$TMP/disk.img" s3://demo/snaps/base
+"$FERRY" snapshot ls s3://demo/snaps
+"$FERRY" volume serve --pool "$TMP/pool-a" --pool "$TMP/pool-b" --nbd 127.0.0.1:0 --api 127.0.0.1:0 \
+    --port-file "$TMP/vol.ports" --hydration-rate 4M >"$TMP/volumes.log" 2>&1 &
+OTHER_PIDS+=($!)
+for _ in $(seq 1 50); do [ -s "$TMP/vol.ports" ] && break; sleep 0.1; done
+read -r NBD_PORT API_PORT <"$TMP/vol.ports"
+"$FERRY" volume create vm --from s3://demo/snaps/base --count 3 --api "127.0.0.1:$API_PORT"
+if command -v nbdinfo >/dev/null; then nbdinfo --size "nbd://127.0.0.1:$NBD_PORT/vm-1"; fi
+if command -v qemu-img >/dev/null; then
+  time qemu-img compare -f raw -F raw "nbd://127.0.0.1:$NBD_PORT/vm-1" "$TMP/disk.img"
+fi
+"$FERRY" volume ls --api "127.0.0.1:$API_PORT"
+
 step "errors are one line"
 "$FERRY" cp s3://demo/no/such/key "$TMP/x" || true
 "$FERRY" ls s3://nosuchbucket || true
