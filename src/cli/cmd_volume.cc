@@ -6,6 +6,7 @@
 #include "cli/cli_util.h"
 #include "cli/registry.h"
 #include "http/client.h"
+#include "migrate/filter.h"
 #include "volume/daemon.h"
 
 namespace ferry::cli {
@@ -18,6 +19,7 @@ struct VolumeArgs {
   std::string port_file;
   std::string hydration_rate = "0";
   std::string cache_size = "256M";
+  std::string fetch_deadline = "30s";
   int hydration_threads = 4;
   // client commands
   std::string name, from, size;
@@ -37,6 +39,11 @@ int RunServe(const VolumeArgs& a) {
   if (!rate.ok()) return Fail("volume serve: --hydration-rate", rate.status());
   auto cache = ParseSize(a.cache_size);
   if (!cache.ok()) return Fail("volume serve: --cache-size", cache.status());
+  auto deadline = migrate::ParseDurationMs(a.fetch_deadline);
+  if (!deadline.ok() || *deadline <= 0) {
+    return Fail("volume serve: --fetch-deadline", deadline.ok() ? Status::InvalidArgument("must be positive") : deadline.status());
+  }
+  o.fetch_deadline = std::chrono::milliseconds(*deadline);
   o.hydration_rate = *rate;
   o.cache_bytes = *cache;
   o.open = a.global.ToOpenOptions("");
@@ -108,6 +115,9 @@ void AddVolumeCommand(CLI::App& app, int* exit_code) {
   serve->add_option("--hydration-threads", a->hydration_threads, "Background hydration workers")
       ->capture_default_str();
   serve->add_option("--cache-size", a->cache_size, "Transfer cache for chunks (zstd in memory)")
+      ->capture_default_str();
+  serve->add_option("--fetch-deadline", a->fetch_deadline,
+                    "How long I/O waits for a chunk while the origin fails (then EIO)")
       ->capture_default_str();
   serve->add_option("--port-file", a->port_file, "Write \"NBD_PORT API_PORT\" here");
   AddGlobalOptions(*serve, &a->global);

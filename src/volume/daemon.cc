@@ -132,7 +132,9 @@ class Daemon {
     FERRY_ASSIGN_OR_RETURN(snapshot::Repository r, snapshot::OpenRepository(location, o_.open, false));
     auto repo = std::make_unique<Repo>();
     repo->repo = std::make_unique<snapshot::Repository>(std::move(r));
-    repo->source = std::make_unique<RepositorySource>(repo->repo.get());
+    RepositorySourceOptions so;
+    so.deadline = o_.fetch_deadline;
+    repo->source = std::make_unique<RepositorySource>(repo->repo.get(), so);
     repo->cache = std::make_unique<ChunkCache>(repo->source.get(), o_.cache_bytes);
     Repo* raw = repo.get();
     repos_.emplace(location, std::move(repo));

@@ -13,6 +13,7 @@
 // Chunks come through one transfer cache per snapshot repository, shared
 // by every volume made from it.
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct DaemonOptions {
   uint64_t hydration_rate = 0;         // bytes/s per pool; 0: no cap
   int hydration_threads = 4;
   int fetch_slots = 16;                // concurrent fetches from the object store
+  // How long a chunk fetch keeps retrying a failing origin before the I/O
+  // waiting for it fails with EIO (background hydration pauses and retries).
+  std::chrono::milliseconds fetch_deadline{30'000};
   OpenOptions open;                    // repositories: credentials, endpoints
 };
 

@@ -104,6 +104,21 @@ PY
 for _ in $(seq 1 300); do [ "$(hydrated slow)" = hydrated ] && break; sleep 0.1; done
 [ "$(hydrated slow)" = hydrated ] || fail "hydration did not go on after the restart"
 
+# --- the origin down: I/O fails with EIO after --fetch-deadline, hydration
+# pauses, and both go on when it is back --------------------------------------------
+kill "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true
+start_daemon --hydration-threads 2 --fetch-deadline 2s --hydration-rate 64K
+vol create down --from s3://bkt/snaps/base >/dev/null
+admin POST /_admin/faults '{"kind": 503, "op": "get"}' >/dev/null
+t0=$(date +%s%N)
+out=$(qemu-io -f raw -c "read $((60 * CHUNK)) 4096" "nbd://127.0.0.1:$NBD/down" 2>&1 || true)
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+echo "$out" | grep -q 'read failed' || fail "a read with the origin down did not fail: $out"
+[ "$ms" -ge 1500 ] && [ "$ms" -lt 15000 ] || fail "read failed after $ms ms, want about the 2 s deadline"
+admin POST /_admin/faults '{}' >/dev/null
+qemu-io -f raw -c "read $((60 * CHUNK)) 4096" "nbd://127.0.0.1:$NBD/down" | grep -q 'read 4096' || fail "read after the origin came back"
+[ "$(vol status down --json | json_field fetch_errors)" -ge 1 ] || fail "fetch errors not counted"
+
 # --- bad input ------------------------------------------------------------------------
 rc=0; vol create nope --from s3://bkt/snaps/absent 2>"$TMP/err" || rc=$?
 [ $rc != 0 ] && grep -q "no snapshot 'absent'" "$TMP/err" || fail "create from a missing snapshot: $(cat "$TMP/err")"
