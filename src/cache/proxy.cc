@@ -729,7 +729,21 @@ std::optional<ProxyResponse> Proxy::Run(const ProxyRequest& req, bool may_block)
     auto fill = FillFromUpstream(req, *route, entry, req_cc);
     return answer(*fill, fill->x_cache);
   }
-  auto [fill, led] = flights_.Do(route->cache_key, [&] { return FillFromUpstream(req, *route, entry, req_cc); });
+  auto [fill, led] = flights_.Do(route->cache_key, [&]() -> std::shared_ptr<const Fill> {
+    // A fill for this key may have ended since the lookup above: what it
+    // stored, if fresh, is a hit (not a second origin fetch).
+    auto now = hot_.Get(route->cache_key);
+    if (now && now != entry &&
+        ServableWithoutRevalidation(req_cc, now->cache_control, now->lifetime, now->AgeAt(Now()))) {
+      auto hit = std::make_shared<Fill>();
+      hit->share = Fill::Share::kObject;
+      hit->object = std::move(now);
+      hit->x_cache = "HIT";
+      counters_.hits++;
+      return hit;
+    }
+    return FillFromUpstream(req, *route, entry, req_cc);
+  });
   if (led) return answer(*fill, fill->x_cache);
   if (fill && fill->share != Fill::Share::kNone) {
     counters_.coalesced++;

@@ -17,6 +17,15 @@ Result<std::string> ChunkCache::Fetch(const std::string& hash, bool urgent) {
     memory_.Remove(hash);  // cannot happen short of memory damage: fetch again
   }
   auto [fetched, led] = flights_.Do(hash, [&]() -> Fetched {
+    // A flight for this chunk may have ended between the lookup above and
+    // this one starting: look again before going to the source.
+    if (auto hit = memory_.Get(hash)) {
+      auto plain = codec::ZstdDecompress(hit->body);
+      if (plain.ok() && plain->size() == hit->meta.logical_length) {
+        hits_++;
+        return std::make_shared<const Result<std::string>>(std::move(plain));
+      }
+    }
     misses_++;
     auto got = source_->Fetch(hash, urgent);
     if (got.ok()) {
