@@ -5,6 +5,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/registry.h"
+#include "http/client.h"
 #include "snapshot/create.h"
 #include "snapshot/repository.h"
 
@@ -17,6 +18,8 @@ struct SnapshotArgs {
   std::string chunk_size = "1M";
   int concurrency = 16;
   bool json = false;
+  std::string volume;                    // prefetch: the volume whose first touches to store
+  std::string api = "127.0.0.1:10810";  // prefetch: the volume daemon
   GlobalOptions global;
 };
 
@@ -100,6 +103,45 @@ int RunInfo(const SnapshotArgs& a) {
   return 0;
 }
 
+// Stores the order in which a volume's clients first touched its chunks as
+// the snapshot's prefetch order, so later clones hydrate those first.
+int RunPrefetch(const SnapshotArgs& a) {
+  auto where = snapshot::SplitSnapshotLocation(a.location);
+  if (!where.ok()) return Fail("snapshot prefetch", where.status());
+  auto ep = http::ParseEndpoint("http://" + a.api);
+  if (!ep.ok()) return Fail("snapshot prefetch: --api", ep.status());
+  http::ClientOptions co;
+  co.io_threads = 1;
+  http::Client client(co);
+  http::Request r;
+  r.target = "/volumes/" + a.volume + "/first-touches";
+  auto resp = client.Send(*ep, r, nullptr);
+  if (!resp.ok()) return Fail("snapshot prefetch: the volume daemon at " + a.api, resp.status());
+  nlohmann::json j = nlohmann::json::parse(resp->body, nullptr, false);
+  if (resp->status != 200 || j.is_discarded() || !j.contains("chunks")) {
+    std::string msg = !j.is_discarded() && j.contains("error") ? j["error"].get<std::string>() : resp->body;
+    return Fail("snapshot prefetch", Status::InvalidArgument(msg));
+  }
+  auto repo = OpenRepository(where->first, a.global, /*create=*/false);
+  if (!repo.ok()) return Fail(where->first, repo.status());
+  auto m = repo->GetManifest(where->second);
+  if (!m.ok()) return Fail("snapshot prefetch", m.status());
+  std::vector<bool> seen(m->chunks.size(), false);
+  m->prefetch.clear();
+  for (const auto& c : j["chunks"]) {
+    uint64_t i = c.get<uint64_t>();
+    if (i < m->chunks.size() && !seen[i]) {
+      seen[i] = true;
+      m->prefetch.push_back(static_cast<uint32_t>(i));
+    }
+  }
+  Status st = repo->PutManifest(*m);
+  if (!st.ok()) return Fail("snapshot prefetch", st);
+  std::printf("snapshot %s: prefetch order of %zu chunks from volume %s\n", where->second.c_str(),
+              m->prefetch.size(), a.volume.c_str());
+  return 0;
+}
+
 }  // namespace
 
 void AddSnapshotCommand(CLI::App& app, int* exit_code) {
@@ -122,6 +164,13 @@ void AddSnapshotCommand(CLI::App& app, int* exit_code) {
   ls->add_flag("--json", a->json, "One JSON object per line");
   AddGlobalOptions(*ls, &a->global);
   ls->callback([a, exit_code] { *exit_code = RunLs(*a); });
+
+  auto* prefetch = snap->add_subcommand("prefetch", "Store a volume's first-touched chunks as the prefetch order");
+  prefetch->add_option("snapshot", a->location, "REPOSITORY/NAME")->required();
+  prefetch->add_option("--from-volume", a->volume, "A volume made from this snapshot")->required();
+  prefetch->add_option("--api", a->api, "The volume daemon's API (HOST:PORT)")->capture_default_str();
+  AddGlobalOptions(*prefetch, &a->global);
+  prefetch->callback([a, exit_code] { *exit_code = RunPrefetch(*a); });
 
   auto* info = snap->add_subcommand("info", "Show one snapshot");
   info->add_option("snapshot", a->location, "REPOSITORY/NAME")->required();

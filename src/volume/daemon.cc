@@ -90,6 +90,11 @@ class Daemon {
       if (req.method == "POST") return Create(req.body);
       return Error(405, "use GET or POST on /volumes");
     }
+    constexpr std::string_view kTouches = "/first-touches";
+    if (path.rfind("/volumes/", 0) == 0 && path.size() > 9 + kTouches.size() &&
+        path.compare(path.size() - kTouches.size(), kTouches.size(), kTouches) == 0 && req.method == "GET") {
+      return FirstTouches(path.substr(9, path.size() - 9 - kTouches.size()));
+    }
     if (path.rfind("/volumes/", 0) == 0) {
       std::string name = path.substr(9);
       if (req.method == "GET") return Status_(name);
@@ -255,6 +260,15 @@ class Daemon {
     auto it = volumes_.find(name);
     if (it == volumes_.end()) return Error(404, "no volume '" + name + "'");
     return Json(200, Describe(it->second));
+  }
+
+  // The chunk indices a volume's clients touched, first touch first (what
+  // `ferry snapshot prefetch` stores in the snapshot).
+  ApiResponse FirstTouches(const std::string& name) {
+    std::lock_guard lock(mu_);
+    auto it = volumes_.find(name);
+    if (it == volumes_.end()) return Error(404, "no volume '" + name + "'");
+    return Json(200, {{"name", name}, {"from", it->second.from}, {"chunks", it->second.volume->FirstTouches()}});
   }
 
   ApiResponse Remove(const std::string& name) {

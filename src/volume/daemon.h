@@ -6,6 +6,7 @@
 //   POST   /volumes         {"name", "from": "REPOSITORY/SNAPSHOT", "size"?, "count"?}
 //   GET    /volumes         every volume's status
 //   GET    /volumes/NAME    one volume's status
+//   GET    /volumes/NAME/first-touches   chunks in the order clients first touched them
 //   DELETE /volumes/NAME
 //   GET    /metrics         Prometheus text
 // A volume is POOL/volumes/NAME/{volume.json, data, bitmap}; a restarted

@@ -85,6 +85,12 @@ out=$(qemu-io -f raw -c "write -P 0x5a $off 3000" -c "read -P 0x5a $off 3000" \
 echo "$out" | grep -q 'Pattern verification failed' && fail "qemu-io patterns: $out"
 [ "$(echo "$out" | grep -c '^read ')" = 3 ] || fail "qemu-io: $out"
 [ "$(vol status slow --json | json_field triggers)" -ge 2 ] || fail "no triggers counted"
+# What this volume touched first becomes the snapshot's prefetch order.
+"$FERRY" snapshot prefetch s3://bkt/snaps/base --from-volume slow --api "127.0.0.1:$API" >/dev/null
+order=$("$FERRY" snapshot info s3://bkt/snaps/base --json | json_field prefetch)
+[ "$order" -ge 2 ] || fail "prefetch order of $order chunks"
+aws_s3 s3 cp s3://bkt/snaps/snapshots/base - | /usr/bin/python3 -c "
+import json,sys; p = json.load(sys.stdin)['prefetch']; assert p[:3] == [10, 30, 31], p" || fail "prefetch order is not the first touches"
 
 # --- SIGKILL during hydration after acknowledged writes -----------------------------
 [ "$(hydrated slow)" = hydrating ] || fail "slow volume hydrated too soon to test a crash"
