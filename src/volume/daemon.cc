@@ -20,6 +20,7 @@
 #include "volume/api_server.h"
 #include "volume/chunk_cache.h"
 #include "volume/placement.h"
+#include "volume/qos.h"
 #include "volume/repository_source.h"
 #include "volume/volume.h"
 
@@ -58,6 +59,7 @@ class Daemon {
     for (size_t i = 0; i < o.pools.size(); ++i) {
       limiters_.push_back(std::make_unique<RateLimiter>(static_cast<double>(o.hydration_rate)));
     }
+    last_fetch_ = std::make_unique<std::atomic<std::chrono::steady_clock::duration::rep>[]>(o.pools.size());
   }
 
   Status Load() {
@@ -118,6 +120,28 @@ class Daemon {
         continue;
       }
       const Entry& e = todo[next_++ % todo.size()];
+      // QoS: while this pool's clients are busy, hydration trickles.
+      auto now = std::chrono::steady_clock::now();
+      auto last_io = std::chrono::steady_clock::time_point();
+      {
+        std::lock_guard lock(mu_);
+        for (const auto& [_, v] : volumes_) {
+          if (v.pool == e.pool) last_io = std::max(last_io, v.volume->last_client_io());
+        }
+      }
+      auto& last_fetch = last_fetch_[static_cast<size_t>(e.pool)];
+      auto since = [&](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(now - t);
+      };
+      auto pause = HydrationPause(since(last_io),
+                                  since(std::chrono::steady_clock::time_point(
+                                      std::chrono::steady_clock::duration(last_fetch.load()))));
+      if (pause.count() > 0) {
+        backoffs_++;
+        std::this_thread::sleep_for(pause);
+        continue;
+      }
+      last_fetch = std::chrono::steady_clock::now().time_since_epoch().count();
       // QoS: the pool's hydration bandwidth cap (triggers are not capped).
       if (o_.hydration_rate > 0) limiters_[static_cast<size_t>(e.pool)]->Take(static_cast<double>(e.volume->chunk_size()));
       auto more = e.volume->HydrateNext();
@@ -316,6 +340,8 @@ class Daemon {
         total.stored_bytes += s.stored_bytes;
       }
     }
+    out += "# TYPE ferry_volume_hydration_backoffs_total counter\n";
+    line("ferry_volume_hydration_backoffs_total", "", backoffs_);
     out += "# TYPE ferry_volume_cache_hits_total counter\n";
     line("ferry_volume_cache_hits_total", "", total.hits);
     out += "# TYPE ferry_volume_cache_misses_total counter\n";
@@ -338,6 +364,8 @@ class Daemon {
   std::mutex repos_mu_;
   std::map<std::string, std::unique_ptr<Repo>> repos_;  // guarded by repos_mu_
   std::atomic<uint64_t> next_{0};
+  std::unique_ptr<std::atomic<std::chrono::steady_clock::duration::rep>[]> last_fetch_;  // per pool
+  std::atomic<uint64_t> backoffs_{0};
 };
 
 }  // namespace

@@ -213,6 +213,7 @@ Status Volume::Ensure(uint64_t i, bool urgent) {
 }
 
 Status Volume::Read(uint64_t offset, uint64_t len, char* out) {
+  NoteClientIo();
   if (len == 0) return Status::Ok();
   uint64_t cs = options_.manifest.chunk_size;
   for (uint64_t c = offset / cs; c <= (offset + len - 1) / cs; ++c) FERRY_RETURN_IF_ERROR(Ensure(c, true));
@@ -220,6 +221,7 @@ Status Volume::Read(uint64_t offset, uint64_t len, char* out) {
 }
 
 Status Volume::Write(uint64_t offset, std::string_view data, bool fua) {
+  NoteClientIo();
   if (data.empty()) return Status::Ok();
   uint64_t cs = options_.manifest.chunk_size;
   uint64_t end = offset + data.size();
@@ -263,6 +265,7 @@ Status ZeroRange(int fd, uint64_t offset, uint64_t len) {
 }  // namespace
 
 Status Volume::WriteZeroes(uint64_t offset, uint64_t len, bool fua) {
+  NoteClientIo();
   if (len == 0) return Status::Ok();
   uint64_t cs = options_.manifest.chunk_size;
   uint64_t end = offset + len;

@@ -89,6 +89,10 @@ class Volume : public nbd::BlockDevice {
   Result<bool> HydrateNext();
   bool complete() const;
   VolumeStats stats() const;
+  // When clients last did I/O (steady clock; epoch if never).
+  std::chrono::steady_clock::time_point last_client_io() const {
+    return std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(last_client_io_.load()));
+  }
 
   // The order in which this volume's chunks were first touched by clients
   // (for `ferry snapshot prefetch`).
@@ -115,6 +119,8 @@ class Volume : public nbd::BlockDevice {
   size_t next_ = 0;                        // background cursor; guarded by mu_
   SingleFlight<uint64_t, Status> flights_;
   std::atomic<uint64_t> triggers_{0}, background_{0}, fetched_bytes_{0}, fetch_errors_{0};
+  std::atomic<std::chrono::steady_clock::duration::rep> last_client_io_{0};
+  void NoteClientIo() { last_client_io_ = std::chrono::steady_clock::now().time_since_epoch().count(); }
 };
 
 }  // namespace ferry::volume

@@ -107,6 +107,14 @@ want[31 * c - 500:31 * c + 500] = b"\x6b" * 1000
 want[50 * c:51 * c] = bytes(c)
 assert bytes(want) == got, next(i for i in range(len(got)) if want[i] != got[i])
 PY
+# --- QoS: while clients read, background hydration on their pool trickles --------
+metric_backoffs() { curl -sf "http://127.0.0.1:$API/metrics" | awk '$1 == "ferry_volume_hydration_backoffs_total" { print $2 }'; }
+before=$(metric_backoffs)
+vol create qos --from s3://bkt/snaps/base >/dev/null
+for _ in $(seq 1 20); do qemu-io -f raw -c "read 0 4096" "nbd://127.0.0.1:$NBD/qos" >/dev/null; done
+after=$(metric_backoffs)
+[ "$after" -gt "$before" ] || fail "hydration did not back off while a client was busy ($before -> $after)"
+
 for _ in $(seq 1 300); do [ "$(hydrated slow)" = hydrated ] && break; sleep 0.1; done
 [ "$(hydrated slow)" = hydrated ] || fail "hydration did not go on after the restart"
 
