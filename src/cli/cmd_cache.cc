@@ -23,6 +23,7 @@ struct CacheArgs {
   std::string port_file;
   bool transform_no_transform = false;
   std::string parent;
+  std::vector<std::string> compress_types;
   std::vector<std::string> admin_allow = {"127.0.0.1", "::1"};
   std::string memory_size = "256M";
   std::string max_object = "64M";
@@ -78,6 +79,7 @@ int RunServe(const CacheArgs& a) {
   o.store.max_bytes = *max;
   o.proxy.level = a.level;
   o.proxy.transcode.min_size = *min;
+  for (const auto& t : a.compress_types) o.proxy.transcode.types.push_back(t);
   o.proxy.transcode.ignore_no_transform = a.transform_no_transform;
   o.proxy.cache.default_ttl = std::chrono::seconds(*ttl / 1000);
   Status st = cache::ServeCache(o);
@@ -101,6 +103,8 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
   serve->add_option("--min-size", a->min_size, "Smallest body worth compressing")->capture_default_str();
   serve->add_option("--default-ttl", a->default_ttl, "Freshness of responses that give none (e.g. 60s, 5m)")
       ->capture_default_str();
+  serve->add_option("--compress-type", a->compress_types,
+                    "Also compress this media type (type/subtype, type/* or *+suffix; repeatable)");
   serve->add_flag("--transform-no-transform", a->transform_no_transform,
                   "Compress at rest despite Cache-Control: no-transform");
   serve->add_option("--parent", a->parent,

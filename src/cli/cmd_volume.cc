@@ -20,6 +20,7 @@ struct VolumeArgs {
   std::string hydration_rate = "0";
   std::string cache_size = "256M";
   std::string fetch_deadline = "30s";
+  std::string cache_url;
   int hydration_threads = 4;
   // client commands
   std::string name, from, size;
@@ -45,6 +46,7 @@ int RunServe(const VolumeArgs& a) {
   }
   o.fetch_deadline = std::chrono::milliseconds(*deadline);
   o.hydration_rate = *rate;
+  o.cache_url = a.cache_url;
   o.cache_bytes = *cache;
   o.open = a.global.ToOpenOptions("");
   Status st = volume::ServeVolumes(o);
@@ -116,6 +118,8 @@ void AddVolumeCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   serve->add_option("--cache-size", a->cache_size, "Transfer cache for chunks (zstd in memory)")
       ->capture_default_str();
+  serve->add_option("--cache", a->cache_url,
+                    "Fetch chunks through this HTTP cache tier (e.g. ferry cache serve), URL/chunks/XY/HASH");
   serve->add_option("--fetch-deadline", a->fetch_deadline,
                     "How long I/O waits for a chunk while the origin fails (then EIO)")
       ->capture_default_str();

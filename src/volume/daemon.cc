@@ -33,7 +33,7 @@ using nlohmann::json;
 // A snapshot repository with its source and the transfer cache in front.
 struct Repo {
   std::unique_ptr<snapshot::Repository> repo;
-  std::unique_ptr<RepositorySource> source;
+  std::unique_ptr<ChunkSource> source;
   std::unique_ptr<ChunkCache> cache;
 };
 
@@ -163,7 +163,11 @@ class Daemon {
     repo->repo = std::make_unique<snapshot::Repository>(std::move(r));
     RepositorySourceOptions so;
     so.deadline = o_.fetch_deadline;
-    repo->source = std::make_unique<RepositorySource>(repo->repo.get(), so);
+    if (o_.cache_url.empty()) {
+      repo->source = std::make_unique<RepositorySource>(repo->repo.get(), so);
+    } else {
+      FERRY_ASSIGN_OR_RETURN(repo->source, HttpChunkSource::Create(o_.cache_url, so));
+    }
     repo->cache = std::make_unique<ChunkCache>(repo->source.get(), o_.cache_bytes);
     Repo* raw = repo.get();
     repos_.emplace(location, std::move(repo));

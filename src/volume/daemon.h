@@ -37,6 +37,10 @@ struct DaemonOptions {
   // waiting for it fails with EIO (background hydration pauses and retries).
   std::chrono::milliseconds fetch_deadline{30'000};
   OpenOptions open;                    // repositories: credentials, endpoints
+  // Chunks through this HTTP cache tier (e.g. `ferry cache serve` in front
+  // of the repository served over HTTP) instead of from the repository;
+  // manifests still come from the repository. "": none.
+  std::string cache_url;
 };
 
 // Serves until SIGINT or SIGTERM; setup errors are returned.

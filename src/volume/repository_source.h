@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <memory>
 
 #include "snapshot/repository.h"
 #include "volume/chunk_source.h"
@@ -19,6 +21,11 @@ struct RepositorySourceOptions {
   std::chrono::milliseconds max_backoff{2'000};
 };
 
+// One chunk fetch with the policy above: `once` fetches and returns the
+// bytes, which are checked against `hash` here.
+Result<std::string> FetchChecked(const std::function<Result<std::string>()>& once, const std::string& hash,
+                                 const RepositorySourceOptions& options, std::atomic<uint64_t>* attempts);
+
 class RepositorySource : public ChunkSource {
  public:
   RepositorySource(snapshot::Repository* repo, RepositorySourceOptions options = {})
@@ -28,6 +35,26 @@ class RepositorySource : public ChunkSource {
 
  private:
   snapshot::Repository* repo_;
+  RepositorySourceOptions options_;
+  std::atomic<uint64_t> fetches_{0};
+};
+
+// Chunks through an HTTP cache tier (`--cache URL`, e.g. `ferry cache
+// serve` in front of the repository served over HTTP): GET
+// URL/chunks/XY/<hash>, so every clone of every daemon behind that tier
+// asks for the same keys. Same checks and retries as RepositorySource.
+class HttpChunkSource : public ChunkSource {
+ public:
+  // `url`: http://HOST:PORT[/PATH] where PATH/chunks/... are the chunks.
+  static Result<std::unique_ptr<HttpChunkSource>> Create(const std::string& url, RepositorySourceOptions options = {});
+  ~HttpChunkSource() override;
+  Result<std::string> Fetch(const std::string& hash, bool urgent) override;
+  uint64_t fetches() const { return fetches_; }
+
+ private:
+  HttpChunkSource() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
   RepositorySourceOptions options_;
   std::atomic<uint64_t> fetches_{0};
 };

@@ -133,6 +133,40 @@ admin POST /_admin/faults '{}' >/dev/null
 qemu-io -f raw -c "read $((60 * CHUNK)) 4096" "nbd://127.0.0.1:$NBD/down" | grep -q 'read 4096' || fail "read after the origin came back"
 [ "$(vol status down --json | json_field fetch_errors)" -ge 1 ] || fail "fetch errors not counted"
 
+# --- --cache: chunks through a ferry cache serve tier, zstd at rest there --------
+# A text-like image in a local repository, served over HTTP by Python, with
+# ferry cache serve in front of it (chunks are application/octet-stream,
+# immutable: compressed and kept for a day).
+/usr/bin/python3 -c "
+import random
+r = random.Random(3); words = ['ferry', 'chunk', 'volume', 'snapshot', 'zstd', 'cache', 'nbd', 'pool']
+data = ''.join(r.choice(words) + (' ' if r.random() < .9 else '\\n') for _ in range(700000)).encode()
+open('$TMP/text.img', 'wb').write(data[:32 * $CHUNK])"
+"$FERRY" snapshot create "$TMP/text.img" "$TMP/lrepo/text" --chunk-size 64K >/dev/null
+(cd "$TMP/lrepo" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 0 >"$TMP/pyorigin.log" 2>&1) &
+PIDS+=($!)
+for _ in $(seq 1 50); do grep -q port "$TMP/pyorigin.log" 2>/dev/null && break; sleep 0.1; done
+PYPORT=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$TMP/pyorigin.log" | head -1)
+"$FERRY" cache serve --origin "http://127.0.0.1:$PYPORT" --listen 127.0.0.1:0 --port-file "$TMP/ccache.port" \
+    --dir "$TMP/ccache" --default-ttl 1d --compress-type application/octet-stream >"$TMP/ccache.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 50); do [ -s "$TMP/ccache.port" ] && break; sleep 0.1; done
+CACHE="http://127.0.0.1:$(cat "$TMP/ccache.port")"
+kill "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true
+start_daemon --hydration-threads 4 --cache "$CACHE"
+vol create tx --from "$TMP/lrepo/text" --count 5 >/dev/null
+for _ in $(seq 1 300); do
+  left=$(vol ls --json | /usr/bin/python3 -c "import json,sys; print(sum(v['state'] != 'hydrated' for v in json.load(sys.stdin) if v['name'].startswith('tx-')))")
+  [ "$left" = 0 ] && break
+  sleep 0.1
+done
+[ "$left" = 0 ] || fail "volumes behind the cache tier still hydrating"
+qemu-img compare -f raw -F raw "nbd://127.0.0.1:$NBD/tx-3" "$TMP/text.img" >/dev/null || fail "qemu-img compare through the cache tier"
+cmetric() { curl -sf "$CACHE/_ferry/metrics" | awk -v n="$1" '$1 == n { print $2 }'; }
+[ "$(cmetric ferry_cache_origin_fetches_total)" = 32 ] || fail "the cache tier fetched $(cmetric ferry_cache_origin_fetches_total) chunks from its origin, want 32"
+/usr/bin/python3 -c "import sys; sys.exit(0 if float('$(cmetric ferry_cache_compression_ratio)') > 2 else 1)" ||
+  fail "chunks not compressed in the cache tier (ratio $(cmetric ferry_cache_compression_ratio))"
+
 # --- bad input ------------------------------------------------------------------------
 rc=0; vol create nope --from s3://bkt/snaps/absent 2>"$TMP/err" || rc=$?
 [ $rc != 0 ] && grep -q "no snapshot 'absent'" "$TMP/err" || fail "create from a missing snapshot: $(cat "$TMP/err")"
