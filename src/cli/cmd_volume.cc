@@ -21,6 +21,7 @@ struct VolumeArgs {
   std::string cache_size = "256M";
   std::string fetch_deadline = "30s";
   std::string cache_url;
+  double overcommit = 1.0;
   int hydration_threads = 4;
   // client commands
   std::string name, from, size;
@@ -47,6 +48,10 @@ int RunServe(const VolumeArgs& a) {
   o.fetch_deadline = std::chrono::milliseconds(*deadline);
   o.hydration_rate = *rate;
   o.cache_url = a.cache_url;
+  if (!(a.overcommit >= 1.0 && a.overcommit <= 100.0)) {
+    return Fail("volume serve", Status::InvalidArgument("--overcommit must be 1..100"));
+  }
+  o.overcommit = a.overcommit;
   o.cache_bytes = *cache;
   o.open = a.global.ToOpenOptions("");
   Status st = volume::ServeVolumes(o);
@@ -117,6 +122,9 @@ void AddVolumeCommand(CLI::App& app, int* exit_code) {
   serve->add_option("--hydration-threads", a->hydration_threads, "Background hydration workers")
       ->capture_default_str();
   serve->add_option("--cache-size", a->cache_size, "Transfer cache for chunks (zstd in memory)")
+      ->capture_default_str();
+  serve->add_option("--overcommit", a->overcommit,
+                    "Place volumes as if pools had this many times their free space (volumes are thin)")
       ->capture_default_str();
   serve->add_option("--cache", a->cache_url,
                     "Fetch chunks through this HTTP cache tier (e.g. ferry cache serve), URL/chunks/XY/HASH");

@@ -175,10 +175,17 @@ class Daemon {
   }
 
   // Opens (or creates) one volume and exports it.
-  Status Attach(const std::string& name, const std::string& from, uint64_t size, int pool, const std::string& dir) {
+  // `manifest`: the snapshot's, when the caller has read it already.
+  Status Attach(const std::string& name, const std::string& from, uint64_t size, int pool, const std::string& dir,
+                const snapshot::Manifest* manifest = nullptr) {
     FERRY_ASSIGN_OR_RETURN(auto where, snapshot::SplitSnapshotLocation(from));
     FERRY_ASSIGN_OR_RETURN(Repo * repo, RepoFor(where.first));
-    FERRY_ASSIGN_OR_RETURN(snapshot::Manifest m, repo->repo->GetManifest(where.second));
+    snapshot::Manifest m;
+    if (manifest) {
+      m = *manifest;
+    } else {
+      FERRY_ASSIGN_OR_RETURN(m, repo->repo->GetManifest(where.second));
+    }
     VolumeOptions vo;
     vo.dir = dir;
     vo.size = size;
@@ -228,7 +235,9 @@ class Daemon {
       for (size_t p = 0; p < o_.pools.size(); ++p) {
         PoolLoad l;
         struct statvfs sv;
-        if (::statvfs(o_.pools[p].c_str(), &sv) == 0) l.free_bytes = uint64_t{sv.f_bavail} * sv.f_frsize;
+        if (::statvfs(o_.pools[p].c_str(), &sv) == 0) {
+          l.free_bytes = static_cast<uint64_t>(static_cast<double>(uint64_t{sv.f_bavail} * sv.f_frsize) * o_.overcommit);
+        }
         for (const auto& [_, e] : volumes_) {
           if (e.pool == static_cast<int>(p)) {
             l.volumes++;
@@ -239,7 +248,11 @@ class Daemon {
         loads.push_back(l);
       }
     }
-    auto placed = PlaceVolumes(loads, vsize, count);
+    // Volumes are thin: what one will take is the snapshot's stored chunks
+    // (zeros are holes), not its virtual size.
+    uint64_t need = 0;
+    for (const auto& c : m->chunks) need += c.empty() ? 0 : m->chunk_size;
+    auto placed = PlaceVolumes(loads, need, count);
     if (!placed.ok()) return Error(507, placed.status().message());
     json out = json::array();
     for (int i = 0; i < count; ++i) {
@@ -251,7 +264,7 @@ class Daemon {
         std::ofstream f(dir + "/volume.json");
         f << json{{"name", names[static_cast<size_t>(i)]}, {"from", from}, {"size", vsize}}.dump() << "\n";
       }
-      Status st = Attach(names[static_cast<size_t>(i)], from, vsize, p, dir);
+      Status st = Attach(names[static_cast<size_t>(i)], from, vsize, p, dir, &*m);
       if (!st.ok()) {
         fs::remove_all(dir, ec);
         return Error(500, names[static_cast<size_t>(i)] + ": " + st.ToString());

@@ -33,6 +33,9 @@ struct DaemonOptions {
   uint64_t hydration_rate = 0;         // bytes/s per pool; 0: no cap
   int hydration_threads = 4;
   int fetch_slots = 16;                // concurrent fetches from the object store
+  // Placement counts a volume as the snapshot's stored bytes (volumes are
+  // thin) against a pool's free space times this (above 1: overcommit).
+  double overcommit = 1.0;
   // How long a chunk fetch keeps retrying a failing origin before the I/O
   // waiting for it fails with EIO (background hydration pauses and retries).
   std::chrono::milliseconds fetch_deadline{30'000};

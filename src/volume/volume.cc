@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 namespace ferry::volume {
 namespace {
@@ -93,6 +94,7 @@ Result<std::unique_ptr<Volume>> Volume::Open(VolumeOptions o) {
   }
   std::unique_ptr<Volume> v(new Volume(std::move(o), data_fd, bitmap_fd, size));
   v->bits_.assign(chunks, false);
+  v->busy_.assign(chunks, false);
   v->touched_.assign(chunks, false);
   struct stat st;
   if (::fstat(bitmap_fd, &st) != 0) return Status::FromErrno(errno, bitmap_path);
@@ -160,24 +162,55 @@ std::vector<uint32_t> Volume::FirstTouches() const {
   return first_touches_;
 }
 
-Status Volume::MarkPresent(uint64_t i) {
-  bits_[i] = true;
+bool Volume::Claim(uint64_t i) {
+  std::unique_lock lock(mu_);
+  busy_cv_.wait(lock, [&] { return !busy_[i]; });
+  if (bits_[i]) return false;
+  busy_[i] = true;
+  return true;
+}
+
+void Volume::Unclaim(uint64_t i) {
+  {
+    std::lock_guard lock(mu_);
+    busy_[i] = false;
+  }
+  busy_cv_.notify_all();
+}
+
+Status Volume::PersistBit(uint64_t i) {
+  // Serialized, and the byte computed inside, so the last write of a byte
+  // carries every bit set before it; the bit becomes visible only once
+  // durable, so no client writes into the chunk before then.
+  std::lock_guard bitmap_lock(bitmap_mu_);
   uint64_t byte_index = i / 8;
   unsigned char byte = 0;
-  for (uint64_t b = 0; b < 8 && byte_index * 8 + b < bits_.size(); ++b) {
-    if (bits_[byte_index * 8 + b]) byte = static_cast<unsigned char>(byte | (1 << b));
+  {
+    std::lock_guard lock(mu_);
+    for (uint64_t b = 0; b < 8 && byte_index * 8 + b < bits_.size(); ++b) {
+      uint64_t j = byte_index * 8 + b;
+      if (bits_[j] || j == i) byte = static_cast<unsigned char>(byte | (1 << b));
+    }
   }
   FERRY_RETURN_IF_ERROR(PwriteAll(bitmap_fd_, reinterpret_cast<const char*>(&byte), 1, kBitmapHeader + byte_index));
-  return Sync(bitmap_fd_);
+  FERRY_RETURN_IF_ERROR(Sync(bitmap_fd_));
+  std::lock_guard lock(mu_);
+  bits_[i] = true;
+  return Status::Ok();
+}
+
+Status Volume::FillClaimed(uint64_t i, const std::function<Status()>& write_data) {
+  Status st = write_data();
+  if (st.ok()) st = Sync(data_fd_);  // data first, then its bit
+  if (st.ok()) st = PersistBit(i);
+  Unclaim(i);
+  return st;
 }
 
 Status Volume::Install(uint64_t i, const std::string& bytes) {
-  std::lock_guard lock(mu_);
-  if (bits_[i]) return Status::Ok();  // a client made it present meanwhile: its data wins
+  if (!Claim(i)) return Status::Ok();  // a client made it present meanwhile: its data wins
   uint64_t cs = options_.manifest.chunk_size;
-  FERRY_RETURN_IF_ERROR(PwriteAll(data_fd_, bytes.data(), bytes.size(), i * cs));
-  FERRY_RETURN_IF_ERROR(Sync(data_fd_));  // data first, then its bit
-  return MarkPresent(i);
+  return FillClaimed(i, [&] { return PwriteAll(data_fd_, bytes.data(), bytes.size(), i * cs); });
 }
 
 Status Volume::Ensure(uint64_t i, bool urgent) {
@@ -230,11 +263,10 @@ Status Volume::Write(uint64_t offset, std::string_view data, bool fua) {
     if (offset <= c_start && end >= c_end) {
       // The whole chunk is written: present without a fetch, once its data
       // is durable.
-      std::lock_guard lock(mu_);
-      if (!bits_[c]) {
-        FERRY_RETURN_IF_ERROR(PwriteAll(data_fd_, data.data() + (c_start - offset), c_end - c_start, c_start));
-        FERRY_RETURN_IF_ERROR(Sync(data_fd_));
-        FERRY_RETURN_IF_ERROR(MarkPresent(c));
+      if (Claim(c)) {
+        FERRY_RETURN_IF_ERROR(FillClaimed(c, [&] {
+          return PwriteAll(data_fd_, data.data() + (c_start - offset), c_end - c_start, c_start);
+        }));
       }
     } else {
       FERRY_RETURN_IF_ERROR(Ensure(c, true));
@@ -274,13 +306,10 @@ Status Volume::WriteZeroes(uint64_t offset, uint64_t len, bool fua) {
     uint64_t from = std::max(offset, c_start), to = std::min(end, c_end);
     if (from == c_start && to == c_end) {
       // A whole chunk: if it is missing it becomes present (zeros) without a
-      // fetch — under the lock, so no fill lands in between — and its zeros
-      // are durable before its bit.
-      std::lock_guard lock(mu_);
-      if (!bits_[c]) {
-        FERRY_RETURN_IF_ERROR(ZeroRange(data_fd_, from, to - from));
-        FERRY_RETURN_IF_ERROR(Sync(data_fd_));
-        FERRY_RETURN_IF_ERROR(MarkPresent(c));
+      // fetch — claimed, so no fill lands in between — and its zeros are
+      // durable before its bit.
+      if (Claim(c)) {
+        FERRY_RETURN_IF_ERROR(FillClaimed(c, [&] { return ZeroRange(data_fd_, from, to - from); }));
         continue;
       }
     } else {

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -105,15 +106,25 @@ class Volume : public nbd::BlockDevice {
   // Makes chunk i present, fetching it (urgent or not) unless it is.
   Status Ensure(uint64_t i, bool urgent);
   Status Install(uint64_t i, const std::string& bytes);
-  Status MarkPresent(uint64_t i);  // data already durable; mu_ held
-  Status MarkRange(uint64_t first, uint64_t last);
+  // Chunk i for one writer of a whole missing chunk (a fill, a whole-chunk
+  // write or zeroing): false when it is present already. Waits for
+  // another claim to end.
+  bool Claim(uint64_t i);
+  void Unclaim(uint64_t i);
+  // With chunk i claimed: write_data, sync the data, then persist the bit
+  // (and only then show it), then unclaim.
+  Status FillClaimed(uint64_t i, const std::function<Status()>& write_data);
+  Status PersistBit(uint64_t i);
 
   VolumeOptions options_;
   const int data_fd_;
   const int bitmap_fd_;
   const uint64_t size_;
   mutable std::mutex mu_;
-  std::vector<bool> bits_;                 // guarded by mu_
+  std::vector<bool> bits_;                 // guarded by mu_; set once durable
+  std::vector<bool> busy_;                 // guarded by mu_: claimed (Claim)
+  std::condition_variable busy_cv_;
+  std::mutex bitmap_mu_;                   // serializes bitmap writes (PersistBit)
   std::vector<uint32_t> first_touches_;    // guarded by mu_
   std::vector<bool> touched_;              // guarded by mu_
   size_t next_ = 0;                        // background cursor; guarded by mu_
