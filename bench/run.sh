@@ -15,7 +15,12 @@
 #      corpus behind an nginx origin (bench/cache_hit_bench.sh;
 #      CACHE_HIT_BENCH=none skips it; skipped with a message when nginx,
 #      varnish, wrk or the corpus is missing).
-#   4. Bulk copy, bucket to bucket: ferry migrate beside rclone copy
+#   4. Lazy volumes: time to the first read and to a boot set beside
+#      downloading the image first, trigger latency from the object store and
+#      from the transfer cache, bytes 50 clones take from the object store,
+#      background hydration against the origin's cap (bench/volume_bench.sh;
+#      VOLUME_BENCH=none skips it).
+#   5. Bulk copy, bucket to bucket: ferry migrate beside rclone copy
 #      (bench/migrate_bench.sh; MIGRATE_BENCH=75k|2m|all|none, default all).
 #
 # Machines are noisy: read the ratios within one run, not absolute figures
@@ -133,7 +138,20 @@ if [ "${CACHE_HIT_BENCH:-all}" != none ]; then
   fi
 fi
 
-# 4. Bulk copy; its own servers, so this one's memory is given back first.
+# 4. Lazy volumes; their own test server and daemon.
+if [ "${VOLUME_BENCH:-all}" != none ]; then
+  stop_server
+  rc=0
+  bench/volume_bench.sh "$BUILD" >"$TMP/volume.md" || rc=$?
+  if [ "$rc" = 77 ]; then
+    echo "volume benchmark skipped: qemu-utils, libnbd-bin or e2fsprogs is missing (make setup)"
+  else
+    { echo; cat "$TMP/volume.md"; } | tee -a "$OUT"
+    [ "$rc" = 0 ] || { echo "bench: volume benchmark failed" >&2; exit "$rc"; }
+  fi
+fi
+
+# 5. Bulk copy; its own servers, so this one's memory is given back first.
 # It appends its tables to $OUT.
 if [ "${MIGRATE_BENCH:-all}" != none ]; then
   stop_server

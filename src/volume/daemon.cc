@@ -145,6 +145,7 @@ class Daemon {
       // QoS: the pool's hydration bandwidth cap (triggers are not capped).
       if (o_.hydration_rate > 0) limiters_[static_cast<size_t>(e.pool)]->Take(static_cast<double>(e.volume->chunk_size()));
       auto more = e.volume->HydrateNext();
+      if (more.ok() && !*more) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the rest is in flight
       if (!more.ok()) {
         // The origin is failing: pause this thread a little, keep serving.
         spdlog::warn("volume {}: hydration paused: {}", e.name, more.status().ToString());

@@ -95,6 +95,7 @@ Result<std::unique_ptr<Volume>> Volume::Open(VolumeOptions o) {
   std::unique_ptr<Volume> v(new Volume(std::move(o), data_fd, bitmap_fd, size));
   v->bits_.assign(chunks, false);
   v->busy_.assign(chunks, false);
+  v->hydrating_.assign(chunks, false);
   v->touched_.assign(chunks, false);
   struct stat st;
   if (::fstat(bitmap_fd, &st) != 0) return Status::FromErrno(errno, bitmap_path);
@@ -327,18 +328,28 @@ Result<bool> Volume::HydrateNext() {
   {
     std::lock_guard lock(mu_);
     const auto& prefetch = options_.manifest.prefetch;
-    // The prefetch order first, then the rest in order.
-    while (next_ < prefetch.size() + bits_.size()) {
+    const size_t total = prefetch.size() + bits_.size();
+    // The prefetch order first, then the rest in order; each caller takes
+    // the next chunk nobody is fetching, so several hydrators work on
+    // different chunks. A chunk that failed is met again on the next lap.
+    for (size_t scanned = 0; scanned < total; ++scanned) {
+      if (next_ >= total) next_ = 0;
       uint64_t i = next_ < prefetch.size() ? prefetch[next_] : next_ - prefetch.size();
-      if (i < bits_.size() && !bits_[i]) {
+      ++next_;
+      if (i < bits_.size() && !bits_[i] && !hydrating_[i]) {
         pick = i;
+        hydrating_[i] = true;
         break;
       }
-      ++next_;
     }
   }
-  if (pick == UINT64_MAX) return false;
-  FERRY_RETURN_IF_ERROR(Ensure(pick, false));
+  if (pick == UINT64_MAX) return false;  // all present, or the rest being fetched by others
+  Status st = Ensure(pick, false);
+  {
+    std::lock_guard lock(mu_);
+    hydrating_[pick] = false;
+  }
+  FERRY_RETURN_IF_ERROR(st);
   return true;
 }
 

@@ -85,8 +85,10 @@ class Volume : public nbd::BlockDevice {
   Status Trim(uint64_t offset, uint64_t len, bool fua) override;
   Status WriteZeroes(uint64_t offset, uint64_t len, bool fua) override;
 
-  // Background hydration: fetches the next missing chunk (the manifest's
-  // prefetch order first, then in order). false when every chunk is present.
+  // Background hydration: fetches the next missing chunk no other hydrator
+  // has taken (the manifest's prefetch order first, then in order). false
+  // when there is none: every chunk is present, or the rest are being
+  // fetched by other hydrators (complete() tells which).
   Result<bool> HydrateNext();
   bool complete() const;
   VolumeStats stats() const;
@@ -128,6 +130,7 @@ class Volume : public nbd::BlockDevice {
   std::vector<uint32_t> first_touches_;    // guarded by mu_
   std::vector<bool> touched_;              // guarded by mu_
   size_t next_ = 0;                        // background cursor; guarded by mu_
+  std::vector<bool> hydrating_;            // guarded by mu_: taken by a hydrator
   SingleFlight<uint64_t, Status> flights_;
   std::atomic<uint64_t> triggers_{0}, background_{0}, fetched_bytes_{0}, fetch_errors_{0};
   std::atomic<std::chrono::steady_clock::duration::rep> last_client_io_{0};

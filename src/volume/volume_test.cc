@@ -165,6 +165,19 @@ TEST_F(VolumeTest, BackgroundHydrationFollowsThePrefetchOrderThenTheRest) {
   EXPECT_EQ(source_.fetches, 7);
 }
 
+TEST_F(VolumeTest, ConcurrentHydratorsTakeDifferentChunks) {
+  auto v = Open();
+  source_.hold = true;
+  std::thread a([&] { EXPECT_TRUE(v->HydrateNext().ok()); });
+  std::thread b([&] { EXPECT_TRUE(v->HydrateNext().ok()); });
+  for (int i = 0; i < 500 && source_.fetches < 2; ++i) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(source_.fetches, 2);  // both fetching at once, not one waiting on the other
+  source_.Release();
+  a.join();
+  b.join();
+  EXPECT_EQ(v->stats().present, 3u);  // the zero chunk and the two fetched
+}
+
 TEST_F(VolumeTest, ARestartKeepsHydratedChunksAndClientWrites) {
   {
     auto v = Open();

@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# Lazy volumes: how soon a volume made from a snapshot is useful, beside
+# downloading the whole image first (the traditional way), and what sharing
+# the transfer cache saves.
+#
+#   bench/volume_bench.sh BUILD_DIR [--image-mib 2560] [--volumes 50]
+#
+# The image is a real ext4 file system (mke2fs -d) holding this machine's
+# /usr/lib/x86_64-linux-gnu, /usr/bin, /usr/lib/python3.11 and
+# /usr/share/doc (about 1.7 GB of files). It is snapshotted (1 MiB chunks)
+# into ferry-test-s3, which then adds 20 ms to every request and caps its
+# bodies at 200 MB/s in total. The "boot set" is a recorded trace: the
+# first MiB (superblock, group descriptors), then for python3.11, bash,
+# coreutils' ls/cat/cp, grep and sed and every shared library ldd lists for
+# them, the inode's block and the file's data blocks (debugfs on the local
+# image), replayed with one qemu-io against the volume.
+#
+# Measured, all in one run:
+#   full download      ferry cp of the raw image object (the same bytes as
+#                      one object): the traditional first step
+#   first read         volume create -> a 4 KiB read at the superblock done
+#   boot set           replaying the trace on a fresh volume, fresh daemon
+#   trigger latency    4 KiB reads at the start of 100 chunks outside the
+#                      boot set: on a fresh volume (from the object store)
+#                      and then on a second volume (from the transfer cache)
+#   sharing            --volumes volumes each replay the boot set on a fresh
+#                      daemon: bytes the object store sent, beside the boot
+#                      set's stored bytes (without sharing: N times that)
+#   hydration          one volume hydrated in the background with no client:
+#                      stored bytes per second beside the 200 MB/s cap
+# Not measured here (yet): client read p99 during hydration, nbdkit as a
+# peer (its curl plugin cannot sign S3 requests for ferry-test-s3), and the
+# resize2fs / packed_meta_blocks experiment.
+set -euo pipefail
+usage() { echo "usage: $0 BUILD_DIR [--image-mib N] [--volumes N]" >&2; exit 2; }
+[ $# -ge 1 ] || usage
+BUILD=$(cd "$1" && pwd)
+shift
+IMAGE_MIB=2560 VOLUMES=50
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --image-mib) IMAGE_MIB=${2:?}; shift 2 ;;
+    --volumes) VOLUMES=${2:?}; shift 2 ;;
+    *) usage ;;
+  esac
+done
+cd "$(dirname "$0")/.."
+FERRY="$BUILD/ferry"
+for tool in /sbin/mke2fs /sbin/debugfs /usr/bin/qemu-io /usr/bin/nbdinfo /usr/bin/curl; do
+  [ -x "$tool" ] || { echo "volume_bench: $tool is missing: run make setup" >&2; exit 77; }
+done
+
+TMP=$(mktemp -d /tmp/ferry-volume-bench.XXXXXX)
+PIDS=()
+cleanup() {
+  local p
+  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+die() { echo "volume_bench: $*" >&2; exit 1; }
+log() { echo "$*" >&2; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# --- The image -------------------------------------------------------------------
+log "building a ${IMAGE_MIB} MiB ext4 image from /usr"
+mkdir -p "$TMP/root/usr/lib" "$TMP/root/usr/share"
+cp -al /usr/lib/x86_64-linux-gnu "$TMP/root/usr/lib/" 2>/dev/null || cp -a /usr/lib/x86_64-linux-gnu "$TMP/root/usr/lib/"
+cp -al /usr/bin "$TMP/root/usr/" 2>/dev/null || cp -a /usr/bin "$TMP/root/usr/"
+cp -al /usr/lib/python3.11 "$TMP/root/usr/lib/" 2>/dev/null || cp -a /usr/lib/python3.11 "$TMP/root/usr/lib/"
+cp -al /usr/share/doc "$TMP/root/usr/share/" 2>/dev/null || cp -a /usr/share/doc "$TMP/root/usr/share/"
+IMG="$TMP/os.img"
+/sbin/mke2fs -q -t ext4 -d "$TMP/root" "$IMG" "${IMAGE_MIB}M"
+rm -rf "$TMP/root"
+IMAGE_BYTES=$(stat -c %s "$IMG")
+
+# --- The boot set: a trace of (offset, length) reads --------------------------------
+BOOT_FILES=$({ for b in python3.11 bash ls cat cp grep sed; do
+  echo "/usr/bin/$b"
+  ldd "/usr/bin/$b" 2>/dev/null | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
+done; } | sed 's|^/lib/|/usr/lib/|' | sort -u)
+: >"$TMP/trace"
+echo "0 1048576" >>"$TMP/trace"
+BS=4096
+for f in $BOOT_FILES; do
+  real=$(readlink -f "$f" | sed 's|^/lib/|/usr/lib/|')
+  /sbin/debugfs -R "imap $real" "$IMG" 2>/dev/null |
+    awk -v bs=$BS '/located at block/ { gsub(",", "", $4); print $4 * bs, bs }' >>"$TMP/trace"
+  /sbin/debugfs -R "blocks $real" "$IMG" 2>/dev/null | tr ' ' '\n' | awk -v bs=$BS 'NF { print $1 * bs, bs }' >>"$TMP/trace"
+done
+# Merge adjacent blocks into runs; qemu-io reads at most 32 MiB at once.
+sort -n -u "$TMP/trace" | awk '{ if (NR > 1 && $1 == end) { end += $2 } else { if (NR > 1) print start, end - start; start = $1; end = $1 + $2 } }
+  END { print start, end - start }' | awk '{ while ($2 > 33554432) { print $1, 33554432; $1 += 33554432; $2 -= 33554432 } print }' >"$TMP/runs"
+BOOT_BYTES=$(awk '{ s += $2 } END { print s }' "$TMP/runs")
+BOOT_CHUNKS=$(awk '{ for (c = int($1 / 1048576); c <= int(($1 + $2 - 1) / 1048576); c++) print c }' "$TMP/runs" | sort -u | wc -l)
+awk '{ printf "-c \"read %d %d\" ", $1, $2 }' "$TMP/runs" >"$TMP/qemu-io-args"
+log "boot set: $(echo "$BOOT_FILES" | wc -l) files, $(wc -l <"$TMP/runs") reads, $BOOT_BYTES bytes in $BOOT_CHUNKS chunks"
+
+# --- The object store ------------------------------------------------------------------
+"$BUILD/ferry-test-s3" --listen 127.0.0.1:0 --port-file "$TMP/s3.port" --bucket bench \
+  --access-key bench --secret-key bench-secret --retain-memory >"$TMP/s3.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 100); do [ -s "$TMP/s3.port" ] && break; sleep 0.1; done
+S3="http://127.0.0.1:$(cat "$TMP/s3.port")"
+export AWS_ENDPOINT_URL="$S3" AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_REGION=us-east-1
+export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
+admin() { curl -sf -X "$1" ${3:+-H 'Content-Type: application/json' --data "$3"} "$S3$2"; }
+stats() { admin GET /_admin/stats | /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin)['ops'].get('get', {}); print(d.get('requests', 0), d.get('bytes_out', 0))"; }
+log "snapshot and raw image into the test server"
+"$FERRY" snapshot create "$IMG" s3://bench/snaps/os --json >"$TMP/snap.json"
+"$FERRY" cp "$IMG" s3://bench/images/os.img >/dev/null
+STORED=$(/usr/bin/python3 -c "import json; d=json.load(open('$TMP/snap.json')); print(d['uploaded_bytes'])")
+admin POST /_admin/faults '{"latency_ms": 20, "bandwidth_total": 200000000}' >/dev/null
+
+# --- Full download first -----------------------------------------------------------
+t0=$(now_ms)
+"$FERRY" cp s3://bench/images/os.img "$TMP/full.img" >/dev/null
+T_FULL=$(( $(now_ms) - t0 ))
+rm -f "$TMP/full.img"
+
+# --- The daemon ----------------------------------------------------------------------
+DAEMON_PID=
+start_daemon() {  # fresh pools, fresh transfer cache
+  [ -n "$DAEMON_PID" ] && { kill "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true; }
+  rm -rf "$TMP/pool" "$TMP/ports"
+  "$FERRY" volume serve --pool "$TMP/pool" --nbd 127.0.0.1:0 --api 127.0.0.1:0 --port-file "$TMP/ports" \
+    --cache-size 4G --overcommit 4 "$@" >>"$TMP/daemon.log" 2>&1 &
+  DAEMON_PID=$!
+  PIDS+=($DAEMON_PID)
+  for _ in $(seq 1 100); do [ -s "$TMP/ports" ] && break; sleep 0.1; done
+  [ -s "$TMP/ports" ] || { cat "$TMP/daemon.log" >&2; die "volume daemon did not start"; }
+  read -r NBD API <"$TMP/ports"
+}
+vol() { "$FERRY" volume "$@" --api "127.0.0.1:$API"; }
+replay() {  # replay VOLUME: the boot trace, one qemu-io
+  eval "qemu-io -f raw $(cat "$TMP/qemu-io-args") nbd://127.0.0.1:$NBD/$1" >"$TMP/replay.out" 2>&1 ||
+    { tail -3 "$TMP/replay.out" >&2; die "boot trace replay on $1 failed"; }
+  grep -q 'failed' "$TMP/replay.out" && die "a boot read failed on $1"
+  true
+}
+
+# Hydration runs slowly in the background here (1 MiB/s) so the boot set
+# is the clients' own doing.
+start_daemon --hydration-rate 1M --hydration-threads 1
+t0=$(now_ms)
+vol create boot --from s3://bench/snaps/os >/dev/null
+qemu-io -f raw -c "read 1024 4096" "nbd://127.0.0.1:$NBD/boot" >/dev/null
+T_FIRST=$(( $(now_ms) - t0 ))
+t0=$(now_ms)
+replay boot
+T_BOOT=$(( $(now_ms) - t0 ))
+
+# Trigger latency: 100 chunks outside the boot set, cold then from the cache.
+awk '{ for (c = int($1 / 1048576); c <= int(($1 + $2 - 1) / 1048576); c++) print c }' "$TMP/runs" | sort -u >"$TMP/boot.chunks"
+/usr/bin/python3 - "$TMP/snap.json" "$IMAGE_BYTES" "$TMP/boot.chunks" >"$TMP/probe.chunks" <<'PY'
+import random, sys
+n = (int(sys.argv[2]) + (1 << 20) - 1) >> 20
+boot = {int(l) for l in open(sys.argv[3])}
+r = random.Random(1)
+print("\n".join(str(c) for c in r.sample([c for c in range(n) if c not in boot], 100)))
+PY
+probe() {  # probe VOLUME: per-read seconds of 4 KiB at each probe chunk
+  # (qemu-io prints each command's rate with 4 digits: "... and N ops/sec")
+  args=$(awk '{ printf "-c \"read %d 4096\" ", $1 * 1048576 }' "$TMP/probe.chunks")
+  eval "qemu-io -f raw $args nbd://127.0.0.1:$NBD/$1" |
+    awk '/ops\/sec\)/ { for (i = 1; i <= NF; i++) if ($i == "ops/sec)") printf "%.6f\n", 1 / $(i - 1) }'
+}
+vol create cold --from s3://bench/snaps/os >/dev/null
+vol create warm --from s3://bench/snaps/os >/dev/null
+probe cold >"$TMP/lat.cold"
+probe warm >"$TMP/lat.warm"
+pct() { sort -g "$1" | awk -v p="$2" '{ a[NR] = $1 } END { i = int(NR * p + 0.999999); if (i < 1) i = 1; printf "%.1f", a[i] * 1000 }'; }
+
+# Sharing: N volumes replay the boot set on a fresh daemon (empty transfer cache).
+start_daemon --hydration-rate 1 --hydration-threads 1
+admin POST /_admin/reset >/dev/null
+vol create clone --from s3://bench/snaps/os --count "$VOLUMES" >/dev/null
+for i in $(seq 0 $((VOLUMES - 1))); do replay "clone-$i"; done
+read -r SHARED_GETS SHARED_BYTES <<<"$(stats)"
+BOOT_STORED=$(( BOOT_CHUNKS * 1048576 ))
+
+# Hydration throughput: one volume, no clients, against the 200 MB/s cap.
+start_daemon --hydration-threads 8
+t0=$(now_ms)
+vol create hyd --from s3://bench/snaps/os >/dev/null
+for _ in $(seq 1 3000); do
+  [ "$(vol status hyd --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')" = hydrated ] && break
+  sleep 0.1
+done
+T_HYD=$(( $(now_ms) - t0 ))
+
+# --- The tables --------------------------------------------------------------------------
+echo "### Lazy volumes: ferry volume beside downloading the image first ($(date -u +%Y-%m-%d), $(nproc) cores)"
+echo
+echo "ext4 image of ${IMAGE_MIB} MiB (mke2fs -d: /usr/lib/x86_64-linux-gnu, /usr/bin, python3.11, /usr/share/doc), $STORED bytes stored as 1 MiB chunks; ferry-test-s3 with 20 ms per request and 200 MB/s in total. Boot set: $(echo "$BOOT_FILES" | wc -l) files (python3.11, bash, ls, cat, cp, grep, sed and their libraries) plus the first MiB, $BOOT_BYTES bytes in $BOOT_CHUNKS chunks."
+echo
+echo "| measure | ferry volume | download the image first | ratio |"
+echo "|---|---|---|---|"
+awk -v f="$T_FIRST" -v d="$T_FULL" 'BEGIN { printf "| until the first read is answered | %.2f s | %.2f s | %.1f%% |\n", f / 1000, d / 1000, 100 * f / d }'
+awk -v b="$T_BOOT" -v f="$T_FIRST" -v d="$T_FULL" 'BEGIN { printf "| until the boot set is read | %.2f s | %.2f s | %.1f%% |\n", (f + b) / 1000, d / 1000, 100 * (f + b) / d }'
+echo
+echo "| trigger latency (4 KiB read, chunk not yet in the volume) | p50 ms | p99 ms |"
+echo "|---|---|---|"
+echo "| chunk from the object store | $(pct "$TMP/lat.cold" 0.5) | $(pct "$TMP/lat.cold" 0.99) |"
+echo "| chunk in the transfer cache (another volume fetched it) | $(pct "$TMP/lat.warm" 0.5) | $(pct "$TMP/lat.warm" 0.99) |"
+echo
+echo "| $VOLUMES volumes read the boot set | bytes from the object store | boot set stored | ratio | without sharing |"
+echo "|---|---|---|---|---|"
+awk -v s="$SHARED_BYTES" -v b="$BOOT_STORED" -v n="$VOLUMES" -v g="$SHARED_GETS" \
+  'BEGIN { printf "| %d GETs | %d | %d | %.3f× | %.0f× |\n", g, s, b, s / b, n }'
+echo
+awk -v t="$T_HYD" -v s="$STORED" 'BEGIN { printf "Background hydration of one volume, no clients: %.1f s for %d stored bytes, %.0f MB/s against the 200 MB/s cap (%.0f%%).\n", t / 1000, s, s / t / 1000, s / t / 1000 / 200 * 100 }'
