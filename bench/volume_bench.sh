@@ -182,7 +182,7 @@ read -r SHARED_GETS SHARED_BYTES <<<"$(stats)"
 BOOT_STORED=$(( BOOT_CHUNKS * 1048576 ))
 
 # Hydration throughput: one volume, no clients, against the 200 MB/s cap.
-start_daemon --hydration-threads 8
+start_daemon --hydration-threads 16
 t0=$(now_ms)
 vol create hyd --from s3://bench/snaps/os >/dev/null
 for _ in $(seq 1 3000); do
