@@ -72,7 +72,7 @@ cp -al /usr/bin "$TMP/root/usr/" 2>/dev/null || cp -a /usr/bin "$TMP/root/usr/"
 cp -al /usr/lib/python3.11 "$TMP/root/usr/lib/" 2>/dev/null || cp -a /usr/lib/python3.11 "$TMP/root/usr/lib/"
 cp -al /usr/share/doc "$TMP/root/usr/share/" 2>/dev/null || cp -a /usr/share/doc "$TMP/root/usr/share/"
 IMG="$TMP/os.img"
-/sbin/mke2fs -q -t ext4 -d "$TMP/root" "$IMG" "${IMAGE_MIB}M"
+/sbin/mke2fs -q -t ext4 -d "$TMP/root" "$IMG" "${IMAGE_MIB}M" >&2
 rm -rf "$TMP/root"
 IMAGE_BYTES=$(stat -c %s "$IMG")
 
