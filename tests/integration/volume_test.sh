@@ -110,9 +110,14 @@ PY
 # --- QoS: while clients read, background hydration on their pool trickles --------
 metric_backoffs() { curl -sf "http://127.0.0.1:$API/metrics" | awk '$1 == "ferry_volume_hydration_backoffs_total" { print $2 }'; }
 before=$(metric_backoffs)
-vol create qos --from s3://bkt/snaps/base >/dev/null
+# A snapshot whose chunks no volume has fetched, and a slower origin, keep
+# this volume hydrating while its client reads.
+"$FERRY" snapshot create "$TMP/rand" s3://bkt/snaps/qos --chunk-size 64K >/dev/null
+admin POST /_admin/faults '{"latency_ms": 60}' >/dev/null
+vol create qos --from s3://bkt/snaps/qos >/dev/null
 for _ in $(seq 1 20); do qemu-io -f raw -c "read 0 4096" "nbd://127.0.0.1:$NBD/qos" >/dev/null; done
 after=$(metric_backoffs)
+admin POST /_admin/faults '{"latency_ms": 5}' >/dev/null
 [ "$after" -gt "$before" ] || fail "hydration did not back off while a client was busy ($before -> $after)"
 
 for _ in $(seq 1 300); do [ "$(hydrated slow)" = hydrated ] && break; sleep 0.1; done
