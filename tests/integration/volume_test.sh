@@ -112,7 +112,8 @@ metric_backoffs() { curl -sf "http://127.0.0.1:$API/metrics" | awk '$1 == "ferry
 before=$(metric_backoffs)
 # A snapshot whose chunks no volume has fetched, and a slower origin, keep
 # this volume hydrating while its client reads.
-"$FERRY" snapshot create "$TMP/rand" s3://bkt/snaps/qos --chunk-size 64K >/dev/null
+make_file "$TMP/qos.img" $((45 * CHUNK))  # (make_file seeds by size: new bytes)
+"$FERRY" snapshot create "$TMP/qos.img" s3://bkt/snaps/qos --chunk-size 64K >/dev/null
 admin POST /_admin/faults '{"latency_ms": 60}' >/dev/null
 vol create qos --from s3://bkt/snaps/qos >/dev/null
 for _ in $(seq 1 20); do qemu-io -f raw -c "read 0 4096" "nbd://127.0.0.1:$NBD/qos" >/dev/null; done
