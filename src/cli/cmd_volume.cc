@@ -23,6 +23,7 @@ struct VolumeArgs {
   std::string cache_url;
   double overcommit = 1.0;
   int hydration_threads = 4;
+  int cache_level = 1;
   // client commands
   std::string name, from, size;
   int count = 1;
@@ -53,6 +54,7 @@ int RunServe(const VolumeArgs& a) {
   }
   o.overcommit = a.overcommit;
   o.cache_bytes = *cache;
+  o.cache_level = a.cache_level;
   o.open = a.global.ToOpenOptions("");
   Status st = volume::ServeVolumes(o);
   return st.ok() ? 0 : Fail("volume serve", st);
@@ -122,6 +124,9 @@ void AddVolumeCommand(CLI::App& app, int* exit_code) {
   serve->add_option("--hydration-threads", a->hydration_threads, "Background hydration workers")
       ->capture_default_str();
   serve->add_option("--cache-size", a->cache_size, "Transfer cache for chunks (zstd in memory)")
+      ->capture_default_str();
+  serve->add_option("--cache-level", a->cache_level, "zstd level of the transfer cache's chunks")
+      ->check(CLI::Range(-7, 19))
       ->capture_default_str();
   serve->add_option("--overcommit", a->overcommit,
                     "Place volumes as if pools had this many times their free space (volumes are thin)")

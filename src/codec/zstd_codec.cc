@@ -38,16 +38,19 @@ struct ZstdEncoder::Impl {
 ZstdEncoder::ZstdEncoder(int level) : impl_(std::make_unique<Impl>()), level_(level) {}
 ZstdEncoder::~ZstdEncoder() = default;
 
-Status ZstdEncoder::Begin(std::optional<uint64_t> content_size) {
-  ZSTD_CCtx* c = impl_->cctx;
+namespace {
+
+// Sets a fresh session's parameters: the level, the window within RFC 9659's
+// limit, the checksum and the content size in the frame header.
+Status Configure(ZSTD_CCtx* c, int level, std::optional<uint64_t> content_size) {
   if (c == nullptr) return Status::Internal("zstd: cannot allocate a compression context");
   ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
-  size_t r = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level_);
+  size_t r = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
   if (ZSTD_isError(r)) {
-    return Status::InvalidArgument("zstd level " + std::to_string(level_) + ": " + ZSTD_getErrorName(r));
+    return Status::InvalidArgument("zstd level " + std::to_string(level) + ": " + ZSTD_getErrorName(r));
   }
   // The level may pick a larger window (levels 20+); the RFC caps it.
-  ZSTD_compressionParameters p = ZSTD_getCParams(level_, content_size.value_or(0), 0);
+  ZSTD_compressionParameters p = ZSTD_getCParams(level, content_size.value_or(0), 0);
   if (static_cast<int>(p.windowLog) > kMaxWindowLog) {
     r = ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, kMaxWindowLog);
     if (ZSTD_isError(r)) return ZstdError(r, "window");
@@ -59,6 +62,12 @@ Status ZstdEncoder::Begin(std::optional<uint64_t> content_size) {
     if (ZSTD_isError(r)) return ZstdError(r, "content size");
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status ZstdEncoder::Begin(std::optional<uint64_t> content_size) {
+  return Configure(impl_->cctx, level_, content_size);
 }
 
 Status ZstdEncoder::Update(std::string_view in, const Emit& emit) {
@@ -123,18 +132,25 @@ Status ZstdDecoder::Finish() const {
   return Status::Ok();
 }
 
+// The one-shot helpers keep one context per thread: creating a context and
+// its workspace per call costs more than compressing a small body.
 Result<std::string> ZstdCompress(std::string_view in, int level) {
-  ZstdEncoder e(level);
-  std::string out;
-  out.reserve(ZSTD_compressBound(in.size()));
-  FERRY_RETURN_IF_ERROR(e.Begin(in.size()));
-  FERRY_RETURN_IF_ERROR(e.Update(in, &out));
-  FERRY_RETURN_IF_ERROR(e.Finish(&out));
+  struct Ctx {
+    ZSTD_CCtx* c = ZSTD_createCCtx();
+    ~Ctx() { ZSTD_freeCCtx(c); }
+  };
+  thread_local Ctx ctx;
+  FERRY_RETURN_IF_ERROR(Configure(ctx.c, level, in.size()));
+  std::string out(ZSTD_compressBound(in.size()), '\0');
+  size_t n = ZSTD_compress2(ctx.c, out.data(), out.size(), in.data(), in.size());
+  if (ZSTD_isError(n)) return ZstdError(n, "compress");
+  out.resize(n);
   return out;
 }
 
 Result<std::string> ZstdDecompress(std::string_view in) {
-  ZstdDecoder d;
+  thread_local ZstdDecoder d;
+  d.Reset();
   std::string out;
   if (auto n = ZstdFrameContentSize(in); n && *n <= (64u << 20)) out.reserve(*n);
   FERRY_RETURN_IF_ERROR(d.Update(in, &out));

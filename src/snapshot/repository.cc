@@ -6,13 +6,33 @@
 namespace ferry::snapshot {
 namespace {
 
-class StringSink : public ByteSink {
+// Collects a chunk; lends its own memory so a sized body is read from the
+// socket straight into the string.
+class ChunkSink : public ByteSink {
  public:
   Status Write(std::string_view d) override {
-    data.append(d);
+    data_.resize(filled_);
+    data_.append(d);
+    filled_ = data_.size();
     return Status::Ok();
   }
-  std::string data;
+  char* Lend(size_t n) override {
+    if (n > (256u << 20)) return nullptr;  // no chunk is that large: let Write() fail it elsewhere
+    data_.resize(filled_ + n);
+    return data_.data() + filled_;
+  }
+  Status Commit(size_t n) override {
+    filled_ += n;
+    return Status::Ok();
+  }
+  std::string Take() {
+    data_.resize(filled_);
+    return std::move(data_);
+  }
+
+ private:
+  std::string data_;
+  size_t filled_ = 0;
 };
 
 }  // namespace
@@ -39,13 +59,14 @@ Status Repository::PutChunk(const std::string& hash, std::string_view bytes) {
 }
 
 Result<std::string> Repository::GetChunk(const std::string& hash) {
-  StringSink sink;
+  ChunkSink sink;
   auto r = store_->Get(ChunkKey(hash), GetOptions{}, sink);
   if (!r.ok()) return r.status();
-  if (HexLower(Sha256(sink.data)) != hash) {
+  std::string data = sink.Take();
+  if (HexLower(Sha256(data)) != hash) {
     return Status::Corruption("chunk " + hash + " does not hash to its name");
   }
-  return std::move(sink.data);
+  return data;
 }
 
 Status Repository::PutManifest(const Manifest& m) {
@@ -66,7 +87,7 @@ Result<Manifest> Repository::GetManifest(const std::string& name) {
     }
     return r.status();
   }
-  auto m = DecodeManifest(sink.data);
+  auto m = DecodeManifest(sink.data());
   if (!m.ok()) return m.status().WithContext("snapshot '" + name + "'");
   if (m->name != name) return Status::Corruption("snapshot '" + name + "': its manifest names '" + m->name + "'");
   return m;

@@ -23,7 +23,7 @@ Result<std::string> ChunkCache::Fetch(const std::string& hash, bool urgent) {
       auto plain = codec::ZstdDecompress(hit->body);
       if (plain.ok() && plain->size() == hit->meta.logical_length) {
         hits_++;
-        return std::make_shared<const Result<std::string>>(std::move(plain));
+        return std::make_shared<Result<std::string>>(std::move(plain));
       }
     }
     misses_++;
@@ -39,10 +39,13 @@ Result<std::string> ChunkCache::Fetch(const std::string& hash, bool urgent) {
         memory_.Put(std::move(o));
       }
     }
-    return std::make_shared<const Result<std::string>>(std::move(got));
+    return std::make_shared<Result<std::string>>(std::move(got));
   });
   if (!led) coalesced_++;
   if (!fetched) return Status(ErrorCode::kInternal, "chunk fetch ended without a result");
+  // The flight is over, so nobody new can take a reference: the last holder
+  // takes the bytes without a copy.
+  if (fetched.use_count() == 1) return std::move(*fetched);
   return *fetched;
 }
 

@@ -29,7 +29,7 @@ class ChunkCache : public ChunkSource {
   ChunkCacheStats stats() const;
 
  private:
-  using Fetched = std::shared_ptr<const Result<std::string>>;
+  using Fetched = std::shared_ptr<Result<std::string>>;  // shared by a flight's callers
   ChunkSource* source_;
   int level_;
   cache::HotSet memory_;  // compressed chunks, key = hash

@@ -120,7 +120,8 @@ class Daemon {
         continue;
       }
       const Entry& e = todo[next_++ % todo.size()];
-      // QoS: while this pool's clients are busy, hydration trickles.
+      // QoS: while this pool's clients are busy, hydration trickles (but
+      // not the prefetch order: those are the chunks the clients want next).
       auto now = std::chrono::steady_clock::now();
       auto last_io = std::chrono::steady_clock::time_point();
       {
@@ -135,7 +136,8 @@ class Daemon {
       };
       auto pause = HydrationPause(since(last_io),
                                   since(std::chrono::steady_clock::time_point(
-                                      std::chrono::steady_clock::duration(last_fetch.load()))));
+                                      std::chrono::steady_clock::duration(last_fetch.load()))),
+                                  e.volume->PrefetchPending());
       if (pause.count() > 0) {
         backoffs_++;
         std::this_thread::sleep_for(pause);
@@ -169,7 +171,7 @@ class Daemon {
     } else {
       FERRY_ASSIGN_OR_RETURN(repo->source, HttpChunkSource::Create(o_.cache_url, so));
     }
-    repo->cache = std::make_unique<ChunkCache>(repo->source.get(), o_.cache_bytes);
+    repo->cache = std::make_unique<ChunkCache>(repo->source.get(), o_.cache_bytes, o_.cache_level);
     Repo* raw = repo.get();
     repos_.emplace(location, std::move(repo));
     return raw;

@@ -16,7 +16,11 @@ struct QosSettings {
 
 // How long the next background fetch on a pool waits, given the time since
 // its clients' last I/O and since its last background fetch started.
+// `prefetch`: the fetch is of the snapshot's prefetch order (the chunks a
+// booting clone is about to read, recorded from an earlier boot). It does
+// not wait: it serves those clients ahead of their own triggers.
 std::chrono::milliseconds HydrationPause(std::chrono::milliseconds since_client_io,
-                                         std::chrono::milliseconds since_last_fetch, const QosSettings& s = {});
+                                         std::chrono::milliseconds since_last_fetch, bool prefetch,
+                                         const QosSettings& s = {});
 
 }  // namespace ferry::volume

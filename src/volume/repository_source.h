@@ -22,9 +22,11 @@ struct RepositorySourceOptions {
 };
 
 // One chunk fetch with the policy above: `once` fetches and returns the
-// bytes, which are checked against `hash` here.
+// bytes, which are checked against `hash` here, unless `once_verifies`
+// (then `once` returns kCorruption for bytes that do not hash to `hash`).
 Result<std::string> FetchChecked(const std::function<Result<std::string>()>& once, const std::string& hash,
-                                 const RepositorySourceOptions& options, std::atomic<uint64_t>* attempts);
+                                 const RepositorySourceOptions& options, std::atomic<uint64_t>* attempts,
+                                 bool once_verifies = false);
 
 class RepositorySource : public ChunkSource {
  public:

@@ -8,7 +8,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <cstdlib>
 #include <functional>
+#include <future>
 
 namespace ferry::volume {
 namespace {
@@ -63,11 +65,12 @@ void FetchGate::Release() {
   cv_.notify_all();
 }
 
-Volume::Volume(VolumeOptions o, int data_fd, int bitmap_fd, uint64_t size)
-    : options_(std::move(o)), data_fd_(data_fd), bitmap_fd_(bitmap_fd), size_(size) {}
+Volume::Volume(VolumeOptions o, int data_fd, int direct_fd, int bitmap_fd, uint64_t size)
+    : options_(std::move(o)), data_fd_(data_fd), direct_fd_(direct_fd), bitmap_fd_(bitmap_fd), size_(size) {}
 
 Volume::~Volume() {
   ::close(data_fd_);
+  if (direct_fd_ >= 0) ::close(direct_fd_);
   ::close(bitmap_fd_);
 }
 
@@ -92,7 +95,10 @@ Result<std::unique_ptr<Volume>> Volume::Open(VolumeOptions o) {
     ::close(data_fd);
     return Status::FromErrno(e, bitmap_path);
   }
-  std::unique_ptr<Volume> v(new Volume(std::move(o), data_fd, bitmap_fd, size));
+  // Fills write through O_DIRECT where the file system allows it (not
+  // tmpfs): -1 when it does not.
+  int direct_fd = ::open(data_path.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
+  std::unique_ptr<Volume> v(new Volume(std::move(o), data_fd, direct_fd, bitmap_fd, size));
   v->bits_.assign(chunks, false);
   v->busy_.assign(chunks, false);
   v->hydrating_.assign(chunks, false);
@@ -131,6 +137,7 @@ Result<std::unique_ptr<Volume>> Volume::Open(VolumeOptions o) {
       v->bits_[i] = (static_cast<unsigned char>(file[kBitmapHeader + i / 8]) >> (i % 8)) & 1;
     }
   }
+  v->present_ = static_cast<uint64_t>(std::count(v->bits_.begin(), v->bits_.end(), true));
   return v;
 }
 
@@ -141,7 +148,19 @@ bool Volume::Present(uint64_t i) const {
 
 bool Volume::complete() const {
   std::lock_guard lock(mu_);
-  return std::all_of(bits_.begin(), bits_.end(), [](bool b) { return b; });
+  return present_ == bits_.size();
+}
+
+bool Volume::PrefetchPending() const {
+  std::lock_guard lock(mu_);
+  const auto& prefetch = options_.manifest.prefetch;
+  size_t& done = prefetch_done_;  // where the scan below starts
+  while (done < prefetch.size() && (prefetch[done] >= bits_.size() || bits_[prefetch[done]])) ++done;
+  for (size_t k = done; k < prefetch.size(); ++k) {
+    uint64_t i = prefetch[k];
+    if (i < bits_.size() && !bits_[i] && !hydrating_[i]) return true;
+  }
+  return false;
 }
 
 VolumeStats Volume::stats() const {
@@ -149,7 +168,7 @@ VolumeStats Volume::stats() const {
   {
     std::lock_guard lock(mu_);
     s.chunks = bits_.size();
-    s.present = static_cast<uint64_t>(std::count(bits_.begin(), bits_.end(), true));
+    s.present = present_;
   }
   s.triggers = triggers_;
   s.background = background_;
@@ -179,31 +198,66 @@ void Volume::Unclaim(uint64_t i) {
   busy_cv_.notify_all();
 }
 
-Status Volume::PersistBit(uint64_t i) {
-  // Serialized, and the byte computed inside, so the last write of a byte
-  // carries every bit set before it; the bit becomes visible only once
-  // durable, so no client writes into the chunk before then.
-  std::lock_guard bitmap_lock(bitmap_mu_);
-  uint64_t byte_index = i / 8;
-  unsigned char byte = 0;
-  {
-    std::lock_guard lock(mu_);
-    for (uint64_t b = 0; b < 8 && byte_index * 8 + b < bits_.size(); ++b) {
-      uint64_t j = byte_index * 8 + b;
-      if (bits_[j] || j == i) byte = static_cast<unsigned char>(byte | (1 << b));
+Status Volume::CommitBit(uint64_t i) {
+  std::unique_lock lock(commit_mu_);
+  const uint64_t group = commit_open_;
+  commit_pending_.push_back(i);
+  for (;;) {
+    if (commit_done_ >= group) {
+      // Chunk i is claimed by this caller, so nobody else commits it: its
+      // bit tells how its group's commit went.
+      if (Present(i)) return Status::Ok();
+      return commit_error_;
+    }
+    if (!committing_) break;  // lead the open group (ours)
+    commit_cv_.wait(lock);
+  }
+  // Leader: close the group; later callers form the next one.
+  committing_ = true;
+  std::vector<uint64_t> chunks;
+  chunks.swap(commit_pending_);
+  ++commit_open_;
+  lock.unlock();
+
+  // Every chunk of the group had its data written before joining: one sync
+  // makes them all durable, before any of their bits is written.
+  Status st = Sync(data_fd_);
+  if (st.ok()) {
+    // The bitmap bytes spanning the group, computed from the bits shown
+    // (all durable already) and the group's; only the leader writes the
+    // bitmap, so no write of a byte can lose another's bit.
+    auto [lo, hi] = std::minmax_element(chunks.begin(), chunks.end());
+    uint64_t first = *lo / 8, last = *hi / 8;
+    std::string bytes(last - first + 1, '\0');
+    {
+      std::lock_guard bits_lock(mu_);
+      for (uint64_t j = first * 8; j < std::min<uint64_t>((last + 1) * 8, bits_.size()); ++j) {
+        if (bits_[j]) bytes[j / 8 - first] = static_cast<char>(bytes[j / 8 - first] | (1 << (j % 8)));
+      }
+    }
+    for (uint64_t j : chunks) bytes[j / 8 - first] = static_cast<char>(bytes[j / 8 - first] | (1 << (j % 8)));
+    st = PwriteAll(bitmap_fd_, bytes.data(), bytes.size(), kBitmapHeader + first);
+    if (st.ok()) st = Sync(bitmap_fd_);
+  }
+  if (st.ok()) {
+    std::lock_guard bits_lock(mu_);
+    for (uint64_t j : chunks) {
+      if (!bits_[j]) ++present_;
+      bits_[j] = true;
     }
   }
-  FERRY_RETURN_IF_ERROR(PwriteAll(bitmap_fd_, reinterpret_cast<const char*>(&byte), 1, kBitmapHeader + byte_index));
-  FERRY_RETURN_IF_ERROR(Sync(bitmap_fd_));
-  std::lock_guard lock(mu_);
-  bits_[i] = true;
-  return Status::Ok();
+
+  lock.lock();
+  committing_ = false;
+  commit_done_ = group;
+  if (!st.ok()) commit_error_ = st;
+  commit_cv_.notify_all();
+  return st;
 }
 
 Status Volume::FillClaimed(uint64_t i, const std::function<Status()>& write_data) {
   Status st = write_data();
-  if (st.ok()) st = Sync(data_fd_);  // data first, then its bit
-  if (st.ok()) st = PersistBit(i);
+  if (st.ok()) st = CommitBit(i);  // its data durable first, then its bit
   Unclaim(i);
   return st;
 }
@@ -211,7 +265,31 @@ Status Volume::FillClaimed(uint64_t i, const std::function<Status()>& write_data
 Status Volume::Install(uint64_t i, const std::string& bytes) {
   if (!Claim(i)) return Status::Ok();  // a client made it present meanwhile: its data wins
   uint64_t cs = options_.manifest.chunk_size;
-  return FillClaimed(i, [&] { return PwriteAll(data_fd_, bytes.data(), bytes.size(), i * cs); });
+  return FillClaimed(i, [&] {
+    // A fill bypasses the page cache when it can (aligned, whole blocks):
+    // the bytes go to the disk without a copy, and the sync after it has
+    // no dirty pages to write back. The kernel drops any cached pages of
+    // the range, which no client has written (the chunk is not present).
+    constexpr uint64_t kAlign = 4096;
+    if (direct_fd_ >= 0 && (i * cs) % kAlign == 0 && bytes.size() % kAlign == 0 && !bytes.empty()) {
+      thread_local std::unique_ptr<char, decltype(&std::free)> buffer(nullptr, &std::free);
+      thread_local size_t buffer_size = 0;
+      if (buffer_size < bytes.size()) {
+        void* p = nullptr;
+        if (::posix_memalign(&p, kAlign, bytes.size()) == 0) {
+          buffer.reset(static_cast<char*>(p));
+          buffer_size = bytes.size();
+        }
+      }
+      if (buffer_size >= bytes.size()) {
+        std::memcpy(buffer.get(), bytes.data(), bytes.size());
+        Status st = PwriteAll(direct_fd_, buffer.get(), bytes.size(), i * cs);
+        if (st.ok() || st.code() != ErrorCode::kInvalidArgument) return st;
+        // EINVAL: this file system refuses direct I/O after all; buffered.
+      }
+    }
+    return PwriteAll(data_fd_, bytes.data(), bytes.size(), i * cs);
+  });
 }
 
 Status Volume::Ensure(uint64_t i, bool urgent) {
@@ -246,11 +324,43 @@ Status Volume::Ensure(uint64_t i, bool urgent) {
   return st;
 }
 
+Status Volume::EnsureAll(uint64_t first, uint64_t last) {
+  // One missing chunk (the usual case) is fetched on this thread; more are
+  // fetched together, a few at a time, so a read spanning N missing chunks
+  // waits for about one fetch, not N in a row.
+  constexpr uint64_t kParallel = 8;
+  std::vector<uint64_t> missing;
+  {
+    std::lock_guard lock(mu_);
+    for (uint64_t c = first; c <= last; ++c) {
+      if (!touched_[c]) {  // first touches in the order of the range
+        touched_[c] = true;
+        first_touches_.push_back(static_cast<uint32_t>(c));
+      }
+      if (!bits_[c]) missing.push_back(c);
+    }
+  }
+  for (size_t at = 0; at < missing.size(); at += kParallel) {
+    size_t end = std::min<size_t>(missing.size(), at + kParallel);
+    std::vector<std::future<Status>> others;
+    for (size_t k = at + 1; k < end; ++k) {
+      others.push_back(std::async(std::launch::async, [this, c = missing[k]] { return Ensure(c, true); }));
+    }
+    Status st = Ensure(missing[at], true);
+    for (auto& f : others) {
+      Status other = f.get();
+      if (st.ok()) st = other;
+    }
+    FERRY_RETURN_IF_ERROR(st);
+  }
+  return Status::Ok();
+}
+
 Status Volume::Read(uint64_t offset, uint64_t len, char* out) {
   NoteClientIo();
   if (len == 0) return Status::Ok();
   uint64_t cs = options_.manifest.chunk_size;
-  for (uint64_t c = offset / cs; c <= (offset + len - 1) / cs; ++c) FERRY_RETURN_IF_ERROR(Ensure(c, true));
+  FERRY_RETURN_IF_ERROR(EnsureAll(offset / cs, (offset + len - 1) / cs));
   return PreadAll(data_fd_, out, len, offset);
 }
 

@@ -91,6 +91,9 @@ class Volume : public nbd::BlockDevice {
   // fetched by other hydrators (complete() tells which).
   Result<bool> HydrateNext();
   bool complete() const;
+  // True while a chunk of the snapshot's prefetch order is missing and no
+  // hydrator is fetching it: the next HydrateNext() takes one of those.
+  bool PrefetchPending() const;
   VolumeStats stats() const;
   // When clients last did I/O (steady clock; epoch if never).
   std::chrono::steady_clock::time_point last_client_io() const {
@@ -102,31 +105,47 @@ class Volume : public nbd::BlockDevice {
   std::vector<uint32_t> FirstTouches() const;
 
  private:
-  Volume(VolumeOptions o, int data_fd, int bitmap_fd, uint64_t size);
+  Volume(VolumeOptions o, int data_fd, int direct_fd, int bitmap_fd, uint64_t size);
   uint64_t ChunkCount() const { return bits_.size(); }
   bool Present(uint64_t i) const;
   // Makes chunk i present, fetching it (urgent or not) unless it is.
   Status Ensure(uint64_t i, bool urgent);
+  // Ensure(c, urgent) for chunks first..last, fetching missing ones together.
+  Status EnsureAll(uint64_t first, uint64_t last);
   Status Install(uint64_t i, const std::string& bytes);
   // Chunk i for one writer of a whole missing chunk (a fill, a whole-chunk
   // write or zeroing): false when it is present already. Waits for
   // another claim to end.
   bool Claim(uint64_t i);
   void Unclaim(uint64_t i);
-  // With chunk i claimed: write_data, sync the data, then persist the bit
-  // (and only then show it), then unclaim.
+  // With chunk i claimed: write_data, then commit it (CommitBit), then
+  // unclaim.
   Status FillClaimed(uint64_t i, const std::function<Status()>& write_data);
-  Status PersistBit(uint64_t i);
+  // Makes chunk i's written data durable, then its bit, and only then
+  // shows the bit. Group commit: callers that arrive while a commit runs
+  // form the next group, whose leader syncs the data file once, writes the
+  // group's bitmap bytes, syncs the bitmap once and shows all their bits.
+  Status CommitBit(uint64_t i);
 
   VolumeOptions options_;
   const int data_fd_;
+  const int direct_fd_;                    // the data file with O_DIRECT; -1: none
   const int bitmap_fd_;
   const uint64_t size_;
   mutable std::mutex mu_;
   std::vector<bool> bits_;                 // guarded by mu_; set once durable
+  uint64_t present_ = 0;                   // guarded by mu_: bits_ set
+  mutable size_t prefetch_done_ = 0;       // guarded by mu_: prefetch[0, this) present
   std::vector<bool> busy_;                 // guarded by mu_: claimed (Claim)
   std::condition_variable busy_cv_;
-  std::mutex bitmap_mu_;                   // serializes bitmap writes (PersistBit)
+  // Group commit (CommitBit).
+  std::mutex commit_mu_;
+  std::condition_variable commit_cv_;
+  std::vector<uint64_t> commit_pending_;   // chunks of group commit_open_
+  uint64_t commit_open_ = 1;               // the group new chunks join
+  uint64_t commit_done_ = 0;               // groups up to this one are done
+  bool committing_ = false;                // a leader is committing a group
+  Status commit_error_;                    // the last failed group's error
   std::vector<uint32_t> first_touches_;    // guarded by mu_
   std::vector<bool> touched_;              // guarded by mu_
   size_t next_ = 0;                        // background cursor; guarded by mu_

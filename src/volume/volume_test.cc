@@ -151,18 +151,38 @@ TEST_F(VolumeTest, WholeChunkWritesAndZeroesNeedNoFetchPartialOnesMerge) {
 TEST_F(VolumeTest, BackgroundHydrationFollowsThePrefetchOrderThenTheRest) {
   manifest_.prefetch = {6, 1};
   auto v = Open();
+  EXPECT_TRUE(v->PrefetchPending());
+  ASSERT_TRUE(v->HydrateNext().ok());
+  EXPECT_TRUE(v->PrefetchPending());  // chunk 1 is left
+  ASSERT_TRUE(v->HydrateNext().ok());
+  EXPECT_FALSE(v->PrefetchPending());  // the rest is not the prefetch order
   for (;;) {
     auto more = v->HydrateNext();
     ASSERT_TRUE(more.ok()) << more.status().ToString();
     if (!*more) break;
   }
   ASSERT_EQ(source_.order.size(), 7u);
+  EXPECT_FALSE(v->PrefetchPending());
   EXPECT_EQ(source_.order[0], manifest_.chunks[6]);
   EXPECT_EQ(source_.order[1], manifest_.chunks[1]);
   EXPECT_EQ(source_.order[2], manifest_.chunks[0]);
   EXPECT_EQ(v->stats().background, 7u);
   EXPECT_EQ(ReadAll(*v), image_);
   EXPECT_EQ(source_.fetches, 7);
+}
+
+TEST_F(VolumeTest, AReadSpanningMissingChunksFetchesThemTogether) {
+  auto v = Open();
+  source_.hold = true;
+  std::string buf(3 * kChunk, 'x');
+  std::thread reader([&] { EXPECT_TRUE(v->Read(kChunk / 2, 3 * kChunk, buf.data()).ok()); });  // chunks 0-3
+  for (int i = 0; i < 500 && source_.fetches < 3; ++i) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(source_.fetches, 3);  // 0, 1 and 2 at once (3 is all zeros), not one after another
+  source_.Release();
+  reader.join();
+  EXPECT_EQ(buf, image_.substr(kChunk / 2, 3 * kChunk));
+  std::vector<uint32_t> touches = v->FirstTouches();
+  EXPECT_EQ(touches, (std::vector<uint32_t>{0, 1, 2, 3}));  // in the order of the read
 }
 
 TEST_F(VolumeTest, ConcurrentHydratorsTakeDifferentChunks) {
@@ -261,6 +281,43 @@ TEST_F(VolumeTest, ClonesSharingATransferCacheFetchEachChunkOnce) {
   EXPECT_EQ(s.source_bytes, image_.size() - kChunk);
   EXPECT_EQ(s.hits + s.coalesced + s.misses, 20u * 7);
   EXPECT_LT(s.stored_bytes, 7 * kChunk + 7 * 600);  // random data: about its own size, compressed
+}
+
+TEST_F(VolumeTest, ConcurrentFillsCommitTheirBitsInGroupsThatSurviveAReopen) {
+  // 301 chunks (bitmap bytes shared by fills of neighbouring chunks), with
+  // triggers and background fills at once.
+  image_.assign(300 * kChunk + 17, '\0');
+  std::mt19937_64 rng(3);
+  for (auto& c : image_) c = static_cast<char>(rng());
+  manifest_.image_size = image_.size();
+  manifest_.chunks.assign(manifest_.ChunkCount(), "");
+  source_.chunks.clear();
+  for (uint64_t i = 0; i < manifest_.ChunkCount(); ++i) {
+    std::string c = image_.substr(i * kChunk, manifest_.ChunkLength(i));
+    manifest_.chunks[i] = HexLower(Sha256(c));
+    source_.chunks[manifest_.chunks[i]] = c;
+  }
+  {
+    auto v = Open();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+      threads.emplace_back([&] {
+        while (!v->complete()) EXPECT_TRUE(v->HydrateNext().ok());
+      });
+    }
+    threads.emplace_back([&] {
+      std::string buf(100, 'x');
+      for (uint64_t c = 0; c < manifest_.ChunkCount(); c += 7) EXPECT_TRUE(v->Read(c * kChunk, 100, buf.data()).ok());
+    });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(v->stats().present, manifest_.ChunkCount());
+    EXPECT_EQ(source_.fetches, static_cast<int>(manifest_.ChunkCount()));  // each chunk once
+  }
+  int before = source_.fetches;
+  auto v = Open();
+  EXPECT_TRUE(v->complete());  // every bit was made durable
+  EXPECT_EQ(ReadAll(*v), image_);
+  EXPECT_EQ(source_.fetches, before);
 }
 
 TEST(FetchGateTest, UrgentCallersGoFirst) {
