@@ -14,9 +14,10 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
 # (nginx and varnish are the cache benchmark's origin and peer caches, wrk its
 # load generator; bench/cache_hit_bench.sh runs them with its own configs;
 # qemu-utils, libnbd-bin (nbdinfo, nbdcopy, nbdfuse) and fuse3 (fusermount3)
-# are the NBD peers of the volume tests).
+# are the NBD peers of the volume tests, nbdkit (curl plugin, cow and cache
+# filters) the volume benchmark's peer).
 PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl zstd time sqlite3
-  nginx varnish wrk qemu-utils libnbd-bin fuse3 e2fsprogs)
+  nginx varnish wrk qemu-utils libnbd-bin fuse3 nbdkit e2fsprogs)
 # The cache benchmark's corpus: real web text from Debian packages (HTML,
 # JavaScript, CSS, JSON) with the images and gzip files that come with it.
 CORPUS_PKGS=(python3.11-doc libjs-jquery libjs-bootstrap5 node-react-dom libjs-highlight.js
