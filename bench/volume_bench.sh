@@ -194,6 +194,7 @@ vol create warm --from s3://bench/snaps/os >/dev/null
 probe cold >"$TMP/lat.cold"
 probe warm >"$TMP/lat.warm"
 pct() { sort -g "$1" | awk -v p="$2" '{ a[NR] = $1 } END { i = int(NR * p + 0.999999); if (i < 1) i = 1; printf "%.2f", a[i] * 1000 }'; }
+latency_row() { echo "| $1 | $(pct "$2" 0.5) | $(pct "$2" 0.99) |"; }  # latency_row LABEL FILE
 
 # A later clone of the snapshot, now with its prefetch order, on a fresh
 # daemon (empty transfer cache) with default hydration settings.
@@ -304,8 +305,8 @@ awk -v b="$T_BOOT2" -v d="$T_FULL" 'BEGIN { printf "| until the boot set is read
 echo
 echo "| trigger latency (4 KiB read, chunk not yet in the volume) | p50 ms | p99 ms |"
 echo "|---|---|---|"
-echo "| chunk from the object store | $(pct "$TMP/lat.cold" 0.5) | $(pct "$TMP/lat.cold" 0.99) |"
-echo "| chunk in the transfer cache (another volume fetched it) | $(pct "$TMP/lat.warm" 0.5) | $(pct "$TMP/lat.warm" 0.99) |"
+latency_row "chunk from the object store" "$TMP/lat.cold"
+latency_row "chunk in the transfer cache (another volume fetched it)" "$TMP/lat.warm"
 echo
 echo "| $VOLUMES volumes read the boot set | GETs | bytes from the object store | per boot set stored |"
 echo "|---|---|---|---|"
@@ -320,10 +321,11 @@ awk -v t="$T_HYD" -v s="$STORED" 'BEGIN { printf "Background hydration of one vo
 echo
 echo "| 5000 random 4 KiB reads of a hydrated volume | p50 ms | p99 ms |"
 echo "|---|---|---|"
-echo "| idle pool | $(pct "$TMP/lat.idle" 0.5) | $(pct "$TMP/lat.idle" 0.99) |"
-echo "| while another volume of the pool hydrates (QoS: it fetched $HYD2_DONE chunks meanwhile) | $(pct "$TMP/lat.busy" 0.5) | $(pct "$TMP/lat.busy" 0.99) |"
+latency_row "idle pool" "$TMP/lat.idle"
+latency_row "while another volume of the pool hydrates (QoS: it fetched $HYD2_DONE chunks meanwhile)" "$TMP/lat.busy"
 echo
 echo "| resize2fs growing ext4 to 4× on a fresh lazy volume (through nbdfuse) | triggers | bytes from the object store | time |"
 echo "|---|---|---|---|"
-awk -v t="$RS_DEF_TRIG" -v b="$RS_DEF_BYTES" -v m="$RS_DEF_MS" 'BEGIN { printf "| default layout | %d | %d | %.2f s |\n", t, b, m / 1000 }'
-awk -v t="$RS_PACK_TRIG" -v b="$RS_PACK_BYTES" -v m="$RS_PACK_MS" 'BEGIN { printf "| mke2fs -E packed_meta_blocks=1 | %d | %d | %.2f s |\n", t, b, m / 1000 }'
+resize_row() { awk -v l="$1" -v t="$2" -v b="$3" -v m="$4" 'BEGIN { printf "| %s | %d | %d | %.2f s |\n", l, t, b, m / 1000 }'; }
+resize_row "default layout" "$RS_DEF_TRIG" "$RS_DEF_BYTES" "$RS_DEF_MS"
+resize_row "mke2fs -E packed_meta_blocks=1" "$RS_PACK_TRIG" "$RS_PACK_BYTES" "$RS_PACK_MS"
