@@ -1,6 +1,8 @@
 #include "cli/commands.h"
 
 #include <malloc.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +55,9 @@ int Main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   mallopt(M_ARENA_MAX, 8);
   RaiseOpenFileLimit();
+  // Logs go to stderr: stdout carries the commands' output (listings,
+  // --json event lines), which a log line must never interleave with.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("ferry"));
   CLI::App app{"ferry: moves data between storage tiers, fast and without losing a byte"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("ferry ") + kVersion);

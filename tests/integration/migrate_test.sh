@@ -22,7 +22,7 @@ SRC="$TMP/src"
 mkdir -p "$SRC/docs" "$SRC/skip/deep" "$SRC/ünïcödé"
 for i in $(seq 1 150); do head -c $((i * 37)) /dev/urandom >"$SRC/docs/file$i.txt"; done
 for i in $(seq 1 20); do head -c $((i * 11)) /dev/urandom >"$SRC/skip/deep/x$i.bin"; done
-echo "plus" >"$SRC/a+b c=d.txt"  # (a local "%" name is not an object: key_path.h)
+echo "plus" >"$SRC/a+b c=d.txt"  # (a local "%" name is not an object: key_path.h; tested below)
 echo "uni" >"$SRC/ünïcödé/ключ.txt"
 make_file "$SRC/big.bin" $((13 << 20))  # multipart at 5M: 3 parts
 LOCAL_N=$(find "$SRC" -type f | wc -l)
@@ -32,6 +32,18 @@ LOCAL_N=$(find "$SRC" -type f | wc -l)
 head -1 "$TMP/up.json" | grep -q '"event":"job"' || fail "first line is not the job id"
 expect_summary "$TMP/up.json" completed "$LOCAL_N" "$LOCAL_N" 0 0
 [ "$(stat_of "$B_URL" complete requests)" = 1 ] || fail "big.bin was not one multipart upload"
+# A file another tool named with a bare '%' is no key the local store can
+# represent: it is not copied, and ferry says so instead of skipping it silently.
+mkdir -p "$TMP/foreign"
+echo "kept" >"$TMP/foreign/ok.txt"
+echo "odd" >"$TMP/foreign/100%.txt"
+"${M[@]}" "$TMP/foreign" "$TMP/foreign.out" --json >"$TMP/foreign.json" 2>"$TMP/foreign.err" ||
+  fail "foreign-name migration failed: $(cat "$TMP/foreign.err")"
+expect_summary "$TMP/foreign.json" completed 1 1 0 0
+grep -q "'100%.txt' is not a name ferry can map to an object key" "$TMP/foreign.err" ||
+  fail "no warning for the file it cannot list: $(cat "$TMP/foreign.err")"
+grep -v '^{' "$TMP/foreign.json" && fail "--json output has a line that is not JSON"
+same_bytes "$TMP/foreign/ok.txt" "$TMP/foreign.out/ok.txt"
 # Metadata: a Content-Type guessed? No: local files carry none. Bytes: download and compare.
 awsB s3 cp s3://bkt/big.bin "$TMP/big.back" >/dev/null
 same_bytes "$SRC/big.bin" "$TMP/big.back"

@@ -175,4 +175,8 @@ Result<std::string> DecodeKey(std::string_view rel_path) {
 
 bool IsReservedName(std::string_view name) { return !DecodeComponent(name).ok(); }
 
+bool IsInternalName(std::string_view name) {
+  return name == "%mpu" || name.starts_with(".%tmp.") || (name.starts_with(".") && name.ends_with("%meta"));
+}
+
 }  // namespace ferry::local

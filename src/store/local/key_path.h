@@ -80,4 +80,9 @@ Result<std::string> DecodeKey(std::string_view rel_path);
 // the store's internal files.
 bool IsReservedName(std::string_view name);
 
+// True for the names the store itself creates ("%mpu", ".%tmp.<hex>",
+// ".<name>%meta"); a reserved name that is not one of these was put there
+// by another tool and is not a key this store can represent.
+bool IsInternalName(std::string_view name);
+
 }  // namespace ferry::local

@@ -6,13 +6,35 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <mutex>
+#include <unordered_set>
 #include <vector>
+
+#include <spdlog/spdlog.h>
 
 #include "store/local/fs_util.h"
 #include "store/local/key_path.h"
 #include "store/local/sidecar.h"
 
 namespace ferry::local {
+
+namespace {
+
+// Files another tool put in the tree under names that are not canonical key
+// encodings (say "100%.txt"; key_path.h) are not listed: say so, once per
+// name in this process, so a copy of the tree never skips them silently.
+void WarnForeign(const std::string& rel) {
+  static std::mutex mu;
+  static std::unordered_set<std::string> warned;
+  std::lock_guard lock(mu);
+  if (warned.size() >= 10000 || !warned.insert(rel).second) return;
+  spdlog::warn("local store: '{}' is not a name ferry can map to an object key (a '%' not written as %25, "
+               "or not UTF-8); it is not listed",
+               rel);
+}
+
+}  // namespace
+
 namespace {
 
 constexpr int kMaxKeysCap = 1000;
@@ -122,7 +144,10 @@ class TreeLister {
       std::string_view name = e->d_name;
       if (name == "." || name == "..") continue;
       auto decoded = DecodeComponent(name);
-      if (!decoded.ok()) continue;  // reserved (ours) or foreign
+      if (!decoded.ok()) {  // reserved: ours, or a foreign name that is no key
+        if (!IsInternalName(name)) WarnForeign(rel.empty() ? std::string(name) : rel + "/" + std::string(name));
+        continue;
+      }
       bool is_dir;
       if (e->d_type == DT_DIR) {
         is_dir = true;
