@@ -51,11 +51,19 @@ Status Sync(int fd) {
 
 }  // namespace
 
-void FetchGate::Acquire(bool urgent) {
+void FetchGate::Acquire(const std::function<bool()>& urgent_now) {
   std::unique_lock lock(mu_);
-  if (urgent) ++urgent_waiting_;
-  cv_.wait(lock, [&] { return slots_ > 0 && (urgent || urgent_waiting_ == 0); });
+  ++waiting_;
+  bool urgent = false;
+  cv_.wait(lock, [&] {
+    if (!urgent && urgent_now()) {  // urgent from now on (never back)
+      urgent = true;
+      ++urgent_waiting_;
+    }
+    return slots_ > 0 && (urgent || urgent_waiting_ == 0);
+  });
   if (urgent) --urgent_waiting_;
+  --waiting_;
   --slots_;
 }
 
@@ -63,6 +71,21 @@ void FetchGate::Release() {
   std::lock_guard lock(mu_);
   ++slots_;
   cv_.notify_all();
+}
+
+void FetchGate::Nudge() {
+  std::lock_guard lock(mu_);
+  cv_.notify_all();
+}
+
+int FetchGate::waiting() const {
+  std::lock_guard lock(mu_);
+  return waiting_;
+}
+
+int FetchGate::urgent_waiting() const {
+  std::lock_guard lock(mu_);
+  return urgent_waiting_;
 }
 
 Volume::Volume(VolumeOptions o, int data_fd, int direct_fd, int bitmap_fd, uint64_t size)
@@ -102,6 +125,7 @@ Result<std::unique_ptr<Volume>> Volume::Open(VolumeOptions o) {
   v->bits_.assign(chunks, false);
   v->busy_.assign(chunks, false);
   v->hydrating_.assign(chunks, false);
+  v->urgent_wanted_.assign(chunks, false);
   v->touched_.assign(chunks, false);
   struct stat st;
   if (::fstat(bitmap_fd, &st) != 0) return Status::FromErrno(errno, bitmap_path);
@@ -300,14 +324,26 @@ Status Volume::Ensure(uint64_t i, bool urgent) {
       first_touches_.push_back(static_cast<uint32_t>(i));
     }
     if (bits_[i]) return Status::Ok();
+    if (urgent) urgent_wanted_[i] = true;
   }
+  // A background fetch of this chunk waiting at the gate now waits as a
+  // trigger: this caller is about to join it.
+  if (urgent && options_.gate) options_.gate->Nudge();
+  auto urgent_now = [&] {
+    std::lock_guard lock(mu_);
+    return urgent || urgent_wanted_[i];
+  };
   auto [st, led] = flights_.Do(i, [&]() -> Status {
     if (Present(i)) return Status::Ok();
     const std::string& hash = options_.manifest.chunks[i];
     if (urgent) triggers_++;
-    if (options_.gate) options_.gate->Acquire(urgent);
-    auto got = options_.source->Fetch(hash, urgent);
+    if (options_.gate) options_.gate->Acquire(urgent_now);
+    auto got = options_.source->Fetch(hash, urgent_now());
     if (options_.gate) options_.gate->Release();
+    {
+      std::lock_guard lock(mu_);
+      urgent_wanted_[i] = false;  // this flight is over; a later trigger marks the next
+    }
     if (!got.ok()) {
       fetch_errors_++;
       return got.status();

@@ -44,14 +44,26 @@ namespace ferry::volume {
 class FetchGate {
  public:
   explicit FetchGate(int slots) : slots_(slots) {}
-  void Acquire(bool urgent);
+  void Acquire(bool urgent) {
+    Acquire([urgent] { return urgent; });
+  }
+  // `urgent` is asked again whenever the caller wakes, so a background
+  // caller becomes urgent while it waits (a trigger joined its fetch) once
+  // Nudge() is called. It is called under the gate's lock: it must not
+  // call back into the gate.
+  void Acquire(const std::function<bool()>& urgent);
   void Release();
+  // Wakes waiters to ask their `urgent` again.
+  void Nudge();
+  int waiting() const;         // callers inside Acquire (tests)
+  int urgent_waiting() const;  // of those, the urgent ones (tests)
 
  private:
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   int slots_;
   int urgent_waiting_ = 0;
+  int waiting_ = 0;
 };
 
 struct VolumeOptions {
@@ -150,6 +162,9 @@ class Volume : public nbd::BlockDevice {
   std::vector<bool> touched_;              // guarded by mu_
   size_t next_ = 0;                        // background cursor; guarded by mu_
   std::vector<bool> hydrating_;            // guarded by mu_: taken by a hydrator
+  // guarded by mu_: a trigger waits on this chunk's fetch, so the fetch
+  // counts as urgent at the gate even if a background caller started it
+  std::vector<bool> urgent_wanted_;
   SingleFlight<uint64_t, Status> flights_;
   std::atomic<uint64_t> triggers_{0}, background_{0}, fetched_bytes_{0}, fetch_errors_{0};
   std::atomic<std::chrono::steady_clock::duration::rep> last_client_io_{0};

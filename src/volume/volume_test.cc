@@ -320,6 +320,27 @@ TEST_F(VolumeTest, ConcurrentFillsCommitTheirBitsInGroupsThatSurviveAReopen) {
   EXPECT_EQ(source_.fetches, before);
 }
 
+TEST_F(VolumeTest, ATriggerJoiningABackgroundFetchWaitingAtTheGateMakesItUrgent) {
+  manifest_.prefetch = {2};
+  FetchGate gate(1);
+  auto v = Open("v", 0, nullptr, &gate);
+  gate.Acquire(false);  // the only slot, held
+  std::thread hydrator([&] { EXPECT_TRUE(v->HydrateNext().ok()); });  // chunk 2, background
+  for (int i = 0; i < 2000 && gate.waiting() < 1; ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_EQ(gate.waiting(), 1);
+  EXPECT_EQ(gate.urgent_waiting(), 0);
+  std::string buf(10, 'x');
+  std::thread reader([&] { EXPECT_TRUE(v->Read(2 * kChunk, 10, buf.data()).ok()); });  // joins that fetch
+  for (int i = 0; i < 2000 && gate.urgent_waiting() < 1; ++i) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(gate.urgent_waiting(), 1);  // the waiting fetch now goes ahead of background work
+  EXPECT_EQ(gate.waiting(), 1);         // still one fetch: the reader joined it
+  gate.Release();
+  hydrator.join();
+  reader.join();
+  EXPECT_EQ(buf, image_.substr(2 * kChunk, 10));
+  EXPECT_EQ(source_.fetches, 1);
+}
+
 TEST(FetchGateTest, UrgentCallersGoFirst) {
   FetchGate gate(1);
   gate.Acquire(false);  // the only slot, held
