@@ -1,5 +1,7 @@
 #include "migrate/transfer.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -8,9 +10,9 @@
 #include <mutex>
 #include <vector>
 
-#include "base/unix_time.h"
 #include "base/cancel.h"
 #include "base/crash_point.h"
+#include "base/unix_time.h"
 #include "base/strings.h"
 #include "crypto/digest.h"
 #include "engine/parallel.h"
@@ -193,22 +195,37 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
   auto rec = ctx.state->GetUpload(ctx.job, key);
   if (!rec.ok()) return Failed(rec.status(), Side::kState);
   state::UploadRecord upload;
-  if (*rec && (*rec)->src_etag == info->etag && (*rec)->part_size == plan.part_size) {
+  if (*rec && !(*rec)->upload_id.empty() && (*rec)->src_etag == info->etag &&
+      (*rec)->part_size == plan.part_size) {
     upload = **rec;  // resume: keep the parts already there
   } else {
-    if (*rec) {  // from another version of the source, or another plan
-      (void)ctx.dst->AbortMultipart(dst_key, (*rec)->upload_id);
-      if (Status s = ctx.state->DeleteUpload(ctx.job, key); !s.ok()) return Failed(s, Side::kState);
+    if (*rec) {
+      // From another version of the source, another plan, or only an
+      // intent (a crash around the create): nothing of it is kept.
+      if (Status s = AbandonUpload(ctx, key); !s.ok()) {
+        // The abort is best effort (an upload left behind costs storage,
+        // not correctness; a lifecycle rule can reap it): say so when a
+        // crash's upload could not even be looked for.
+        if ((*rec)->upload_id.empty()) {
+          spdlog::warn("migrate: {}: could not look for an upload a crash may have left: {}", dst_key,
+                       s.ToString());
+        }
+        if (Status d = ctx.state->DeleteUpload(ctx.job, key); !d.ok()) return Failed(d, Side::kState);
+      }
     }
+    upload.src_etag = info->etag;
+    upload.part_size = plan.part_size;
+    // The intent first (no id yet): a crash after the create below but
+    // before its id is saved leaves a record that says to look for it.
+    if (Status s = ctx.state->SaveUpload(ctx.job, key, upload); !s.ok()) return Failed(s, Side::kState);
     PutOptions put;
     put.headers = info->headers;
     std::string md5 = KnownMd5(*info);
     if (!md5.empty()) put.headers.user[kMd5Meta] = md5;
     auto id = ctx.dst->CreateMultipart(dst_key, put);
     if (!id.ok()) return Failed(id.status(), Side::kDestination);
+    CrashPoint("multipart-created");
     upload.upload_id = *id;
-    upload.src_etag = info->etag;
-    upload.part_size = plan.part_size;
     if (Status s = ctx.state->SaveUpload(ctx.job, key, upload); !s.ok()) {
       (void)ctx.dst->AbortMultipart(dst_key, *id);
       return Failed(s, Side::kState);
@@ -347,8 +364,20 @@ Status AbandonUpload(const TransferContext& ctx, const std::string& key) {
   auto rec = ctx.state->GetUpload(ctx.job, key);
   if (!rec.ok()) return rec.status();
   if (!*rec) return Status::Ok();
-  Status aborted = ctx.dst->AbortMultipart(ctx.keys.DstKey(key), (*rec)->upload_id);
-  if (!aborted.ok() && aborted.code() != ErrorCode::kNotFound) return aborted;
+  std::string dst_key = ctx.keys.DstKey(key);
+  std::vector<std::string> ids;
+  if (!(*rec)->upload_id.empty()) {
+    ids.push_back((*rec)->upload_id);
+  } else {
+    FERRY_ASSIGN_OR_RETURN(auto open, ctx.dst->ListMultipartUploads(dst_key));
+    for (const UploadInfo& u : open) {
+      if (UnixMs(u.initiated) >= ctx.job_started_ms - kUploadClockSlackMs) ids.push_back(u.upload_id);
+    }
+  }
+  for (const std::string& id : ids) {
+    Status aborted = ctx.dst->AbortMultipart(dst_key, id);
+    if (!aborted.ok() && aborted.code() != ErrorCode::kNotFound) return aborted;
+  }
   return ctx.state->DeleteUpload(ctx.job, key);
 }
 

@@ -56,7 +56,13 @@ struct TransferResult {
 TransferResult TransferObject(const TransferContext& ctx, const state::ClaimedObject& obj);
 
 // Aborts the multipart upload recorded for `key`, if any, and forgets it:
-// for objects given up on (dead-lettered, cancelled jobs).
+// for objects given up on (dead-lettered, cancelled jobs) and uploads
+// started over. A record without an upload id is an intent, saved before
+// CreateMultipart: a crash may have followed the create before its id was
+// saved, so every upload of the destination key that the destination
+// initiated since the job started (less kUploadClockSlack for clocks that
+// disagree) is aborted; an old upload of that key by someone else stays.
 Status AbandonUpload(const TransferContext& ctx, const std::string& key);
+inline constexpr int64_t kUploadClockSlackMs = 15 * 60 * 1000;
 
 }  // namespace ferry::migrate

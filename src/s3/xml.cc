@@ -187,6 +187,32 @@ Result<std::vector<PartInfo>> ParseListParts(std::string_view xml, bool* truncat
   return parts;
 }
 
+Result<std::vector<UploadInfo>> ParseListMultipartUploads(std::string_view xml, bool* truncated,
+                                                          std::string* next_key_marker,
+                                                          std::string* next_upload_id_marker) {
+  FERRY_ASSIGN_OR_RETURN(pt::ptree tree, ParseTree(xml, "ListMultipartUploads"));
+  FERRY_ASSIGN_OR_RETURN(const pt::ptree* root,
+                         Root(tree, "ListMultipartUploadsResult", "ListMultipartUploads"));
+  bool url = Text(*root, "EncodingType") == "url";
+  auto decode = [url](std::string v) { return url ? UrlDecodeValue(v) : v; };
+  *truncated = Text(*root, "IsTruncated") == "true";
+  *next_key_marker = decode(Text(*root, "NextKeyMarker"));
+  *next_upload_id_marker = Text(*root, "NextUploadIdMarker");
+  std::vector<UploadInfo> uploads;
+  for (const auto& [name, child] : *root) {
+    if (name != "Upload") continue;
+    UploadInfo u;
+    u.key = decode(Text(child, "Key"));
+    u.upload_id = Text(child, "UploadId");
+    ParseIso8601(Text(child, "Initiated"), &u.initiated);
+    uploads.push_back(std::move(u));
+  }
+  if (*truncated && next_key_marker->empty() && next_upload_id_marker->empty()) {
+    return Status::Protocol("ListMultipartUploads: truncated page without markers");
+  }
+  return uploads;
+}
+
 Result<std::string> ParseCopyResult(std::string_view xml) {
   ErrorDocument err;
   if (ParseError(xml, &err)) return EmbeddedError(err, "copy");

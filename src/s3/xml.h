@@ -35,6 +35,12 @@ Result<std::string> ParseCompleteMultipartUpload(std::string_view xml);  // ETag
 Result<std::vector<PartInfo>> ParseListParts(std::string_view xml, bool* truncated,
                                              int* next_marker);
 
+// ListMultipartUploadsResult: the uploads on this page; *truncated and the
+// markers for the next page (KeyMarker, UploadIdMarker).
+Result<std::vector<UploadInfo>> ParseListMultipartUploads(std::string_view xml, bool* truncated,
+                                                          std::string* next_key_marker,
+                                                          std::string* next_upload_id_marker);
+
 // CopyObjectResult / CopyPartResult: the new ETag.
 Result<std::string> ParseCopyResult(std::string_view xml);
 

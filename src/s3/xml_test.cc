@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 namespace ferry::s3 {
 namespace {
 
@@ -89,6 +91,30 @@ TEST(S3Xml, ListParts) {
   EXPECT_EQ((*parts)[1].size, 6u);
   EXPECT_TRUE(truncated);
   EXPECT_EQ(marker, 2);
+}
+
+TEST(XmlTest, ListMultipartUploadsWithUrlEncodedKeysAndMarkers) {
+  bool truncated = false;
+  std::string key_marker, id_marker;
+  auto ups = ParseListMultipartUploads(
+      "<ListMultipartUploadsResult><EncodingType>url</EncodingType><IsTruncated>true</IsTruncated>"
+      "<NextKeyMarker>a%20b</NextKeyMarker><NextUploadIdMarker>id2</NextUploadIdMarker>"
+      "<Upload><Key>a%20b</Key><UploadId>id1</UploadId><Initiated>2026-12-03T08:00:00.000Z</Initiated></Upload>"
+      "<Upload><Key>a%20b</Key><UploadId>id2</UploadId><Initiated>2026-12-03T08:00:01.000Z</Initiated></Upload>"
+      "</ListMultipartUploadsResult>",
+      &truncated, &key_marker, &id_marker);
+  ASSERT_TRUE(ups.ok()) << ups.status().ToString();
+  ASSERT_EQ(ups->size(), 2u);
+  EXPECT_EQ((*ups)[0].key, "a b");
+  EXPECT_EQ((*ups)[1].upload_id, "id2");
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::seconds>((*ups)[1].initiated - (*ups)[0].initiated).count(), 1);
+  EXPECT_TRUE(truncated);
+  EXPECT_EQ(key_marker, "a b");
+  EXPECT_EQ(id_marker, "id2");
+  auto bad = ParseListMultipartUploads("<ListMultipartUploadsResult><IsTruncated>true</IsTruncated>"
+                                       "</ListMultipartUploadsResult>",
+                                       &truncated, &key_marker, &id_marker);
+  EXPECT_FALSE(bad.ok());  // truncated without a way on
 }
 
 }  // namespace

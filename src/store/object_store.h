@@ -89,6 +89,13 @@ struct PartInfo {
   uint64_t size = 0;
 };
 
+// A multipart upload in progress (ListMultipartUploads).
+struct UploadInfo {
+  std::string key;
+  std::string upload_id;
+  TimePoint initiated{};  // the store's clock
+};
+
 struct StoreFeatures {
   bool server_side_copy = false;  // Copy() works within this store
   bool multipart = true;
@@ -137,6 +144,9 @@ class ObjectStore {
   virtual Status AbortMultipart(std::string_view key, std::string_view upload_id) = 0;
   virtual Result<std::vector<PartInfo>> ListParts(std::string_view key,
                                                   std::string_view upload_id) = 0;
+  // The uploads in progress of exactly `key` (not of longer keys it is a
+  // prefix of), so a crash that left one unrecorded can be cleaned up.
+  virtual Result<std::vector<UploadInfo>> ListMultipartUploads(std::string_view key) = 0;
 
   // Server-side copy within this store; kUnsupported when
   // !Features().server_side_copy (callers then stream through Get/Put).

@@ -1,6 +1,8 @@
 // Conformance cases for multipart uploads.
 
 #include <algorithm>
+#include <chrono>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,6 +45,7 @@ class MultipartUpload {
     return store_.UploadPart(key_, id_, number, body, data.size(), content_md5);
   }
   const std::string& id() const { return id_; }
+  const std::string& key() const { return key_; }
 
  private:
   ObjectStore& store_;
@@ -166,6 +169,32 @@ TEST_P(StoreConformanceTest, MultipartAbortLeavesNothing) {
     auto late = up.Upload(2, "late");
     ASSERT_FALSE(late.ok()) << "an aborted upload takes no parts";
     EXPECT_EQ(late.status().code(), ErrorCode::kNotFound) << late.status().ToString();
+  }
+}
+
+TEST_P(StoreConformanceTest, ListMultipartUploadsNamesThoseOfExactlyTheKey) {
+  FERRY_REQUIRE_CAPABILITY(multipart);
+  FERRY_REQUIRE_CAPABILITY(list_uploads);
+  const std::string key = K("multi/open"), longer = K("multi/open2");
+  MultipartUpload a(store(), key), b(store(), key), other(store(), longer);
+  ASSERT_TRUE(a.Create().ok());
+  ASSERT_TRUE(b.Create().ok());
+  ASSERT_TRUE(other.Create().ok());
+  auto open = store().ListMultipartUploads(key);
+  ASSERT_TRUE(open.ok()) << open.status().ToString();
+  std::set<std::string> ids;
+  for (const UploadInfo& u : *open) {
+    EXPECT_EQ(u.key, key);
+    auto age = std::chrono::system_clock::now() - u.initiated;
+    EXPECT_LT(std::chrono::abs(age), std::chrono::hours(1)) << "initiated is the create's time";
+    ids.insert(u.upload_id);
+  }
+  EXPECT_EQ(ids, (std::set<std::string>{a.id(), b.id()}));  // not the longer key's
+  if (FERRY_HAS_CAPABILITY(abort_multipart)) {
+    for (auto* up : {&a, &b, &other}) ASSERT_TRUE(store().AbortMultipart(up->key(), up->id()).ok());
+    auto after = store().ListMultipartUploads(key);
+    ASSERT_TRUE(after.ok());
+    EXPECT_TRUE(after->empty());
   }
 }
 

@@ -175,6 +175,7 @@ Capabilities S3rverCaps() {
   c.content_md5 = false;               // never checks Content-MD5
   c.list_parts = false;                // ListParts: 405 MethodNotAllowed
   c.abort_multipart = false;           // AbortMultipartUpload: 405 MethodNotAllowed
+  c.list_uploads = false;              // ListMultipartUploads: 501 NotImplemented
   c.multipart_etag = false;            // plain MD5 of the whole object
   c.complete_validates_parts = false;  // sorts parts, ignores ETags, dies on a missing one
   c.atomic_overwrite = false;          // rewrites the object file in place

@@ -75,6 +75,8 @@ struct Capabilities {
   bool list_parts = true;
   // AbortMultipartUpload works. (s3rver 3.7 answers 405 MethodNotAllowed.)
   bool abort_multipart = true;
+  // ListMultipartUploads works.
+  bool list_uploads = true;
   // ListParts on an aborted upload answers kNotFound.
   bool abort_forgets_upload = true;
   // A completed upload's ETag is S3's MD5 of the part MD5s plus "-N".

@@ -59,6 +59,14 @@ listed=$(json_field listed <"$TMP/s1.json")
 crash batch "finish:3" "${M[@]}" resume "$JOB" --json
 # 3. Between writing objects and recording them (the last guard's case).
 crash written "transfer:400" "${M[@]}" resume "$JOB" --json
+# 3b. Between creating a multipart upload and saving its id: the upload is
+# open at the destination and only an intent is recorded. The next resume
+# must find it and abort it (checked at the end: no upload is left open).
+crash created "multipart-created:1" "${M[@]}" resume "$JOB" --json
+uploads_open() { curl -sf "$B_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['storage']['multipart_uploads'])"; }
+[ "$(uploads_open)" -ge 1 ] || fail "the crash after a create left no upload open"
+intents=$(sqlite3 "$STATE/migrate.db" "select count(*) from uploads where job='$JOB' and upload_id=''")
+[ "$intents" -ge 1 ] || fail "no intent recorded for the upload the crash left"
 # 4. Mid-multipart: after the 2nd part of this run was recorded.
 crash part "part:2" "${M[@]}" resume "$JOB" --json
 # What resuming the multipart objects must still upload: 3 parts for each
@@ -119,7 +127,7 @@ puts=$(( $(stat_of "$B_URL" put requests) - $(stat_of "$B_URL" put errors) ))
 completes=$(( $(stat_of "$B_URL" complete requests) - $(stat_of "$B_URL" complete errors) ))
 [ "$puts" = 20000 ] || fail "$puts successful PUTs for 20,000 small objects"
 [ "$completes" = 3 ] || fail "$completes successful multipart completes for 3 objects"
-open=$(curl -sf "$B_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['storage']['multipart_uploads'])")
+open=$(uploads_open)
 [ "$open" = 0 ] || fail "$open multipart uploads left open"
 # The crashed multipart uploads were resumed, not restarted: the last run
 # uploaded exactly the parts that had not been recorded.

@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -222,6 +223,37 @@ Result<std::vector<PartInfo>> LocalStore::ListParts(std::string_view key,
     parts.push_back(PartInfo{p.number, p.etag, static_cast<uint64_t>(st.st_size)});
   }
   return parts;
+}
+
+Result<std::vector<UploadInfo>> LocalStore::ListMultipartUploads(std::string_view key) {
+  FERRY_RETURN_IF_ERROR(local::ValidateKey(key));
+  std::string staging = root_ + "/" + kStagingDir;
+  std::vector<UploadInfo> uploads;
+  DIR* dir = ::opendir(staging.c_str());
+  if (dir == nullptr) {
+    if (errno == ENOENT) return uploads;  // no upload was ever made here
+    return Status::FromErrno(errno, "list " + staging);
+  }
+  std::vector<std::string> ids;
+  while (struct dirent* e = ::readdir(dir)) {
+    if (ValidUploadId(e->d_name)) ids.emplace_back(e->d_name);
+  }
+  ::closedir(dir);
+  for (const std::string& id : ids) {
+    auto upload_dir = UploadDir(key, id, nullptr);
+    if (!upload_dir.ok()) continue;  // another key's, or completed or aborted meanwhile
+    struct stat st;
+    if (::stat((*upload_dir + "/" + kManifestName).c_str(), &st) != 0) continue;
+    UploadInfo u;
+    u.key = std::string(key);
+    u.upload_id = id;
+    u.initiated = TimePoint(std::chrono::seconds(st.st_mtim.tv_sec)) +
+                  std::chrono::duration_cast<TimePoint::duration>(std::chrono::nanoseconds(st.st_mtim.tv_nsec));
+    uploads.push_back(std::move(u));
+  }
+  std::sort(uploads.begin(), uploads.end(),
+            [](const UploadInfo& a, const UploadInfo& b) { return a.initiated < b.initiated; });
+  return uploads;
 }
 
 Result<ObjectInfo> LocalStore::CompleteMultipart(std::string_view key, std::string_view upload_id,

@@ -82,6 +82,7 @@ class LocalStore : public ObjectStore {
   Status AbortMultipart(std::string_view key, std::string_view upload_id) override;
   Result<std::vector<PartInfo>> ListParts(std::string_view key,
                                           std::string_view upload_id) override;
+  Result<std::vector<UploadInfo>> ListMultipartUploads(std::string_view key) override;
 
   Result<ObjectInfo> Copy(std::string_view src_key, std::string_view dst_key,
                           const std::optional<ObjectHeaders>& replace_headers) override;

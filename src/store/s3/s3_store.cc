@@ -321,6 +321,25 @@ class S3Store : public ObjectStore {
     }
   }
 
+  Result<std::vector<UploadInfo>> ListMultipartUploads(std::string_view key) override {
+    std::vector<UploadInfo> all;
+    std::string key_marker, id_marker;
+    for (;;) {
+      Call c;
+      c.method = "GET";
+      c.query = {{"uploads", ""}, {"prefix", std::string(key)}, {"encoding-type", "url"}};
+      if (!key_marker.empty()) c.query.emplace_back("key-marker", key_marker);
+      if (!id_marker.empty()) c.query.emplace_back("upload-id-marker", id_marker);
+      FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
+      bool truncated = false;
+      FERRY_ASSIGN_OR_RETURN(auto page, s3::ParseListMultipartUploads(r.body, &truncated, &key_marker, &id_marker));
+      for (auto& u : page) {
+        if (u.key == key) all.push_back(std::move(u));  // not the longer keys sharing the prefix
+      }
+      if (!truncated) return all;
+    }
+  }
+
   Result<ObjectInfo> Copy(std::string_view src_key, std::string_view dst_key,
                           const std::optional<ObjectHeaders>& replace) override {
     Call c;
