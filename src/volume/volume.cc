@@ -119,8 +119,17 @@ Result<std::unique_ptr<Volume>> Volume::Open(VolumeOptions o) {
     return Status::FromErrno(e, bitmap_path);
   }
   // Fills write through O_DIRECT where the file system allows it (not
-  // tmpfs): -1 when it does not.
+  // tmpfs): -1 when it does not. Then the buffered descriptor, which serves
+  // clients, must never read ahead: readahead from a present chunk into a
+  // missing one being filled could cache that range's old bytes (zeros)
+  // after the direct write's invalidation, and show them once the chunk is
+  // present. Without readahead only present chunks are ever cached (clients
+  // read and write present chunks only; chunk sizes are page multiples).
   int direct_fd = ::open(data_path.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
+  if (direct_fd >= 0 && ::posix_fadvise(data_fd, 0, 0, POSIX_FADV_RANDOM) != 0) {
+    ::close(direct_fd);  // cannot rule readahead out: fill through the page cache
+    direct_fd = -1;
+  }
   std::unique_ptr<Volume> v(new Volume(std::move(o), data_fd, direct_fd, bitmap_fd, size));
   v->bits_.assign(chunks, false);
   v->busy_.assign(chunks, false);
