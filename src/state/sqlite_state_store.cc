@@ -379,6 +379,8 @@ Status SqliteStateStore::SetJobState(const std::string& id, JobState state, int6
   const bool final =
       state == JobState::kCompleted || state == JobState::kFailed || state == JobState::kCancelled;
   std::lock_guard lock(mu_);
+  Txn txn(*db_);
+  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
   FERRY_ASSIGN_OR_RETURN(
       Stmt st, db_->Prepare("UPDATE jobs SET state = ?, "
                             "finished_ms = CASE WHEN ? = 1 THEN ? ELSE finished_ms END, "
@@ -390,7 +392,14 @@ Status SqliteStateStore::SetJobState(const std::string& id, JobState state, int6
                                 release ? 1 : 0, release ? 1 : 0, id)
                             .Run());
   if (st.Changes() == 0) return JobNotFound(id);
-  return Status::Ok();
+  if (state == JobState::kCompleted) {
+    // A completed job lists nothing again (its listing_done stays set), so
+    // its shards' tokens are of no more use: one row per listed prefix
+    // would otherwise stay for ever.
+    FERRY_ASSIGN_OR_RETURN(Stmt del, db_->Prepare("DELETE FROM shards WHERE job = ?"));
+    FERRY_RETURN_IF_ERROR(del.Bind(id).Run());
+  }
+  return txn.Commit();
 }
 
 // ---- Listing ----

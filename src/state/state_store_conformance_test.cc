@@ -223,6 +223,22 @@ TEST_P(StateStoreConformanceTest, StatesRoundTripAndFinalStatesStampFinishTime) 
   }
 }
 
+TEST_P(StateStoreConformanceTest, ACompletedJobKeepsNoShardsAFailedOneKeepsThem) {
+  const std::vector<ShardRecord> shards = {ShardRecord{0, "", "/", 3, "t", true},
+                                           ShardRecord{1, "p/", "", 2, "", true}};
+  MakeJob("done", 1, shards);
+  MakeJob("failed", 1, shards);
+  ASSERT_TRUE(store().SetJobState("done", JobState::kCompleted, 5000, 1, true).ok());
+  ASSERT_TRUE(store().SetJobState("failed", JobState::kFailed, 5000, 1, true).ok());
+  auto done = store().GetShards("done");
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_TRUE(done->empty());  // pruned: nothing will list for it again
+  EXPECT_TRUE(Job("done").listing_done);
+  auto failed = store().GetShards("failed");
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ(failed->size(), 2u);  // `dlq --retry` may run it again
+}
+
 TEST_P(StateStoreConformanceTest, AcquireRenewAndReleaseTheRunnerClaim) {
   MakeJob("j");
   ASSERT_TRUE(store().AcquireJob("j", "r1", 1000, 5000, false).ok());

@@ -135,6 +135,6 @@ parts_ok=$(( $(stat_of "$B_URL" upload-part requests) - $(stat_of "$B_URL" uploa
 [ $((parts_ok - parts_before)) = "$needed" ] ||
   fail "the last run uploaded $((parts_ok - parts_before)) parts; $needed were missing"
 # The state store kept nothing per object.
-rows=$(sqlite3 "$STATE/migrate.db" "select (select count(*) from objects) + (select count(*) from uploads) + (select count(*) from parts) + (select count(*) from dlq)")
+rows=$(sqlite3 "$STATE/migrate.db" "select (select count(*) from objects) + (select count(*) from uploads) + (select count(*) from parts) + (select count(*) from dlq) + (select count(*) from shards)")
 [ "$rows" = 0 ] || fail "$rows rows left in the state store"
 echo "migrate_crash_test: ok ($puts puts, $completes completes, $parts_ok parts)"
