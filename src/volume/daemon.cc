@@ -21,6 +21,7 @@
 #include "volume/chunk_cache.h"
 #include "volume/placement.h"
 #include "volume/qos.h"
+#include "volume/rate_meter.h"
 #include "volume/repository_source.h"
 #include "volume/volume.h"
 
@@ -60,6 +61,25 @@ class Daemon {
       limiters_.push_back(std::make_unique<RateLimiter>(static_cast<double>(o.hydration_rate)));
     }
     last_fetch_ = std::make_unique<std::atomic<std::chrono::steady_clock::duration::rep>[]>(o.pools.size());
+    hydration_meters_.resize(o.pools.size());
+    write_meters_.resize(o.pools.size());
+  }
+
+  // Samples each pool's fetched and written byte totals (call about once a
+  // second): placement weighs the bandwidth in use.
+  void SampleBandwidth() {
+    double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    std::lock_guard lock(mu_);
+    std::vector<uint64_t> fetched(o_.pools.size()), written(o_.pools.size());
+    for (const auto& [_, e] : volumes_) {
+      auto st = e.volume->stats();
+      fetched[static_cast<size_t>(e.pool)] += st.fetched_bytes;
+      written[static_cast<size_t>(e.pool)] += st.written_bytes;
+    }
+    for (size_t p = 0; p < o_.pools.size(); ++p) {
+      hydration_meters_[p].Sample(now, fetched[p]);
+      write_meters_[p].Sample(now, written[p]);
+    }
   }
 
   Status Load() {
@@ -241,6 +261,8 @@ class Daemon {
         if (::statvfs(o_.pools[p].c_str(), &sv) == 0) {
           l.free_bytes = static_cast<uint64_t>(static_cast<double>(uint64_t{sv.f_bavail} * sv.f_frsize) * o_.overcommit);
         }
+        l.hydration_bps = static_cast<uint64_t>(hydration_meters_[p].rate());
+        l.write_bps = static_cast<uint64_t>(write_meters_[p].rate());
         for (const auto& [_, e] : volumes_) {
           if (e.pool == static_cast<int>(p)) {
             l.volumes++;
@@ -347,6 +369,13 @@ class Daemon {
         line("ferry_volume_triggers_total", l, s.triggers);
         line("ferry_volume_fetched_bytes_total", l, s.fetched_bytes);
       }
+      out += "# TYPE ferry_volume_pool_hydration_bytes_per_second gauge\n"
+             "# TYPE ferry_volume_pool_write_bytes_per_second gauge\n";
+      for (size_t p = 0; p < o_.pools.size(); ++p) {
+        std::string l = "pool=\"" + o_.pools[p] + "\"";
+        line("ferry_volume_pool_hydration_bytes_per_second", l, static_cast<uint64_t>(hydration_meters_[p].rate()));
+        line("ferry_volume_pool_write_bytes_per_second", l, static_cast<uint64_t>(write_meters_[p].rate()));
+      }
     }
     ChunkCacheStats total;
     {
@@ -386,6 +415,8 @@ class Daemon {
   std::atomic<uint64_t> next_{0};
   std::unique_ptr<std::atomic<std::chrono::steady_clock::duration::rep>[]> last_fetch_;  // per pool
   std::atomic<uint64_t> backoffs_{0};
+  // Bandwidth in use per pool (SampleBandwidth), for placement and /metrics.
+  std::vector<RateMeter> hydration_meters_, write_meters_;  // guarded by mu_
 };
 
 }  // namespace
@@ -402,7 +433,10 @@ Status ServeVolumes(const DaemonOptions& o) {
   std::atomic<bool> stop{false};
   std::vector<std::thread> hydrators;
   for (int i = 0; i < std::max(1, o.hydration_threads); ++i) hydrators.emplace_back([&] { d.HydrateLoop(&stop); });
-  while (!CancelRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  for (int tick = 0; !CancelRequested(); ++tick) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (tick % 5 == 0) d.SampleBandwidth();
+  }
   stop = true;
   for (auto& t : hydrators) t.join();
   api.Stop();

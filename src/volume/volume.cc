@@ -207,6 +207,7 @@ VolumeStats Volume::stats() const {
   s.background = background_;
   s.fetched_bytes = fetched_bytes_;
   s.fetch_errors = fetch_errors_;
+  s.written_bytes = written_bytes_;
   return s;
 }
 
@@ -412,6 +413,7 @@ Status Volume::Read(uint64_t offset, uint64_t len, char* out) {
 Status Volume::Write(uint64_t offset, std::string_view data, bool fua) {
   NoteClientIo();
   if (data.empty()) return Status::Ok();
+  written_bytes_ += data.size();
   uint64_t cs = options_.manifest.chunk_size;
   uint64_t end = offset + data.size();
   for (uint64_t c = offset / cs; c <= (end - 1) / cs; ++c) {

@@ -92,6 +92,23 @@ order=$("$FERRY" snapshot info s3://bkt/snaps/base --json | json_field prefetch)
 aws_s3 s3 cp s3://bkt/snaps/snapshots/base - | /usr/bin/python3 -c "
 import json,sys; p = json.load(sys.stdin)['prefetch']; assert p[:3] == [10, 30, 31], p" || fail "prefetch order is not the first touches"
 
+# Bandwidth in use per pool (what placement weighs), sampled each second:
+# the hydration at 128 KiB/s, and 2 MiB a client writes to another volume.
+pool_rate() { curl -sf "http://127.0.0.1:$API/metrics" | awk -v m="$1" '$1 ~ "^" m "[{]" { if ($2 > x) x = $2 } END { print x + 0 }'; }
+pool_metrics() { curl -sf "http://127.0.0.1:$API/metrics" | grep pool_; }
+vol create wr --from s3://bkt/snaps/base >/dev/null
+qemu-io -f raw -c "write -P 0x33 0 2M" "nbd://127.0.0.1:$NBD/wr" >/dev/null
+for _ in $(seq 1 40); do
+  [ "$(pool_rate ferry_volume_pool_hydration_bytes_per_second)" -gt 16000 ] &&
+    [ "$(pool_rate ferry_volume_pool_write_bytes_per_second)" -gt 100000 ] && break
+  sleep 0.1
+done
+[ "$(pool_rate ferry_volume_pool_hydration_bytes_per_second)" -gt 16000 ] ||
+  fail "pool hydration bandwidth not measured: $(pool_metrics)"
+[ "$(pool_rate ferry_volume_pool_write_bytes_per_second)" -gt 100000 ] ||
+  fail "pool write bandwidth not measured: $(pool_metrics)"
+vol rm wr >/dev/null
+
 # --- SIGKILL during hydration after acknowledged writes -----------------------------
 [ "$(hydrated slow)" = hydrating ] || fail "slow volume hydrated too soon to test a crash"
 kill -9 "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true
