@@ -8,6 +8,12 @@ ChunkCache::ChunkCache(ChunkSource* source, uint64_t max_bytes, int level)
     : source_(source), level_(level), memory_(max_bytes) {}
 
 Result<std::string> ChunkCache::Fetch(const std::string& hash, bool urgent) {
+  ChunkOrigin ignored;
+  return FetchWithOrigin(hash, urgent, &ignored);
+}
+
+Result<std::string> ChunkCache::FetchWithOrigin(const std::string& hash, bool urgent, ChunkOrigin* origin) {
+  *origin = ChunkOrigin::kCache;  // unless this call is the one that goes to the source
   if (auto hit = memory_.Get(hash)) {
     auto plain = codec::ZstdDecompress(hit->body);
     if (plain.ok() && plain->size() == hit->meta.logical_length) {
@@ -27,6 +33,7 @@ Result<std::string> ChunkCache::Fetch(const std::string& hash, bool urgent) {
       }
     }
     misses_++;
+    *origin = ChunkOrigin::kSource;
     auto got = source_->Fetch(hash, urgent);
     if (got.ok()) {
       source_bytes_ += got->size();

@@ -26,6 +26,7 @@ class ChunkCache : public ChunkSource {
  public:
   ChunkCache(ChunkSource* source, uint64_t max_bytes, int level = 3);
   Result<std::string> Fetch(const std::string& hash, bool urgent) override;
+  Result<std::string> FetchWithOrigin(const std::string& hash, bool urgent, ChunkOrigin* origin) override;
   ChunkCacheStats stats() const;
 
  private:

@@ -11,11 +11,23 @@
 
 namespace ferry::volume {
 
+// Where a fetched chunk's bytes came from, for a volume's accounting.
+enum class ChunkOrigin {
+  kSource,  // this fetch went to the source (object store or cache tier)
+  kCache,   // a cache in front of it had them, or another caller's fetch brought them
+};
+
 class ChunkSource {
  public:
   virtual ~ChunkSource() = default;
   // The bytes of chunk `hash` (SHA-256 hex). `urgent`: a client waits.
   virtual Result<std::string> Fetch(const std::string& hash, bool urgent) = 0;
+  // The same, saying where the bytes came from (a source with no cache of
+  // its own: always kSource).
+  virtual Result<std::string> FetchWithOrigin(const std::string& hash, bool urgent, ChunkOrigin* origin) {
+    *origin = ChunkOrigin::kSource;
+    return Fetch(hash, urgent);
+  }
 };
 
 }  // namespace ferry::volume

@@ -311,6 +311,9 @@ class Daemon {
             {"triggers", s.triggers},
             {"background", s.background},
             {"fetched_bytes", s.fetched_bytes},
+            {"bytes_from_origin", s.origin_bytes},
+            {"bytes_from_cache", s.cache_bytes},
+            {"bytes_written", s.written_bytes},
             {"fetch_errors", s.fetch_errors}};
   }
 
@@ -358,7 +361,8 @@ class Daemon {
       out += name + (labels.empty() ? "" : "{" + labels + "}") + " " + std::to_string(v) + "\n";
     };
     out += "# TYPE ferry_volume_chunks gauge\n# TYPE ferry_volume_hydrated_chunks gauge\n"
-           "# TYPE ferry_volume_triggers_total counter\n# TYPE ferry_volume_fetched_bytes_total counter\n";
+           "# TYPE ferry_volume_triggers_total counter\n# TYPE ferry_volume_fetched_bytes_total counter\n"
+           "# TYPE ferry_volume_bytes_from_origin_total counter\n# TYPE ferry_volume_bytes_from_cache_total counter\n";
     {
       std::lock_guard lock(mu_);
       for (const auto& [_, e] : volumes_) {
@@ -368,6 +372,8 @@ class Daemon {
         line("ferry_volume_hydrated_chunks", l, s.present);
         line("ferry_volume_triggers_total", l, s.triggers);
         line("ferry_volume_fetched_bytes_total", l, s.fetched_bytes);
+        line("ferry_volume_bytes_from_origin_total", l, s.origin_bytes);
+        line("ferry_volume_bytes_from_cache_total", l, s.cache_bytes);
       }
       out += "# TYPE ferry_volume_pool_hydration_bytes_per_second gauge\n"
              "# TYPE ferry_volume_pool_write_bytes_per_second gauge\n";

@@ -208,6 +208,8 @@ VolumeStats Volume::stats() const {
   s.fetched_bytes = fetched_bytes_;
   s.fetch_errors = fetch_errors_;
   s.written_bytes = written_bytes_;
+  s.origin_bytes = origin_bytes_;
+  s.cache_bytes = cache_bytes_;
   return s;
 }
 
@@ -348,7 +350,8 @@ Status Volume::Ensure(uint64_t i, bool urgent) {
     const std::string& hash = options_.manifest.chunks[i];
     if (urgent) triggers_++;
     if (options_.gate) options_.gate->Acquire(urgent_now);
-    auto got = options_.source->Fetch(hash, urgent_now());
+    ChunkOrigin origin = ChunkOrigin::kSource;
+    auto got = options_.source->FetchWithOrigin(hash, urgent_now(), &origin);
     if (options_.gate) options_.gate->Release();
     {
       std::lock_guard lock(mu_);
@@ -363,6 +366,7 @@ Status Volume::Ensure(uint64_t i, bool urgent) {
       return Status::Corruption("chunk " + std::to_string(i) + " has " + std::to_string(got->size()) + " bytes");
     }
     fetched_bytes_ += got->size();
+    (origin == ChunkOrigin::kCache ? cache_bytes_ : origin_bytes_) += got->size();
     if (!urgent) background_++;
     return Install(i, *got);
   });

@@ -79,6 +79,8 @@ struct VolumeStats {
   uint64_t triggers = 0;          // urgent fetches started by client I/O
   uint64_t background = 0;        // chunks hydrated in the background
   uint64_t fetched_bytes = 0;     // chunk bytes received from the source
+  uint64_t origin_bytes = 0;      // of those, bytes this volume's fetches brought from the origin
+  uint64_t cache_bytes = 0;       // and bytes the transfer cache (or another volume's fetch) had
   uint64_t written_bytes = 0;     // bytes clients wrote (WRITE)
   uint64_t fetch_errors = 0;
 };
@@ -167,7 +169,8 @@ class Volume : public nbd::BlockDevice {
   // counts as urgent at the gate even if a background caller started it
   std::vector<bool> urgent_wanted_;
   SingleFlight<uint64_t, Status> flights_;
-  std::atomic<uint64_t> triggers_{0}, background_{0}, fetched_bytes_{0}, fetch_errors_{0}, written_bytes_{0};
+  std::atomic<uint64_t> triggers_{0}, background_{0}, fetched_bytes_{0}, fetch_errors_{0}, written_bytes_{0},
+      origin_bytes_{0}, cache_bytes_{0};
   std::atomic<std::chrono::steady_clock::duration::rep> last_client_io_{0};
   void NoteClientIo() { last_client_io_ = std::chrono::steady_clock::now().time_since_epoch().count(); }
 };

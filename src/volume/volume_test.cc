@@ -277,6 +277,15 @@ TEST_F(VolumeTest, ClonesSharingATransferCacheFetchEachChunkOnce) {
   for (auto& c : clones) threads.emplace_back([&] { EXPECT_EQ(ReadAll(*c), image_); });
   for (auto& t : threads) t.join();
   EXPECT_EQ(source_.fetches, 7);  // once per distinct non-zero chunk, for 20 clones
+  uint64_t from_origin = 0, from_cache = 0;
+  for (auto& c : clones) {
+    auto vs = c->stats();
+    EXPECT_EQ(vs.origin_bytes + vs.cache_bytes, vs.fetched_bytes);
+    from_origin += vs.origin_bytes;
+    from_cache += vs.cache_bytes;
+  }
+  EXPECT_EQ(from_origin, image_.size() - kChunk);  // each chunk's bytes once, by whichever clone went first
+  EXPECT_EQ(from_cache, 19 * (image_.size() - kChunk));
   auto s = cache.stats();
   EXPECT_EQ(s.source_bytes, image_.size() - kChunk);
   EXPECT_EQ(s.hits + s.coalesced + s.misses, 20u * 7);

@@ -67,6 +67,17 @@ gets=$(get_requests)
 # One GET per distinct chunk, plus the manifest read once for the batch.
 [ "$gets" = $((distinct + 1)) ] || fail "20 volumes made $gets GETs, want $distinct chunks + 1 manifest read"
 echo "20 volumes: $gets GETs for $distinct distinct chunks"
+# Each volume's status splits what it fetched: from the origin (its fetch
+# went there) or from the transfer cache. Across the 20, the origin sent
+# each distinct chunk once; the rest came from the cache.
+vol ls --json | /usr/bin/python3 -c "
+import json, sys
+vs = json.load(sys.stdin)
+o = sum(v['bytes_from_origin'] for v in vs); c = sum(v['bytes_from_cache'] for v in vs)
+assert all(v['bytes_from_origin'] + v['bytes_from_cache'] == v['fetched_bytes'] for v in vs), vs
+assert o == $distinct * $CHUNK, (o, $distinct * $CHUNK)
+assert c == sum(v['fetched_bytes'] for v in vs) - o and c > 0, c
+" || fail "bytes from origin and from cache do not add up"
 qemu-img compare -f raw -F raw "nbd://127.0.0.1:$NBD/clone-7" "$IMG" >/dev/null || fail "qemu-img compare clone-7"
 nbdcopy "nbd://127.0.0.1:$NBD/clone-13" "$TMP/clone13.img"
 [ "$(md5sum <"$TMP/clone13.img")" = "$(md5sum <"$IMG")" ] || fail "nbdcopy md5 of clone-13"
