@@ -95,12 +95,14 @@ int Call(const VolumeArgs& a, const std::string& method, const std::string& path
 }
 
 void PrintStatus(const nlohmann::json& v) {
-  std::printf("%-24s %-9s %6llu/%-6llu chunks  %10s  triggers %llu  from %s  pool %s\n",
+  std::printf("%-24s %-9s %6llu/%-6llu chunks  %10s  triggers %llu  origin %s  cache %s  from %s  pool %s\n",
               v["name"].get<std::string>().c_str(), v["state"].get<std::string>().c_str(),
               static_cast<unsigned long long>(v["hydrated"].get<uint64_t>()),
               static_cast<unsigned long long>(v["chunks"].get<uint64_t>()),
               HumanBytes(v["size"].get<uint64_t>()).c_str(),
-              static_cast<unsigned long long>(v["triggers"].get<uint64_t>()), v["from"].get<std::string>().c_str(),
+              static_cast<unsigned long long>(v["triggers"].get<uint64_t>()),
+              HumanBytes(v.value("bytes_from_origin", uint64_t{0})).c_str(),
+              HumanBytes(v.value("bytes_from_cache", uint64_t{0})).c_str(), v["from"].get<std::string>().c_str(),
               v["pool"].get<std::string>().c_str());
 }
 
