@@ -56,6 +56,7 @@
 #include "cache/spool.h"
 #include "cache/transcode_policy.h"
 #include "cache/upstream.h"
+#include "http/server_request.h"
 
 namespace ferry::cache {
 
@@ -77,13 +78,8 @@ struct ProxyOptions {
   AllowList admin_allow;                  // may PURGE and read metrics
 };
 
-struct ProxyRequest {
-  std::string method = "GET";
-  std::string target = "/";
-  http::Headers headers;  // as received
-  std::string body;
-  std::string peer;       // the client's IP address
-};
+// The request as the server read it (http::RequestReader).
+using ProxyRequest = http::ServerRequest;
 
 struct ProxyResponse {
   int status = 200;

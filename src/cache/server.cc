@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "base/cancel.h"
-#include "cache/request_reader.h"
+#include "http/request_reader.h"
 
 namespace ferry::cache {
 namespace {
@@ -158,13 +158,13 @@ net::awaitable<void> Session(tcp::socket socket, Shared& s) {
   std::string peer = socket.remote_endpoint(ec).address().to_string();
   beast::tcp_stream stream(std::move(socket));
   beast::flat_buffer buffer;
-  RequestLimits limits;
+  http::RequestLimits limits;
   limits.body_limit = s.options.max_request_body;
-  using State = RequestReader::State;
+  using State = http::RequestReader::State;
   for (;;) {
     // Read one request: bytes left from the last read first, then more,
     // all within one client timeout.
-    RequestReader reader(limits);
+    http::RequestReader reader(limits);
     ec = {};
     stream.expires_after(s.options.client_timeout);
     for (;;) {
@@ -181,13 +181,13 @@ net::awaitable<void> Session(tcp::socket socket, Shared& s) {
     if (reader.state() == State::kNeedMore) break;  // timed out, reset
     if (reader.state() == State::kError) {
       switch (reader.error()) {
-        case RequestReader::Error::kHeaderTooLarge:
+        case http::RequestReader::Error::kHeaderTooLarge:
           co_await WriteSimple(stream, s, bhttp::status::request_header_fields_too_large, reader.error_message());
           break;
-        case RequestReader::Error::kBodyTooLarge:
+        case http::RequestReader::Error::kBodyTooLarge:
           co_await WriteSimple(stream, s, bhttp::status::payload_too_large, reader.error_message());
           break;
-        case RequestReader::Error::kBadRequest:
+        case http::RequestReader::Error::kBadRequest:
           co_await WriteSimple(stream, s, bhttp::status::bad_request, reader.error_message());
           break;
         default:

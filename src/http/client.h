@@ -24,11 +24,11 @@
 
 #include "base/status.h"
 #include "http/endpoint.h"
+#include "http/headers.h"
 #include "store/stream.h"
 
 namespace ferry::http {
 
-using Headers = std::vector<std::pair<std::string, std::string>>;
 
 struct Response;
 

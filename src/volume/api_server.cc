@@ -14,7 +14,7 @@
 
 #include <thread>
 
-#include "cache/request_reader.h"
+#include "http/request_reader.h"
 
 namespace ferry::volume {
 
@@ -50,7 +50,7 @@ std::string Wire(const ApiResponse& r, bool keep_alive) {
   return out;
 }
 
-net::awaitable<ApiResponse> RunHandler(ApiHandler* h, std::shared_ptr<const cache::ProxyRequest> req) {
+net::awaitable<ApiResponse> RunHandler(ApiHandler* h, std::shared_ptr<const http::ServerRequest> req) {
   co_return (*h)(*req);
 }
 
@@ -69,14 +69,14 @@ struct ApiServer::Impl {
   net::awaitable<void> Session(tcp::socket s) {
     std::string buffer;
     char chunk[16 << 10];
-    cache::RequestLimits limits;
+    http::RequestLimits limits;
     limits.body_limit = 1 << 20;
     for (;;) {
-      cache::RequestReader reader(limits);
+      http::RequestReader reader(limits);
       Ec ec;
       for (;;) {
         if (!buffer.empty()) buffer.erase(0, reader.Feed(buffer));
-        if (reader.state() != cache::RequestReader::State::kNeedMore) break;
+        if (reader.state() != http::RequestReader::State::kNeedMore) break;
         size_t n = co_await s.async_read_some(net::buffer(chunk), Token(ec));
         if (ec) {
           reader.FeedEof();
@@ -84,11 +84,11 @@ struct ApiServer::Impl {
         }
         buffer.append(chunk, n);
       }
-      if (reader.state() != cache::RequestReader::State::kDone) {
-        if (reader.error() != cache::RequestReader::Error::kClosed &&
-            reader.error() != cache::RequestReader::Error::kNone) {
-          int st = reader.error() == cache::RequestReader::Error::kHeaderTooLarge ? 431
-                   : reader.error() == cache::RequestReader::Error::kBodyTooLarge ? 413
+      if (reader.state() != http::RequestReader::State::kDone) {
+        if (reader.error() != http::RequestReader::Error::kClosed &&
+            reader.error() != http::RequestReader::Error::kNone) {
+          int st = reader.error() == http::RequestReader::Error::kHeaderTooLarge ? 431
+                   : reader.error() == http::RequestReader::Error::kBodyTooLarge ? 413
                                                                                  : 400;
           ApiResponse r{st, "text/plain", reader.error_message() + "\n"};
           co_await net::async_write(s, net::buffer(Wire(r, false)), Token(ec));
@@ -96,7 +96,7 @@ struct ApiServer::Impl {
         break;
       }
       bool keep_alive = reader.keep_alive();
-      auto req = std::make_shared<const cache::ProxyRequest>(reader.TakeRequest());
+      auto req = std::make_shared<const http::ServerRequest>(reader.TakeRequest());
       ApiResponse r = co_await net::co_spawn(workers, RunHandler(&handler, req), net::use_awaitable);
       co_await net::async_write(s, net::buffer(Wire(r, keep_alive)), Token(ec));
       if (ec || !keep_alive) break;

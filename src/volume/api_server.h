@@ -1,6 +1,6 @@
 #pragma once
 // The volume daemon's control API transport: a small HTTP/1.1 server
-// (keep-alive, requests read by cache::RequestReader with its limits and
+// (keep-alive, requests read by http::RequestReader with its limits and
 // RFC 9112 checks) that hands each request to a handler on a worker
 // thread. Asio stays inside api_server.cc.
 
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "cache/proxy.h"
+#include "http/server_request.h"
 
 namespace ferry::volume {
 
@@ -20,7 +20,7 @@ struct ApiResponse {
   std::string body;
 };
 
-using ApiHandler = std::function<ApiResponse(const cache::ProxyRequest&)>;
+using ApiHandler = std::function<ApiResponse(const http::ServerRequest&)>;
 
 class ApiServer {
  public:

@@ -104,7 +104,7 @@ class Daemon {
 
   nbd::NbdServer& nbd() { return nbd_; }
 
-  ApiResponse Handle(const cache::ProxyRequest& req) {
+  ApiResponse Handle(const http::ServerRequest& req) {
     std::string path = req.target.substr(0, req.target.find('?'));
     if (path == "/metrics" && req.method == "GET") return {200, "text/plain; version=0.0.4", Metrics()};
     if (path == "/volumes") {
@@ -432,7 +432,7 @@ Status ServeVolumes(const DaemonOptions& o) {
   Daemon d(o);
   FERRY_RETURN_IF_ERROR(d.Load());
   FERRY_RETURN_IF_ERROR(d.nbd().Start());
-  ApiServer api(o.api_listen, [&](const cache::ProxyRequest& r) { return d.Handle(r); });
+  ApiServer api(o.api_listen, [&](const http::ServerRequest& r) { return d.Handle(r); });
   FERRY_RETURN_IF_ERROR(api.Start());
   if (!o.port_file.empty()) std::ofstream(o.port_file) << d.nbd().port() << " " << api.port() << "\n";
   spdlog::info("ferry volume: NBD on port {}, API on port {}", d.nbd().port(), api.port());

@@ -16,13 +16,14 @@
 #include <string>
 
 #include "cache/proxy.h"
-#include "cache/request_reader.h"
+#include "http/request_reader.h"
 #include "codec/zstd_codec.h"
 
 namespace {
 
 using namespace ferry;
 using namespace ferry::cache;
+using namespace ferry::http;
 
 const std::string& Page() {
   static const std::string page = [] {

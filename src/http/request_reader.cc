@@ -1,11 +1,11 @@
-#include "cache/request_reader.h"
+#include "http/request_reader.h"
 
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
-namespace ferry::cache {
+namespace ferry::http {
 
 namespace bhttp = boost::beast::http;
 
@@ -118,9 +118,9 @@ void RequestReader::FeedEof() {
   message_ = "the client closed mid-request";
 }
 
-ProxyRequest RequestReader::TakeRequest() {
+ServerRequest RequestReader::TakeRequest() {
   auto& in = impl_->parser.get();
-  ProxyRequest req;
+  ServerRequest req;
   req.method = std::string(in.method_string());
   req.target = std::string(in.target());
   for (const auto& f : in) req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
@@ -130,4 +130,4 @@ ProxyRequest RequestReader::TakeRequest() {
 
 bool RequestReader::keep_alive() const { return impl_->parser.get().keep_alive(); }
 
-}  // namespace ferry::cache
+}  // namespace ferry::http

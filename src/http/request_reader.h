@@ -1,9 +1,8 @@
 #pragma once
 // Reads one HTTP/1.1 request from a client's bytes, incrementally: the
 // server feeds it what the socket gives, the fuzz target feeds it anything.
-// It applies the limits the cache enforces (header bytes, body bytes),
-// accepts sized and chunked bodies, and turns the message into a
-// ProxyRequest. Beast's parser does the parsing; it stays inside
+// It applies the server's limits (header bytes, body bytes), accepts
+// sized and chunked bodies, and turns the message into a ServerRequest. Beast's parser does the parsing; it stays inside
 // request_reader.cc.
 //
 //   RequestReader r(limits);
@@ -19,9 +18,9 @@
 #include <string>
 #include <string_view>
 
-#include "cache/proxy.h"
+#include "http/server_request.h"
 
-namespace ferry::cache {
+namespace ferry::http {
 
 struct RequestLimits {
   size_t header_limit = 16 << 10;    // bytes of request line and fields
@@ -58,7 +57,7 @@ class RequestReader {
   bool empty() const { return fed_ == 0; }
 
   // When kDone: the request, and whether the connection may stay open.
-  ProxyRequest TakeRequest();
+  ServerRequest TakeRequest();
   bool keep_alive() const;
 
  private:
@@ -70,4 +69,4 @@ class RequestReader {
   uint64_t fed_ = 0;
 };
 
-}  // namespace ferry::cache
+}  // namespace ferry::http
