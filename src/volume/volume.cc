@@ -51,43 +51,6 @@ Status Sync(int fd) {
 
 }  // namespace
 
-void FetchGate::Acquire(const std::function<bool()>& urgent_now) {
-  std::unique_lock lock(mu_);
-  ++waiting_;
-  bool urgent = false;
-  cv_.wait(lock, [&] {
-    if (!urgent && urgent_now()) {  // urgent from now on (never back)
-      urgent = true;
-      ++urgent_waiting_;
-    }
-    return slots_ > 0 && (urgent || urgent_waiting_ == 0);
-  });
-  if (urgent) --urgent_waiting_;
-  --waiting_;
-  --slots_;
-}
-
-void FetchGate::Release() {
-  std::lock_guard lock(mu_);
-  ++slots_;
-  cv_.notify_all();
-}
-
-void FetchGate::Nudge() {
-  std::lock_guard lock(mu_);
-  cv_.notify_all();
-}
-
-int FetchGate::waiting() const {
-  std::lock_guard lock(mu_);
-  return waiting_;
-}
-
-int FetchGate::urgent_waiting() const {
-  std::lock_guard lock(mu_);
-  return urgent_waiting_;
-}
-
 Volume::Volume(VolumeOptions o, int data_fd, int direct_fd, int bitmap_fd, uint64_t size)
     : options_(std::move(o)), data_fd_(data_fd), direct_fd_(direct_fd), bitmap_fd_(bitmap_fd), size_(size) {}
 
