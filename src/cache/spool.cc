@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include "base/file_io.h"
+
 namespace ferry::cache {
 
 Result<std::shared_ptr<Spool>> Spool::Create(const std::string& dir) {
@@ -28,13 +30,7 @@ Status Spool::Write(std::string_view data) {
     if (cancelled_) return Status(ErrorCode::kCancelled, "the client went away");
     at = written_;
   }
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(at + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::FromErrno(errno, "spool write");
-    done += static_cast<size_t>(n);
-  }
+  FERRY_RETURN_IF_ERROR(PwriteFull(fd_, data, at, "spool write"));
   std::lock_guard lock(mu_);
   written_ += data.size();
   cv_.notify_all();

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/file_io.h"
+
 namespace ferry::nbd {
 
 Result<std::unique_ptr<FileDevice>> FileDevice::Open(const std::string& path, uint64_t size, bool read_only) {
@@ -30,49 +32,21 @@ Result<std::unique_ptr<FileDevice>> FileDevice::Open(const std::string& path, ui
 FileDevice::~FileDevice() { ::close(fd_); }
 
 Status FileDevice::Read(uint64_t offset, uint64_t len, char* out) {
-  uint64_t done = 0;
-  while (done < len) {
-    ssize_t n = ::pread(fd_, out + done, len - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::FromErrno(errno, "read");
-    if (n == 0) {  // past the file's end (it shrank under us): zeros
-      std::memset(out + done, 0, len - done);
-      break;
-    }
-    done += static_cast<uint64_t>(n);
-  }
-  return Status::Ok();
+  return PreadOrZeros(fd_, out, len, offset, "read");  // past a shrunk file's end: zeros
 }
 
 Status FileDevice::Write(uint64_t offset, std::string_view data, bool fua) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::FromErrno(errno, "write");
-    done += static_cast<size_t>(n);
-  }
+  FERRY_RETURN_IF_ERROR(PwriteFull(fd_, data, offset, "write"));
   return fua ? Flush() : Status::Ok();
 }
 
-Status FileDevice::Flush() {
-  if (::fdatasync(fd_) != 0) return Status::FromErrno(errno, "fdatasync");
-  return Status::Ok();
-}
+Status FileDevice::Flush() { return DataSync(fd_); }
 
 Status FileDevice::Trim(uint64_t offset, uint64_t len, bool fua) { return WriteZeroes(offset, len, fua); }
 
 Status FileDevice::WriteZeroes(uint64_t offset, uint64_t len, bool fua) {
-  if (len == 0) return Status::Ok();
-  if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-                  static_cast<off_t>(len)) != 0) {
-    // A file system without hole punching: write the zeros.
-    std::string zeros(std::min<uint64_t>(len, 1 << 20), '\0');
-    for (uint64_t at = 0; at < len; at += zeros.size()) {
-      FERRY_RETURN_IF_ERROR(Write(offset + at, std::string_view(zeros).substr(0, std::min<uint64_t>(zeros.size(), len - at)), false));
-    }
-  }
-  return fua ? Flush() : Status::Ok();
+  FERRY_RETURN_IF_ERROR(ZeroRange(fd_, offset, len, "write"));
+  return fua && len > 0 ? Flush() : Status::Ok();
 }
 
 }  // namespace ferry::nbd

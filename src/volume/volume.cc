@@ -6,48 +6,19 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <cstdlib>
 #include <functional>
 #include <future>
+
+#include "base/file_io.h"
 
 namespace ferry::volume {
 namespace {
 
 constexpr char kBitmapMagic[8] = {'F', 'E', 'R', 'R', 'Y', 'B', 'M', '1'};
 constexpr uint64_t kBitmapHeader = 16;
-
-Status PwriteAll(int fd, const char* p, uint64_t n, uint64_t off) {
-  uint64_t done = 0;
-  while (done < n) {
-    ssize_t w = ::pwrite(fd, p + done, n - done, static_cast<off_t>(off + done));
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return Status::FromErrno(errno, "volume write");
-    done += static_cast<uint64_t>(w);
-  }
-  return Status::Ok();
-}
-
-Status PreadAll(int fd, char* p, uint64_t n, uint64_t off) {
-  uint64_t done = 0;
-  while (done < n) {
-    ssize_t r = ::pread(fd, p + done, n - done, static_cast<off_t>(off + done));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return Status::FromErrno(errno, "volume read");
-    if (r == 0) {
-      std::memset(p + done, 0, n - done);
-      break;
-    }
-    done += static_cast<uint64_t>(r);
-  }
-  return Status::Ok();
-}
-
-Status Sync(int fd) {
-  if (::fdatasync(fd) != 0) return Status::FromErrno(errno, "fdatasync");
-  return Status::Ok();
-}
 
 }  // namespace
 
@@ -115,12 +86,12 @@ Result<std::unique_ptr<Volume>> Volume::Open(VolumeOptions o) {
         file[kBitmapHeader + i / 8] = static_cast<char>(file[kBitmapHeader + i / 8] | (1 << (i % 8)));
       }
     }
-    FERRY_RETURN_IF_ERROR(Sync(data_fd));
-    FERRY_RETURN_IF_ERROR(PwriteAll(bitmap_fd, file.data(), file.size(), 0));
-    FERRY_RETURN_IF_ERROR(Sync(bitmap_fd));
+    FERRY_RETURN_IF_ERROR(DataSync(data_fd));
+    FERRY_RETURN_IF_ERROR(PwriteFull(bitmap_fd, file, 0, "volume bitmap write"));
+    FERRY_RETURN_IF_ERROR(DataSync(bitmap_fd));
   } else {
     std::string file(static_cast<size_t>(st.st_size), '\0');
-    FERRY_RETURN_IF_ERROR(PreadAll(bitmap_fd, file.data(), file.size(), 0));
+    FERRY_RETURN_IF_ERROR(PreadOrZeros(bitmap_fd, file.data(), file.size(), 0, "volume bitmap read"));
     uint64_t n = 0;
     for (int b = 0; b < 8 && file.size() >= kBitmapHeader; ++b) {
       n |= static_cast<uint64_t>(static_cast<unsigned char>(file[8 + b])) << (8 * b);
@@ -220,7 +191,7 @@ Status Volume::CommitBit(uint64_t i) {
 
   // Every chunk of the group had its data written before joining: one sync
   // makes them all durable, before any of their bits is written.
-  Status st = Sync(data_fd_);
+  Status st = DataSync(data_fd_);
   if (st.ok()) {
     // The bitmap bytes spanning the group, computed from the bits shown
     // (all durable already) and the group's; only the leader writes the
@@ -235,8 +206,8 @@ Status Volume::CommitBit(uint64_t i) {
       }
     }
     for (uint64_t j : chunks) bytes[j / 8 - first] = static_cast<char>(bytes[j / 8 - first] | (1 << (j % 8)));
-    st = PwriteAll(bitmap_fd_, bytes.data(), bytes.size(), kBitmapHeader + first);
-    if (st.ok()) st = Sync(bitmap_fd_);
+    st = PwriteFull(bitmap_fd_, bytes, kBitmapHeader + first, "volume bitmap write");
+    if (st.ok()) st = DataSync(bitmap_fd_);
   }
   if (st.ok()) {
     std::lock_guard bits_lock(mu_);
@@ -282,12 +253,12 @@ Status Volume::Install(uint64_t i, const std::string& bytes) {
       }
       if (buffer_size >= bytes.size()) {
         std::memcpy(buffer.get(), bytes.data(), bytes.size());
-        Status st = PwriteAll(direct_fd_, buffer.get(), bytes.size(), i * cs);
+        Status st = PwriteFull(direct_fd_, std::string_view(buffer.get(), bytes.size()), i * cs, "volume write");
         if (st.ok() || st.code() != ErrorCode::kInvalidArgument) return st;
         // EINVAL: this file system refuses direct I/O after all; buffered.
       }
     }
-    return PwriteAll(data_fd_, bytes.data(), bytes.size(), i * cs);
+    return PwriteFull(data_fd_, bytes, i * cs, "volume write");
   });
 }
 
@@ -374,7 +345,7 @@ Status Volume::Read(uint64_t offset, uint64_t len, char* out) {
   if (len == 0) return Status::Ok();
   uint64_t cs = options_.manifest.chunk_size;
   FERRY_RETURN_IF_ERROR(EnsureAll(offset / cs, (offset + len - 1) / cs));
-  return PreadAll(data_fd_, out, len, offset);
+  return PreadOrZeros(data_fd_, out, len, offset, "volume read");
 }
 
 Status Volume::Write(uint64_t offset, std::string_view data, bool fua) {
@@ -390,36 +361,19 @@ Status Volume::Write(uint64_t offset, std::string_view data, bool fua) {
       // is durable.
       if (Claim(c)) {
         FERRY_RETURN_IF_ERROR(FillClaimed(c, [&] {
-          return PwriteAll(data_fd_, data.data() + (c_start - offset), c_end - c_start, c_start);
+          return PwriteFull(data_fd_, data.substr(c_start - offset, c_end - c_start), c_start, "volume write");
         }));
       }
     } else {
       FERRY_RETURN_IF_ERROR(Ensure(c, true));
     }
   }
-  FERRY_RETURN_IF_ERROR(PwriteAll(data_fd_, data.data(), data.size(), offset));
-  return fua ? Sync(data_fd_) : Status::Ok();
+  FERRY_RETURN_IF_ERROR(PwriteFull(data_fd_, data, offset, "volume write"));
+  return fua ? DataSync(data_fd_) : Status::Ok();
 }
 
-Status Volume::Flush() { return Sync(data_fd_); }
+Status Volume::Flush() { return DataSync(data_fd_); }
 
-namespace {
-
-// Zeros in [offset, offset + len) of the data file: a hole where the file
-// system can punch one.
-Status ZeroRange(int fd, uint64_t offset, uint64_t len) {
-  if (::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-                  static_cast<off_t>(len)) == 0) {
-    return Status::Ok();
-  }
-  std::string zeros(std::min<uint64_t>(len, 1 << 20), '\0');
-  for (uint64_t at = 0; at < len; at += zeros.size()) {
-    FERRY_RETURN_IF_ERROR(PwriteAll(fd, zeros.data(), std::min<uint64_t>(zeros.size(), len - at), offset + at));
-  }
-  return Status::Ok();
-}
-
-}  // namespace
 
 Status Volume::WriteZeroes(uint64_t offset, uint64_t len, bool fua) {
   NoteClientIo();
@@ -434,15 +388,15 @@ Status Volume::WriteZeroes(uint64_t offset, uint64_t len, bool fua) {
       // fetch — claimed, so no fill lands in between — and its zeros are
       // durable before its bit.
       if (Claim(c)) {
-        FERRY_RETURN_IF_ERROR(FillClaimed(c, [&] { return ZeroRange(data_fd_, from, to - from); }));
+        FERRY_RETURN_IF_ERROR(FillClaimed(c, [&] { return ZeroRange(data_fd_, from, to - from, "volume write"); }));
         continue;
       }
     } else {
       FERRY_RETURN_IF_ERROR(Ensure(c, true));
     }
-    FERRY_RETURN_IF_ERROR(ZeroRange(data_fd_, from, to - from));
+    FERRY_RETURN_IF_ERROR(ZeroRange(data_fd_, from, to - from, "volume write"));
   }
-  return fua ? Sync(data_fd_) : Status::Ok();
+  return fua ? DataSync(data_fd_) : Status::Ok();
 }
 
 Status Volume::Trim(uint64_t offset, uint64_t len, bool fua) { return WriteZeroes(offset, len, fua); }
