@@ -93,6 +93,20 @@ admin() {
   fi
 }
 
+# start_volume_daemon --pool DIR... [flags]: starts `ferry volume serve` on
+# loopback ports; sets NBD, API and DAEMON_PID. vol ARGS...: the CLI
+# against it.
+start_volume_daemon() {
+  rm -f "$TMP/ports"
+  "$FERRY" volume serve --nbd 127.0.0.1:0 --api 127.0.0.1:0 --port-file "$TMP/ports" "$@" >>"$TMP/daemon.log" 2>&1 &
+  DAEMON_PID=$!
+  PIDS+=($DAEMON_PID)
+  for _ in $(seq 1 100); do [ -s "$TMP/ports" ] && break; sleep 0.1; done
+  [ -s "$TMP/ports" ] || { cat "$TMP/daemon.log" >&2; fail "volume daemon did not start"; }
+  read -r NBD API <"$TMP/ports"
+}
+vol() { "$FERRY" volume "$@" --api "127.0.0.1:$API"; }
+
 make_file() {  # make_file PATH SIZE_BYTES: deterministic pseudo-random bytes
   /usr/bin/python3 - "$1" "$2" <<'PY'
 import random, sys

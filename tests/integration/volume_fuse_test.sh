@@ -31,13 +31,7 @@ use_endpoint
 admin POST /_admin/faults '{"latency_ms": 5}' >/dev/null
 
 # Hydration crawls (64 KiB/s), so what the client reads comes from triggers.
-"$FERRY" volume serve --pool "$TMP/pool" --nbd 127.0.0.1:0 --api 127.0.0.1:0 --port-file "$TMP/ports" \
-  --hydration-rate 64K --hydration-threads 1 >"$TMP/daemon.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 100); do [ -s "$TMP/ports" ] && break; sleep 0.1; done
-[ -s "$TMP/ports" ] || { cat "$TMP/daemon.log" >&2; fail "volume daemon did not start"; }
-read -r NBD API <"$TMP/ports"
-vol() { "$FERRY" volume "$@" --api "127.0.0.1:$API"; }
+start_volume_daemon --pool "$TMP/pool" --hydration-rate 64K --hydration-threads 1
 vol create guest --from s3://bkt/snaps/fs >/dev/null
 
 nbdfuse "$MNT/disk" "nbd://127.0.0.1:$NBD/guest" &

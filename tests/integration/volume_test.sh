@@ -37,17 +37,17 @@ d = open('$IMG','rb').read(); c = $CHUNK
 print(len({hashlib.sha256(d[i:i+c]).hexdigest() for i in range(0, len(d), c) if any(d[i:i+c])}))")
 admin POST /_admin/faults '{"latency_ms": 5}' >/dev/null
 
-start_daemon() {  # start_daemon [flags]: sets NBD, API, DAEMON_PID
-  rm -f "$TMP/ports"
-  "$FERRY" volume serve --pool "$TMP/${POOL_A:-pool1}" --pool "$TMP/${POOL_B:-pool2}" --nbd 127.0.0.1:0 --api 127.0.0.1:0 \
-      --port-file "$TMP/ports" "$@" >>"$TMP/daemon.log" 2>&1 &
-  DAEMON_PID=$!
-  PIDS+=($DAEMON_PID)
-  for _ in $(seq 1 100); do [ -s "$TMP/ports" ] && break; sleep 0.1; done
-  [ -s "$TMP/ports" ] || { cat "$TMP/daemon.log" >&2; fail "volume daemon did not start"; }
-  read -r NBD API <"$TMP/ports"
+start_daemon() { start_volume_daemon --pool "$TMP/${POOL_A:-pool1}" --pool "$TMP/${POOL_B:-pool2}" "$@"; }
+# wait_hydrated [PREFIX]: until every volume (whose name starts with PREFIX) is hydrated.
+wait_hydrated() {
+  local left
+  for _ in $(seq 1 300); do
+    left=$(vol ls --json | /usr/bin/python3 -c "import json,sys; print(sum(v['state'] != 'hydrated' for v in json.load(sys.stdin) if v['name'].startswith('${1:-}')))")
+    [ "$left" = 0 ] && return 0
+    sleep 0.1
+  done
+  fail "$left volumes${1:+ named $1*} still hydrating"
 }
-vol() { "$FERRY" volume "$@" --api "127.0.0.1:$API"; }
 get_requests() { admin GET /_admin/stats | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['ops']['get']['requests'])"; }
 hydrated() { vol status "$1" --json | json_field state; }
 
@@ -57,12 +57,7 @@ admin POST /_admin/reset >/dev/null
 vol create clone --from s3://bkt/snaps/base --count 20 >"$TMP/created"
 [ "$(wc -l <"$TMP/created")" = 20 ] || fail "create --count 20: $(cat "$TMP/created")"
 grep -q pool1 "$TMP/created" && grep -q pool2 "$TMP/created" || fail "placement used one pool: $(cat "$TMP/created")"
-for _ in $(seq 1 300); do
-  left=$(vol ls --json | /usr/bin/python3 -c "import json,sys; print(sum(v['state'] != 'hydrated' for v in json.load(sys.stdin)))")
-  [ "$left" = 0 ] && break
-  sleep 0.1
-done
-[ "$left" = 0 ] || fail "$left volumes still hydrating"
+wait_hydrated
 gets=$(get_requests)
 # One GET per distinct chunk, plus the manifest read once for the batch.
 [ "$gets" = $((distinct + 1)) ] || fail "20 volumes made $gets GETs, want $distinct chunks + 1 manifest read"
@@ -202,12 +197,7 @@ kill "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true
 # Its own pools: --cache serves the one repository behind that tier.
 POOL_A=pool3 POOL_B=pool4 start_daemon --hydration-threads 4 --cache "$CACHE"
 vol create tx --from "$TMP/lrepo/text" --count 5 >/dev/null
-for _ in $(seq 1 300); do
-  left=$(vol ls --json | /usr/bin/python3 -c "import json,sys; print(sum(v['state'] != 'hydrated' for v in json.load(sys.stdin) if v['name'].startswith('tx-')))")
-  [ "$left" = 0 ] && break
-  sleep 0.1
-done
-[ "$left" = 0 ] || fail "volumes behind the cache tier still hydrating"
+wait_hydrated tx-  # behind the cache tier
 qemu-img compare -f raw -F raw "nbd://127.0.0.1:$NBD/tx-3" "$TMP/text.img" >/dev/null || fail "qemu-img compare through the cache tier"
 cmetric() { curl -sf "$CACHE/_ferry/metrics" | awk -v n="$1" '$1 == n { print $2 }'; }
 [ "$(cmetric ferry_cache_origin_fetches_total)" = 32 ] || fail "the cache tier fetched $(cmetric ferry_cache_origin_fetches_total) chunks from its origin, want 32"
