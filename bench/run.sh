@@ -123,32 +123,30 @@ gibs() { awk -v s="$1" -v m="$SIZE_MIB" 'BEGIN { printf "%.2f", (m / 1024) / s }
   bench/cache_corpus.sh "$BUILD"
 } | tee "$OUT"
 
-# 3. Cache hits; its own origin and caches, so the test server's memory is
-# given back first. Exit 77: a peer or the corpus is missing (make setup).
-if [ "${CACHE_HIT_BENCH:-all}" != none ]; then
+# own_step NAME MISSING SCRIPT: a benchmark with its own servers, after the
+# test server's memory is given back; its table goes to the results. Exit 77
+# from it: a peer it needs is missing (MISSING names them; make setup).
+own_step() {
   stop_server
-  rm -f "$TMP/src.bin" "$TMP/dst.bin"
-  rc=0
-  bench/cache_hit_bench.sh "$BUILD" >"$TMP/cache_hit.md" || rc=$?
+  local rc=0
+  "$3" "$BUILD" >"$TMP/$1.md" || rc=$?
   if [ "$rc" = 77 ]; then
-    echo "cache hit benchmark skipped: nginx, varnish, wrk or the corpus is missing (make setup)"
+    echo "$1 benchmark skipped: $2 is missing (make setup)"
   else
-    { echo; cat "$TMP/cache_hit.md"; } | tee -a "$OUT"
-    [ "$rc" = 0 ] || { echo "bench: cache hit benchmark failed" >&2; exit "$rc"; }
+    { echo; cat "$TMP/$1.md"; } | tee -a "$OUT"
+    [ "$rc" = 0 ] || { echo "bench: $1 benchmark failed" >&2; exit "$rc"; }
   fi
+}
+
+# 3. Cache hits: its own origin and caches.
+if [ "${CACHE_HIT_BENCH:-all}" != none ]; then
+  rm -f "$TMP/src.bin" "$TMP/dst.bin"
+  own_step "cache hit" "nginx, varnish, wrk or the corpus" bench/cache_hit_bench.sh
 fi
 
-# 4. Lazy volumes; their own test server and daemon.
+# 4. Lazy volumes: their own test server and daemon.
 if [ "${VOLUME_BENCH:-all}" != none ]; then
-  stop_server
-  rc=0
-  bench/volume_bench.sh "$BUILD" >"$TMP/volume.md" || rc=$?
-  if [ "$rc" = 77 ]; then
-    echo "volume benchmark skipped: qemu-utils, libnbd-bin or e2fsprogs is missing (make setup)"
-  else
-    { echo; cat "$TMP/volume.md"; } | tee -a "$OUT"
-    [ "$rc" = 0 ] || { echo "bench: volume benchmark failed" >&2; exit "$rc"; }
-  fi
+  own_step volume "qemu-utils, libnbd-bin, fuse3, nbdkit or e2fsprogs" bench/volume_bench.sh
 fi
 
 # 5. Bulk copy; its own servers, so this one's memory is given back first.

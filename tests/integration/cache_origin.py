@@ -68,6 +68,16 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
+    def send_head(self, framing):
+        """A 200 text/html head for a body the caller writes itself; `framing`
+        gives its Content-Length or Transfer-Encoding."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Cache-Control", "max-age=60")
+        for k, v in framing.items():
+            self.send_header(k, v)
+        self.end_headers()
+
     def abort(self):
         """Closes the connection with an RST (SO_LINGER 0) instead of a FIN."""
         self.close_connection = True
@@ -101,11 +111,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, random.Random(p).randbytes(300_000),
                              {"Content-Type": "application/octet-stream", "Cache-Control": "max-age=60"})
         if p == "/cut":
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Cache-Control", "max-age=60")
-            self.send_header("Content-Length", "100000")
-            self.end_headers()
+            self.send_head({"Content-Length": "100000"})
             self.wfile.write(text(p, 1000))
             self.wfile.flush()
             self.close_connection = True
@@ -115,22 +121,14 @@ class Handler(BaseHTTPRequestHandler):
                              {"Content-Type": "application/octet-stream", "Cache-Control": "max-age=60"})
         if p.startswith("/chunked/"):  # a whole chunked body, no Content-Length
             body = text(p)
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Cache-Control", "max-age=60")
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
+            self.send_head({"Transfer-Encoding": "chunked"})
             for at in range(0, len(body), 7000):
                 chunk = body[at:at + 7000]
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
             self.wfile.write(b"0\r\n\r\n")
             return
         if p == "/cut-chunked":
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Cache-Control", "max-age=60")
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
+            self.send_head({"Transfer-Encoding": "chunked"})
             for i in range(3):
                 chunk = text(p + str(i), 1000)
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
@@ -145,11 +143,7 @@ class Handler(BaseHTTPRequestHandler):
         if p == "/rst":
             return self.abort()
         if p == "/rst-mid":
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Cache-Control", "max-age=60")
-            self.send_header("Content-Length", "100000")
-            self.end_headers()
+            self.send_head({"Content-Length": "100000"})
             self.wfile.write(text(p, 1000))
             return self.abort()
         if p == "/reset":
