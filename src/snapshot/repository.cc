@@ -2,40 +2,9 @@
 
 #include "crypto/digest.h"
 #include "store/location.h"
+#include "store/stream.h"
 
 namespace ferry::snapshot {
-namespace {
-
-// Collects a chunk; lends its own memory so a sized body is read from the
-// socket straight into the string.
-class ChunkSink : public ByteSink {
- public:
-  Status Write(std::string_view d) override {
-    data_.resize(filled_);
-    data_.append(d);
-    filled_ = data_.size();
-    return Status::Ok();
-  }
-  char* Lend(size_t n) override {
-    if (n > (256u << 20)) return nullptr;  // no chunk is that large: let Write() fail it elsewhere
-    data_.resize(filled_ + n);
-    return data_.data() + filled_;
-  }
-  Status Commit(size_t n) override {
-    filled_ += n;
-    return Status::Ok();
-  }
-  std::string Take() {
-    data_.resize(filled_);
-    return std::move(data_);
-  }
-
- private:
-  std::string data_;
-  size_t filled_ = 0;
-};
-
-}  // namespace
 
 std::string Repository::ChunkKey(const std::string& hash) const {
   return prefix_ + "chunks/" + hash.substr(0, 2) + "/" + hash;
@@ -59,10 +28,10 @@ Status Repository::PutChunk(const std::string& hash, std::string_view bytes) {
 }
 
 Result<std::string> Repository::GetChunk(const std::string& hash) {
-  ChunkSink sink;
+  StringSink sink;
   auto r = store_->Get(ChunkKey(hash), GetOptions{}, sink);
   if (!r.ok()) return r.status();
-  std::string data = sink.Take();
+  std::string data = std::move(sink.data());
   if (HexLower(Sha256(data)) != hash) {
     return Status::Corruption("chunk " + hash + " does not hash to its name");
   }

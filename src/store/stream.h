@@ -75,18 +75,46 @@ class ViewSource : public ByteSource {
   size_t pos_ = 0;
 };
 
-// A sink that appends to a string (tests, small bodies such as XML).
+// A sink that collects a body in a string (small objects and parts, chunks,
+// XML). It lends its own memory, so a sized body is read from the socket
+// straight into the string; data() holds exactly the bytes committed.
 class StringSink : public ByteSink {
  public:
   Status Write(std::string_view data) override {
+    Settle();
     data_.append(data);
     return Status::Ok();
   }
-  const std::string& data() const { return data_; }
-  std::string& data() { return data_; }
+  char* Lend(size_t n) override {
+    Settle();
+    filled_ = data_.size();
+    lent_ = true;
+    data_.resize(filled_ + n);
+    return data_.data() + filled_;
+  }
+  Status Commit(size_t n) override {
+    filled_ += n;
+    return Status::Ok();
+  }
+  const std::string& data() const {
+    Settle();
+    return data_;
+  }
+  std::string& data() {
+    Settle();
+    return data_;
+  }
 
  private:
-  std::string data_;
+  // Drops what a lend left unfilled (a body cut short).
+  void Settle() const {
+    if (!lent_) return;
+    data_.resize(filled_);
+    lent_ = false;
+  }
+  mutable std::string data_;
+  mutable bool lent_ = false;
+  size_t filled_ = 0;  // while lent_: the bytes of data_ committed
 };
 
 // A source reading [offset, offset + length) of an open file with pread, so

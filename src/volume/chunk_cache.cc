@@ -7,6 +7,18 @@ namespace ferry::volume {
 ChunkCache::ChunkCache(ChunkSource* source, uint64_t max_bytes, int level)
     : source_(source), level_(level), memory_(max_bytes) {}
 
+std::optional<std::string> ChunkCache::FromMemory(const std::string& hash) {
+  auto hit = memory_.Get(hash);
+  if (!hit) return std::nullopt;
+  auto plain = codec::ZstdDecompress(hit->body);
+  if (!plain.ok() || plain->size() != hit->meta.logical_length) {
+    memory_.Remove(hash);  // cannot happen short of memory damage: fetch again
+    return std::nullopt;
+  }
+  hits_++;
+  return std::move(plain).value();
+}
+
 Result<std::string> ChunkCache::Fetch(const std::string& hash, bool urgent) {
   ChunkOrigin ignored;
   return FetchWithOrigin(hash, urgent, &ignored);
@@ -14,24 +26,11 @@ Result<std::string> ChunkCache::Fetch(const std::string& hash, bool urgent) {
 
 Result<std::string> ChunkCache::FetchWithOrigin(const std::string& hash, bool urgent, ChunkOrigin* origin) {
   *origin = ChunkOrigin::kCache;  // unless this call is the one that goes to the source
-  if (auto hit = memory_.Get(hash)) {
-    auto plain = codec::ZstdDecompress(hit->body);
-    if (plain.ok() && plain->size() == hit->meta.logical_length) {
-      hits_++;
-      return plain;
-    }
-    memory_.Remove(hash);  // cannot happen short of memory damage: fetch again
-  }
+  if (auto plain = FromMemory(hash)) return std::move(*plain);
   auto [fetched, led] = flights_.Do(hash, [&]() -> Fetched {
     // A flight for this chunk may have ended between the lookup above and
     // this one starting: look again before going to the source.
-    if (auto hit = memory_.Get(hash)) {
-      auto plain = codec::ZstdDecompress(hit->body);
-      if (plain.ok() && plain->size() == hit->meta.logical_length) {
-        hits_++;
-        return std::make_shared<Result<std::string>>(std::move(plain));
-      }
-    }
+    if (auto plain = FromMemory(hash)) return std::make_shared<Result<std::string>>(std::move(*plain));
     misses_++;
     *origin = ChunkOrigin::kSource;
     auto got = source_->Fetch(hash, urgent);

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/single_flight.h"
@@ -31,6 +32,8 @@ class ChunkCache : public ChunkSource {
 
  private:
   using Fetched = std::shared_ptr<Result<std::string>>;  // shared by a flight's callers
+  // The decoded bytes of a valid entry (a hit); a damaged one is dropped.
+  std::optional<std::string> FromMemory(const std::string& hash);
   ChunkSource* source_;
   int level_;
   cache::HotSet memory_;  // compressed chunks, key = hash

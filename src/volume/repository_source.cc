@@ -5,6 +5,7 @@
 
 #include "crypto/digest.h"
 #include "http/client.h"
+#include "store/stream.h"
 
 namespace ferry::volume {
 
@@ -43,18 +44,6 @@ Result<std::string> RepositorySource::Fetch(const std::string& hash, bool) {
   return FetchChecked([&] { return repo_->GetChunk(hash); }, hash, options_, &fetches_, true);
 }
 
-namespace {
-
-class StringSink : public ByteSink {
- public:
-  Status Write(std::string_view d) override {
-    data.append(d);
-    return Status::Ok();
-  }
-  std::string data;
-};
-
-}  // namespace
 
 struct HttpChunkSource::Impl {
   http::Endpoint endpoint;
@@ -94,7 +83,7 @@ Result<std::string> HttpChunkSource::Fetch(const std::string& hash, bool) {
         if (resp->status != 200) {
           return Status(ErrorCode::kProtocol, "cache answered " + std::to_string(resp->status));
         }
-        return std::move(sink.data);
+        return std::move(sink.data());
       },
       hash, options_, &fetches_);
 }
