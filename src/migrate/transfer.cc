@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "base/cancel.h"
@@ -67,38 +68,35 @@ constexpr char kGrew[] = "the object grew since it was listed";
 // from the socket into it and from it to the next socket without a copy.
 class BufferSink : public ByteSink {
  public:
-  BufferSink(RateLimiter* limit, size_t cap, bool hash_md5)
-      : limit_(limit),
-        md5_(StreamingDigest::Kind::kMd5),
-        hash_(hash_md5),
-        cap_(cap),
-        data_(std::make_unique_for_overwrite<char[]>(std::max<size_t>(cap, 1))) {}
+  BufferSink(const TransferContext& ctx, size_t cap, bool hash_md5)
+      : limit_(ctx.bwlimit), cap_(cap), data_(BufferPool::Take(ctx.buffers, cap)) {
+    if (hash_md5) md5_.emplace(StreamingDigest::Kind::kMd5);
+  }
   Status Write(std::string_view d) override {
     char* at = Lend(d.size());
     if (at == nullptr) return Status(ErrorCode::kPreconditionFailed, kGrew);
     std::memcpy(at, d.data(), d.size());
     return Commit(d.size());
   }
-  char* Lend(size_t n) override { return size_ + n > cap_ ? nullptr : data_.get() + size_; }
+  char* Lend(size_t n) override { return size_ + n > cap_ ? nullptr : data_.data() + size_; }
   Status Commit(size_t n) override {
     if (CancelRequested()) return CancelledStatus();
     if (limit_ != nullptr && !limit_->unlimited() && !limit_->Take(static_cast<double>(n))) {
       return CancelledStatus();
     }
-    if (hash_) md5_.Update(std::string_view(data_.get() + size_, n));
+    if (md5_) md5_->Update(std::string_view(data_.data() + size_, n));
     size_ += n;
     return Status::Ok();
   }
-  std::string_view data() const { return {data_.get(), size_}; }
+  std::string_view data() const { return {data_.data(), size_}; }
   // Raw MD5 of what was written; only with `hash_md5`.
-  std::string Md5Raw() { return md5_.Finish(); }
+  std::string Md5Raw() { return md5_->Finish(); }
 
  private:
   RateLimiter* limit_;
-  StreamingDigest md5_;
-  bool hash_;
+  std::optional<StreamingDigest> md5_;  // only when asked to hash
   size_t cap_;
-  std::unique_ptr<char[]> data_;
+  BufferPool::Lease data_;
   size_t size_ = 0;
 };
 
@@ -155,7 +153,7 @@ Result<std::optional<DstObject>> LookAtDestination(const TransferContext& ctx,
 TransferResult CopySmall(const TransferContext& ctx, const std::string& key,
                          const std::string& dst_key, uint64_t listed_size) {
   BudgetHold hold(ctx.budget, listed_size);
-  BufferSink buf(ctx.bwlimit, static_cast<size_t>(listed_size), /*hash_md5=*/false);
+  BufferSink buf(ctx, static_cast<size_t>(listed_size), /*hash_md5=*/false);
   auto got = ctx.src->Get(key, GetOptions{}, buf);
   if (!got.ok()) return Failed(got.status(), Side::kSource);
   if (buf.data().size() != got->size) {
@@ -264,7 +262,7 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
     if (!budget_turns.Wait(i)) return CancelledStatus();  // another part failed, or cancelled
     BudgetHold hold(ctx.budget, len);
     budget_turns.Pass();
-    BufferSink buf(ctx.bwlimit, static_cast<size_t>(len), /*hash_md5=*/true);
+    BufferSink buf(ctx, static_cast<size_t>(len), /*hash_md5=*/true);
     GetOptions g;
     g.range = ByteRange{off, len};
     g.if_match = info->etag;

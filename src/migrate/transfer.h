@@ -20,6 +20,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "engine/buffer_pool.h"
 #include "engine/byte_budget.h"
 #include "engine/rate_limiter.h"
 #include "migrate/job_spec.h"
@@ -40,6 +41,7 @@ struct TransferContext {
   int64_t job_started_ms = 0;
   RateLimiter* bwlimit = nullptr;  // bytes read from the source; may be null
   ByteBudget* budget = nullptr;    // may be null (unbounded)
+  BufferPool* buffers = nullptr;   // recycles large buffers; may be null
 };
 
 enum class Side { kSource, kDestination, kState };
