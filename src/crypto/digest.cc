@@ -28,20 +28,43 @@ const EVP_MD* Sha256Md() {
   return md;
 }
 
+// A new HMAC-SHA256 context, not keyed yet.
+EVP_MAC_CTX* NewHmacSha256() {
+  static EVP_MAC* hmac_alg = [] {
+    EVP_MAC* m = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+    if (m == nullptr) throw std::runtime_error("OpenSSL has no HMAC");
+    return m;
+  }();
+  EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(hmac_alg);
+  char digest[] = "SHA2-256";
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0),
+                         OSSL_PARAM_construct_end()};
+  if (ctx == nullptr || EVP_MAC_CTX_set_params(ctx, params) != 1) {
+    throw std::runtime_error("cannot set up an OpenSSL HMAC context");
+  }
+  return ctx;
+}
+
+// Keys `ctx` with `key` (an empty key is still a key: OpenSSL reads a null
+// pointer as "keep the last one").
+void KeyHmac(EVP_MAC_CTX* ctx, std::string_view key) {
+  static const unsigned char kNoKey = 0;
+  const unsigned char* k =
+      key.empty() ? &kNoKey : reinterpret_cast<const unsigned char*>(key.data());
+  EVP_MAC_init(ctx, k, key.size(), nullptr);
+}
+
+Sha256Digest FinishHmac(EVP_MAC_CTX* ctx, std::string_view data) {
+  Sha256Digest out{};
+  size_t len = 0;
+  EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(data.data()), data.size());
+  EVP_MAC_final(ctx, out.data(), &len, out.size());
+  return out;
+}
+
 struct ThreadContexts {
-  ThreadContexts() : md(EVP_MD_CTX_new()) {
-    static EVP_MAC* hmac_alg = [] {
-      EVP_MAC* m = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
-      if (m == nullptr) throw std::runtime_error("OpenSSL has no HMAC");
-      return m;
-    }();
-    hmac = EVP_MAC_CTX_new(hmac_alg);
-    char digest[] = "SHA2-256";
-    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0),
-                           OSSL_PARAM_construct_end()};
-    if (md == nullptr || hmac == nullptr || EVP_MAC_CTX_set_params(hmac, params) != 1) {
-      throw std::runtime_error("cannot set up OpenSSL digest contexts");
-    }
+  ThreadContexts() : md(EVP_MD_CTX_new()), hmac(NewHmacSha256()) {
+    if (md == nullptr) throw std::runtime_error("cannot set up an OpenSSL digest context");
   }
   ~ThreadContexts() {
     EVP_MAC_CTX_free(hmac);
@@ -73,17 +96,27 @@ Sha256Digest Sha256(std::string_view data) { return Digest<32>(Sha256Md(), data)
 Md5Digest Md5(std::string_view data) { return Digest<16>(Md5Md(), data); }
 
 Sha256Digest HmacSha256(std::string_view key, std::string_view data) {
-  Sha256Digest out{};
-  size_t len = 0;
   EVP_MAC_CTX* ctx = Contexts().hmac;
-  // An empty key is still a key: pass a valid pointer with length 0.
-  static const unsigned char kNoKey = 0;
-  const unsigned char* k =
-      key.empty() ? &kNoKey : reinterpret_cast<const unsigned char*>(key.data());
-  EVP_MAC_init(ctx, k, key.size(), nullptr);
-  EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(data.data()), data.size());
-  EVP_MAC_final(ctx, out.data(), &len, out.size());
-  return out;
+  KeyHmac(ctx, key);
+  return FinishHmac(ctx, data);
+}
+
+struct HmacSha256Key::Impl {
+  EVP_MAC_CTX* ctx = nullptr;
+};
+
+HmacSha256Key::HmacSha256Key(std::string_view key) : impl_(new Impl) {
+  impl_->ctx = NewHmacSha256();
+  KeyHmac(impl_->ctx, key);
+}
+
+HmacSha256Key::~HmacSha256Key() { EVP_MAC_CTX_free(impl_->ctx); }
+
+Sha256Digest HmacSha256Key::Mac(std::string_view data) {
+  // Restarts from the keyed state (no key given: the inner and outer pads
+  // computed when keyed are reused).
+  EVP_MAC_init(impl_->ctx, nullptr, 0, nullptr);
+  return FinishHmac(impl_->ctx, data);
 }
 
 std::string HexLower(const uint8_t* data, size_t n) {

@@ -47,6 +47,22 @@ std::string Base64Encode(const std::array<uint8_t, N>& d) {
 // Returns false on malformed input.
 bool Base64Decode(std::string_view in, std::string* out);
 
+// HMAC-SHA256 under one key, keyed once and reused for many messages (a
+// SigV4 signing key signs every request of a day). Not thread-safe: keep
+// one per thread.
+class HmacSha256Key {
+ public:
+  explicit HmacSha256Key(std::string_view key);
+  ~HmacSha256Key();
+  HmacSha256Key(const HmacSha256Key&) = delete;
+  HmacSha256Key& operator=(const HmacSha256Key&) = delete;
+  Sha256Digest Mac(std::string_view data);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Incremental hashing for streamed bodies.
 class StreamingDigest {
  public:

@@ -42,6 +42,13 @@ TEST(DigestTest, HmacSha256Rfc4231AndKeyChanges) {
   EXPECT_EQ(HexLower(HmacSha256(std::string(131, '\xaa'),
                                 "Test Using Larger Than Block-Size Key - Hash Key First")),
             "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+  // Keyed once, used many times: the same answers as keying every time.
+  HmacSha256Key jefe("Jefe");
+  EXPECT_EQ(HexLower(jefe.Mac("what do ya want for nothing?")), want2);
+  EXPECT_EQ(HexLower(jefe.Mac("what do ya want for nothing?")), want2);
+  EXPECT_EQ(HexLower(jefe.Mac("")), HexLower(HmacSha256("Jefe", "")));
+  HmacSha256Key empty("");
+  EXPECT_EQ(HexLower(empty.Mac("")), want_empty);
   // Other threads get their own contexts and the same answers.
   std::vector<std::thread> threads;
   std::atomic<int> right{0};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <ctime>
+#include <memory>
 
 #include "base/strings.h"
 #include "crypto/digest.h"
@@ -92,6 +93,7 @@ std::string CanonicalQuery(const KeyValues& query) {
 std::string CanonicalRequest(const RequestToSign& req,
                              const std::vector<std::string>& signed_headers) {
   std::string out;
+  out.reserve(512);
   out += req.method;
   out += '\n';
   out += UriEncode(req.path.empty() ? "/" : req.path, false);
@@ -103,7 +105,7 @@ std::string CanonicalRequest(const RequestToSign& req,
     std::string value;
     bool first = true;
     for (const auto& [k, v] : req.headers) {
-      if (AsciiLower(k) != name) continue;
+      if (!EqualsIgnoreCase(k, name)) continue;
       if (!first) value += ',';
       value += FoldSpaces(v);
       first = false;
@@ -150,27 +152,31 @@ std::string ComputeSignature(std::string_view secret, std::string_view date,
   // The derived key changes once a day per credential: keep the last one
   // per thread (four HMACs saved on every request).
   struct Cached {
-    std::string secret, date, region, service, key;
+    std::string secret, date, region, service;
+    std::unique_ptr<HmacSha256Key> key;
   };
   thread_local Cached cache;
-  if (cache.key.empty() || cache.secret != secret || cache.date != date ||
-      cache.region != region || cache.service != service) {
+  if (!cache.key || cache.secret != secret || cache.date != date || cache.region != region ||
+      cache.service != service) {
     std::string k = "AWS4";
     k += secret;
     std::string k_date = AsBytes(HmacSha256(k, date));
     std::string k_region = AsBytes(HmacSha256(k_date, region));
     std::string k_service = AsBytes(HmacSha256(k_region, service));
-    cache = {std::string(secret), std::string(date), std::string(region), std::string(service),
-             AsBytes(HmacSha256(k_service, "aws4_request"))};
+    cache.secret = secret;
+    cache.date = date;
+    cache.region = region;
+    cache.service = service;
+    cache.key = std::make_unique<HmacSha256Key>(AsBytes(HmacSha256(k_service, "aws4_request")));
   }
-  return HexLower(HmacSha256(cache.key, string_to_sign));
+  return HexLower(cache.key->Mac(string_to_sign));
 }
 
 void SignRequest(RequestToSign& req, const Credentials& creds, std::string_view region,
                  std::string_view amz_date, std::string_view service) {
   auto set = [&req](std::string_view name, std::string value) {
     for (auto& [k, v] : req.headers) {
-      if (AsciiLower(k) == name) {
+      if (EqualsIgnoreCase(k, name)) {
         v = std::move(value);
         return;
       }

@@ -433,17 +433,19 @@ class S3Store : public ObjectStore {
     http::Response local;
     http::Response& resp = seen ? *seen : local;
     if (opt_.hooks) opt_.hooks->BeforeRequest();
-    Result<http::Response> r = Exchange(hr, sink, resp, c);
+    Result<http::Response> r = Exchange(hr, sink, resp, c, /*keep=*/seen != nullptr);
     if (opt_.hooks) opt_.hooks->AfterRequest(r.status());
     return r;
   }
 
-  // Sends one signed request and maps the answer to a Status.
+  // Sends one signed request and maps the answer to a Status. The answer
+  // is moved out of `resp` unless `keep` (the caller reads it there too).
   Result<http::Response> Exchange(const http::Request& hr, ByteSink* sink, http::Response& resp,
-                                  const Call& c) {
+                                  const Call& c, bool keep) {
     Status sent = opt_.client->Send(addressing_.endpoint, hr, sink, &resp);
     if (!sent.ok()) return sent;
-    Result<http::Response> r = resp;
+    Result<http::Response> r =
+        keep ? Result<http::Response>(resp) : Result<http::Response>(std::move(resp));
     if (r->status < 200 || r->status >= 300) return s3::ErrorFromResponse(*r);
     if (c.check_body) FERRY_RETURN_IF_ERROR(c.check_body(*r));
     if (c.verify_md5 != nullptr || !c.expect_md5.empty()) {
