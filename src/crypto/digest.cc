@@ -4,7 +4,9 @@
 #include <openssl/core_names.h>
 #include <openssl/params.h>
 
+#include <memory>
 #include <stdexcept>
+#include <string>
 
 namespace ferry {
 namespace {
@@ -28,20 +30,35 @@ const EVP_MD* Sha256Md() {
   return md;
 }
 
+// A call OpenSSL refused: only a broken or restricted installation (a
+// FIPS-only provider has no MD5) gets here, and a digest of zeros must never
+// stand in for a real one.
+void Check(int ok, const char* what) {
+  if (ok != 1) throw std::runtime_error(std::string("OpenSSL: ") + what + " failed");
+}
+
+struct MacCtxFree {
+  void operator()(EVP_MAC_CTX* c) const { EVP_MAC_CTX_free(c); }
+};
+struct MdCtxFree {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+using MacCtx = std::unique_ptr<EVP_MAC_CTX, MacCtxFree>;
+using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
+
 // A new HMAC-SHA256 context, not keyed yet.
-EVP_MAC_CTX* NewHmacSha256() {
+MacCtx NewHmacSha256() {
   static EVP_MAC* hmac_alg = [] {
     EVP_MAC* m = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
     if (m == nullptr) throw std::runtime_error("OpenSSL has no HMAC");
-    return m;
+    return m;  // kept for the life of the process
   }();
-  EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(hmac_alg);
+  MacCtx ctx(EVP_MAC_CTX_new(hmac_alg));
+  if (!ctx) throw std::runtime_error("OpenSSL: cannot allocate an HMAC context");
   char digest[] = "SHA2-256";
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0),
                          OSSL_PARAM_construct_end()};
-  if (ctx == nullptr || EVP_MAC_CTX_set_params(ctx, params) != 1) {
-    throw std::runtime_error("cannot set up an OpenSSL HMAC context");
-  }
+  Check(EVP_MAC_CTX_set_params(ctx.get(), params), "HMAC-SHA256 setup");
   return ctx;
 }
 
@@ -51,27 +68,24 @@ void KeyHmac(EVP_MAC_CTX* ctx, std::string_view key) {
   static const unsigned char kNoKey = 0;
   const unsigned char* k =
       key.empty() ? &kNoKey : reinterpret_cast<const unsigned char*>(key.data());
-  EVP_MAC_init(ctx, k, key.size(), nullptr);
+  Check(EVP_MAC_init(ctx, k, key.size(), nullptr), "HMAC key");
 }
 
 Sha256Digest FinishHmac(EVP_MAC_CTX* ctx, std::string_view data) {
   Sha256Digest out{};
   size_t len = 0;
-  EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(data.data()), data.size());
-  EVP_MAC_final(ctx, out.data(), &len, out.size());
+  Check(EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(data.data()), data.size()),
+        "HMAC update");
+  Check(EVP_MAC_final(ctx, out.data(), &len, out.size()), "HMAC final");
   return out;
 }
 
 struct ThreadContexts {
   ThreadContexts() : md(EVP_MD_CTX_new()), hmac(NewHmacSha256()) {
-    if (md == nullptr) throw std::runtime_error("cannot set up an OpenSSL digest context");
+    if (!md) throw std::runtime_error("OpenSSL: cannot allocate a digest context");
   }
-  ~ThreadContexts() {
-    EVP_MAC_CTX_free(hmac);
-    EVP_MD_CTX_free(md);
-  }
-  EVP_MD_CTX* md;
-  EVP_MAC_CTX* hmac;  // HMAC-SHA256; keyed on each use
+  MdCtx md;
+  MacCtx hmac;  // HMAC-SHA256; keyed on each use
 };
 
 ThreadContexts& Contexts() {
@@ -83,10 +97,10 @@ template <size_t N>
 std::array<uint8_t, N> Digest(const EVP_MD* md, std::string_view data) {
   std::array<uint8_t, N> out{};
   unsigned int len = 0;
-  EVP_MD_CTX* ctx = Contexts().md;
-  EVP_DigestInit_ex2(ctx, md, nullptr);
-  EVP_DigestUpdate(ctx, data.data(), data.size());
-  EVP_DigestFinal_ex(ctx, out.data(), &len);
+  EVP_MD_CTX* ctx = Contexts().md.get();
+  Check(EVP_DigestInit_ex2(ctx, md, nullptr), "digest init");
+  Check(EVP_DigestUpdate(ctx, data.data(), data.size()), "digest update");
+  Check(EVP_DigestFinal_ex(ctx, out.data(), &len), "digest final");
   return out;
 }
 
@@ -96,27 +110,26 @@ Sha256Digest Sha256(std::string_view data) { return Digest<32>(Sha256Md(), data)
 Md5Digest Md5(std::string_view data) { return Digest<16>(Md5Md(), data); }
 
 Sha256Digest HmacSha256(std::string_view key, std::string_view data) {
-  EVP_MAC_CTX* ctx = Contexts().hmac;
+  EVP_MAC_CTX* ctx = Contexts().hmac.get();
   KeyHmac(ctx, key);
   return FinishHmac(ctx, data);
 }
 
 struct HmacSha256Key::Impl {
-  EVP_MAC_CTX* ctx = nullptr;
+  MacCtx ctx;
 };
 
-HmacSha256Key::HmacSha256Key(std::string_view key) : impl_(new Impl) {
-  impl_->ctx = NewHmacSha256();
-  KeyHmac(impl_->ctx, key);
+HmacSha256Key::HmacSha256Key(std::string_view key) : impl_(new Impl{NewHmacSha256()}) {
+  KeyHmac(impl_->ctx.get(), key);
 }
 
-HmacSha256Key::~HmacSha256Key() { EVP_MAC_CTX_free(impl_->ctx); }
+HmacSha256Key::~HmacSha256Key() = default;
 
 Sha256Digest HmacSha256Key::Mac(std::string_view data) {
   // Restarts from the keyed state (no key given: the inner and outer pads
   // computed when keyed are reused).
-  EVP_MAC_init(impl_->ctx, nullptr, 0, nullptr);
-  return FinishHmac(impl_->ctx, data);
+  Check(EVP_MAC_init(impl_->ctx.get(), nullptr, 0, nullptr), "HMAC restart");
+  return FinishHmac(impl_->ctx.get(), data);
 }
 
 std::string HexLower(const uint8_t* data, size_t n) {

@@ -1,6 +1,9 @@
 #pragma once
 // Hashes and encodings used by the S3 protocol and by integrity checks:
 // SHA-256, HMAC-SHA256 and MD5 (OpenSSL 3 EVP), hex and base64.
+// The hashes throw std::runtime_error when OpenSSL refuses one (a broken
+// or FIPS-only installation without MD5) rather than return a digest of
+// zeros; a working OpenSSL never does.
 
 #include <array>
 #include <cstdint>

@@ -8,10 +8,13 @@
 // that were handed back and gives them out again.
 //
 // Contract: Take(n) returns a buffer of at least n bytes whose contents are
-// unspecified. A buffer comes back to the pool when its Lease is destroyed;
-// the pool keeps at most `max_kept_bytes` of free buffers (the rest go back
-// to the allocator), and reuses a free buffer only when it is no more than
-// twice the size asked for. Thread-safe. The pool must outlive its leases.
+// unspecified. A buffer comes back to the pool when its Lease is destroyed.
+// A free buffer is kept only while the pooled buffers leased out plus those
+// kept stay within `limit_bytes` (the rest go back to the allocator), so a
+// pool sized to a ByteBudget never holds memory beyond that budget: what
+// it keeps is what leases just gave back. A free buffer is reused only when
+// it is at most a quarter larger than asked for (a budget charges the size
+// asked for). Thread-safe. The pool must outlive its leases.
 
 #include <cstddef>
 #include <memory>
@@ -26,7 +29,7 @@ class BufferPool {
   // warm by itself); they are never pooled.
   static constexpr size_t kMinPooled = 256 * 1024;
 
-  explicit BufferPool(size_t max_kept_bytes) : max_kept_(max_kept_bytes) {}
+  explicit BufferPool(size_t limit_bytes) : limit_(limit_bytes) {}
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
 
@@ -63,18 +66,21 @@ class BufferPool {
   // Free bytes held, and how many Take()s were served from them.
   size_t kept_bytes() const;
   size_t reused() const;
+  // Bytes of pooled buffers leased out now.
+  size_t leased_bytes() const;
 
  private:
   struct Free {
     std::unique_ptr<char[]> data;
     size_t capacity;
   };
-  void Give(std::unique_ptr<char[]> data, size_t capacity);
+  void Give(std::unique_ptr<char[]> data, size_t capacity) noexcept;
 
-  const size_t max_kept_;
+  const size_t limit_;
   mutable std::mutex mu_;
   std::vector<Free> free_;  // guarded by mu_
-  size_t kept_ = 0;         // guarded by mu_
+  size_t kept_ = 0;         // guarded by mu_: bytes in free_
+  size_t leased_ = 0;       // guarded by mu_: bytes of pooled leases out
   size_t reused_ = 0;       // guarded by mu_
 };
 

@@ -37,44 +37,73 @@ TEST(BufferPoolTest, SmallBuffersAndNoPoolArePlainAllocations) {
   EXPECT_NE(z.data(), nullptr);
 }
 
-TEST(BufferPoolTest, AFreeBufferTwiceTooLargeIsNotHandedOut) {
+TEST(BufferPoolTest, AFreeBufferMuchLargerThanAskedIsNotHandedOut) {
   BufferPool pool(64 * kMiB);
   { auto a = BufferPool::Take(&pool, 16 * kMiB); }
-  auto b = BufferPool::Take(&pool, 1 * kMiB);
-  EXPECT_LT(b.capacity(), 2 * kMiB);
+  auto b = BufferPool::Take(&pool, 12 * kMiB);  // 16 is a third more than 12
+  EXPECT_EQ(b.capacity(), 12 * kMiB);
   EXPECT_EQ(pool.reused(), 0u);
   EXPECT_EQ(pool.kept_bytes(), 16 * kMiB);  // still there for the next part
+  auto c = BufferPool::Take(&pool, 13 * kMiB);  // 16 is within a quarter of 13
+  EXPECT_EQ(c.capacity(), 16 * kMiB);
+  EXPECT_EQ(pool.reused(), 1u);
 }
 
-TEST(BufferPoolTest, KeepsNoMoreThanItsCapPreferringLargerBuffers) {
+TEST(BufferPoolTest, LeasedAndKeptStayWithinTheLimit) {
   BufferPool pool(20 * kMiB);
   {
-    auto a = BufferPool::Take(&pool, 4 * kMiB);
-    auto b = BufferPool::Take(&pool, 4 * kMiB);
-    auto c = BufferPool::Take(&pool, 16 * kMiB);
-    auto d = BufferPool::Take(&pool, 16 * kMiB);
-    // Destroyed d, c, b, a: d is kept (16), c would exceed the cap and is
-    // not larger than what is kept, b fits (20), a does not.
+    auto a = BufferPool::Take(&pool, 8 * kMiB);
+    auto b = BufferPool::Take(&pool, 8 * kMiB);
+    auto c = BufferPool::Take(&pool, 8 * kMiB);  // a budget may let 24 out
+    EXPECT_EQ(pool.leased_bytes(), 24 * kMiB);
+    // Back in the order c, b, a: c would make 24 with the others out.
   }
-  EXPECT_EQ(pool.kept_bytes(), 20 * kMiB);
+  EXPECT_EQ(pool.leased_bytes(), 0u);
+  EXPECT_EQ(pool.kept_bytes(), 16 * kMiB);
+  auto x = BufferPool::Take(&pool, 8 * kMiB);
+  auto y = BufferPool::Take(&pool, 8 * kMiB);
+  EXPECT_EQ(pool.reused(), 2u);
+  EXPECT_EQ(pool.kept_bytes(), 0u);
+  EXPECT_EQ(pool.leased_bytes(), 16 * kMiB);
+}
+
+TEST(BufferPoolTest, ALargerBufferDisplacesSmallerOnesOnlyWhenThatMakesRoom) {
+  BufferPool pool(16 * kMiB);
   {
-    auto big = BufferPool::Take(&pool, 16 * kMiB);
-    auto small = BufferPool::Take(&pool, 4 * kMiB);
-    EXPECT_EQ(pool.reused(), 2u);
+    auto s1 = BufferPool::Take(&pool, 4 * kMiB);
+    auto s2 = BufferPool::Take(&pool, 4 * kMiB);
   }
-  // A larger buffer handed back pushes out smaller ones to fit.
+  EXPECT_EQ(pool.kept_bytes(), 8 * kMiB);
+  auto big = BufferPool::Take(&pool, 16 * kMiB);
+  big = BufferPool::Lease();  // the two 4 MiB buffers make room for it
+  EXPECT_EQ(pool.kept_bytes(), 16 * kMiB);
+  auto again = BufferPool::Take(&pool, 16 * kMiB);
+  EXPECT_EQ(pool.reused(), 1u);
+
+  // Free {12, 4} in a 16 MiB pool: an 8 MiB buffer handed back would need
+  // 8 MiB of smaller ones dropped and there are only 4: it is the one freed.
   BufferPool tight(16 * kMiB);
   {
-    auto s1 = BufferPool::Take(&tight, 4 * kMiB);
-    auto s2 = BufferPool::Take(&tight, 4 * kMiB);
-    auto l = BufferPool::Take(&tight, 16 * kMiB);
-    s1 = BufferPool::Lease();  // s1 back first, then s2
-    s2 = BufferPool::Lease();
-    EXPECT_EQ(tight.kept_bytes(), 8 * kMiB);
+    auto m12 = BufferPool::Take(&tight, 12 * kMiB);
+    auto m4 = BufferPool::Take(&tight, 4 * kMiB);
   }
   EXPECT_EQ(tight.kept_bytes(), 16 * kMiB);
-  auto again = BufferPool::Take(&tight, 16 * kMiB);
-  EXPECT_EQ(tight.reused(), 1u);
+  auto m8 = BufferPool::Take(&tight, 8 * kMiB);  // neither free one suits it
+  EXPECT_EQ(tight.reused(), 0u);
+  m8 = BufferPool::Lease();
+  EXPECT_EQ(tight.kept_bytes(), 16 * kMiB);
+  auto r12 = BufferPool::Take(&tight, 12 * kMiB);
+  auto r4 = BufferPool::Take(&tight, 4 * kMiB);
+  EXPECT_EQ(tight.reused(), 2u);
+}
+
+TEST(BufferPoolTest, ABufferLargerThanTheLimitIsNeverKeptNorEmptiesThePool) {
+  BufferPool pool(8 * kMiB);
+  { auto a = BufferPool::Take(&pool, 4 * kMiB); }
+  EXPECT_EQ(pool.kept_bytes(), 4 * kMiB);
+  { auto huge = BufferPool::Take(&pool, 32 * kMiB); }
+  EXPECT_EQ(pool.kept_bytes(), 4 * kMiB);
+  EXPECT_EQ(pool.leased_bytes(), 0u);
 }
 
 TEST(BufferPoolTest, MovedLeaseReturnsOnce) {

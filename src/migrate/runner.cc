@@ -163,6 +163,7 @@ class Runner {
   CircuitBreaker src_circuit_{Circuits()}, dst_circuit_{Circuits()}, state_circuit_{Circuits()};
   std::unique_ptr<RateLimiter> tps_, bw_;
   std::unique_ptr<ByteBudget> budget_;
+  std::unique_ptr<BufferPool> buffers_;  // recycles large buffers within the budget
   std::unique_ptr<WorkQueue> queue_;
 
   std::atomic<bool> stop_{false};         // the run is ending: no new work
@@ -247,6 +248,7 @@ Status Runner::Setup() {
   tps_ = std::make_unique<RateLimiter>(spec_.tps_limit);
   bw_ = std::make_unique<RateLimiter>(spec_.bwlimit);
   budget_ = std::make_unique<ByteBudget>(opt_.buffer_budget);
+  buffers_ = std::make_unique<BufferPool>(opt_.buffer_budget);
 
   // Each side: its profile, its pacer and circuit, and a pooled connection
   // for every request that can be in flight (with the default of 64 and 256
@@ -280,6 +282,7 @@ Status Runner::Setup() {
   ctx_.job_started_ms = job_.started_ms;
   ctx_.bwlimit = bw_.get();
   ctx_.budget = budget_.get();
+  ctx_.buffers = buffers_.get();
   pending_ = job_.counters.pending;
   queue_ = std::make_unique<WorkQueue>(static_cast<size_t>(std::max(8, spec_.concurrency * 2)));
   return Status::Ok();
@@ -560,6 +563,7 @@ Result<RunResult> Runner::Run() {
   RunResult result;
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   result.interrupted = CancelRequested();
+  result.buffers_reused = buffers_->reused();
   if (final_state != state::JobState::kRunning) {
     // The job is over (cancelled, completed or failed): no upload of it may
     // stay open at the destination. (Only a cancelled job normally has any.)

@@ -75,6 +75,7 @@ struct RunResult {
   state::JobRecord job;  // as the run left it
   double seconds = 0;
   bool interrupted = false;  // stopped by a signal: resumable
+  uint64_t buffers_reused = 0;  // large buffers that came from the pool again
 };
 
 // "host:pid:nonce": identifies a runner (and its leases) in the state store.

@@ -163,11 +163,15 @@ std::string ComputeSignature(std::string_view secret, std::string_view date,
     std::string k_date = AsBytes(HmacSha256(k, date));
     std::string k_region = AsBytes(HmacSha256(k_date, region));
     std::string k_service = AsBytes(HmacSha256(k_region, service));
+    // The key first: if making it throws, the cache still describes the
+    // key it holds.
+    auto key = std::make_unique<HmacSha256Key>(AsBytes(HmacSha256(k_service, "aws4_request")));
+    cache.key.reset();
     cache.secret = secret;
     cache.date = date;
     cache.region = region;
     cache.service = service;
-    cache.key = std::make_unique<HmacSha256Key>(AsBytes(HmacSha256(k_service, "aws4_request")));
+    cache.key = std::move(key);
   }
   return HexLower(cache.key->Mac(string_to_sign));
 }
