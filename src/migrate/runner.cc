@@ -80,7 +80,10 @@ class WorkQueue {
     if (q_.empty()) return false;
     *out = std::move(q_.front());
     q_.pop_front();
-    space_.notify_all();
+    // The dispatcher waits for the queue to fall below half: wake it when
+    // this pop crosses that line, not on every pop (each wake-up was a
+    // context switch per object for a dispatcher that went back to sleep).
+    if (q_.size() + 1 == capacity_ / 2) space_.notify_all();
     return true;
   }
   // Room for more, waiting up to `wait` for some to appear.
