@@ -253,6 +253,30 @@ TEST_P(StateStoreConformanceTest, TwoInstancesAndEightThreadsClaimEachRowOnce) {
   EXPECT_EQ(*store().CountRows("j"), 0);
 }
 
+TEST_P(StateStoreConformanceTest, FinishingAnObjectForgetsItsUploadAndNoOther) {
+  MakeJob("j");
+  MakeJob("k");
+  Enqueue("j", {"a", "b", "c"});
+  Enqueue("k", {"a"});
+  ASSERT_TRUE(store().SaveUpload("j", "a", {"ua", "e", 1, {{1, "x", 1}}}).ok());
+  ASSERT_TRUE(store().SaveUpload("j", "b", {"ub", "e", 1, {{1, "y", 1}}}).ok());
+  ASSERT_TRUE(store().SaveUpload("k", "a", {"uk", "e", 1, {{1, "z", 1}}}).ok());
+  ASSERT_EQ(ClaimKeys("j", "o1", 3, 100, 50000).size(), 3u);
+  ASSERT_EQ(FinishKeys("j", "o1", {"a", "c"}), 2);
+  auto a = store().GetUpload("j", "a");
+  ASSERT_TRUE(a.ok());
+  EXPECT_FALSE(a->has_value());  // finished: its upload and parts are gone
+  auto b = store().GetUpload("j", "b");
+  ASSERT_TRUE(b.ok() && b->has_value());  // still in flight
+  EXPECT_EQ((*b)->parts.size(), 1u);
+  auto other = store().GetUpload("k", "a");  // same key, another job
+  ASSERT_TRUE(other.ok() && other->has_value());
+  ASSERT_EQ(FinishKeys("j", "o1", {"b"}), 1);
+  b = store().GetUpload("j", "b");
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->has_value());
+}
+
 TEST_P(StateStoreConformanceTest, UploadsRecordPartsInOrder) {
   MakeJob("j");
   UploadRecord up{"id-1", "src-etag", 5 << 20, {{2, "p2", 5 << 20}, {1, "p1", 5 << 20}}};
