@@ -21,18 +21,22 @@ Status PwriteFull(int fd, std::string_view data, uint64_t offset, std::string_vi
   return Status::Ok();
 }
 
-Status PreadOrZeros(int fd, char* out, uint64_t len, uint64_t offset, std::string_view what) {
+Result<uint64_t> PreadUpTo(int fd, char* out, uint64_t len, uint64_t offset,
+                           std::string_view what) {
   uint64_t done = 0;
   while (done < len) {
     ssize_t n = ::pread(fd, out + done, len - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Status::FromErrno(errno, what);
-    if (n == 0) {  // past the file's end
-      std::memset(out + done, 0, len - done);
-      break;
-    }
+    if (n == 0) break;  // the file's end
     done += static_cast<uint64_t>(n);
   }
+  return done;
+}
+
+Status PreadOrZeros(int fd, char* out, uint64_t len, uint64_t offset, std::string_view what) {
+  FERRY_ASSIGN_OR_RETURN(uint64_t got, PreadUpTo(fd, out, len, offset, what));
+  std::memset(out + got, 0, len - got);
   return Status::Ok();
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Whole-range positional I/O on a file descriptor, with EINTR and short
 // transfers handled: what the block devices (nbd::FileDevice, volumes) and
-// the cache's spool files all need. `what` names the operation in errors.
+// the cache's spool files and the local object store all need. `what` names the operation in errors.
 
 #include <cstdint>
 #include <string_view>
@@ -12,6 +12,10 @@ namespace ferry {
 
 // Writes all of `data` at `offset`.
 Status PwriteFull(int fd, std::string_view data, uint64_t offset, std::string_view what);
+// Reads up to `len` bytes at `offset` into `out`, stopping only at the
+// file's end: the bytes read.
+Result<uint64_t> PreadUpTo(int fd, char* out, uint64_t len, uint64_t offset,
+                           std::string_view what);
 // Reads `len` bytes at `offset` into `out`; bytes past the file's end read
 // as zeros.
 Status PreadOrZeros(int fd, char* out, uint64_t len, uint64_t offset, std::string_view what);

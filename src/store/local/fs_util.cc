@@ -12,6 +12,8 @@
 #include <random>
 #include <vector>
 
+#include "base/file_io.h"
+
 namespace ferry::local {
 namespace {
 
@@ -102,14 +104,8 @@ Status WriteAll(int fd, std::string_view data, std::string_view path) {
 }
 
 Status ReadFull(int fd, char* buf, size_t len, uint64_t offset, std::string_view path) {
-  size_t done = 0;
-  while (done < len) {
-    ssize_t n = ::pread(fd, buf + done, len - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::FromErrno(errno, Quote("read", path));
-    if (n == 0) return Status::Corruption(Quote("file shrank while reading", path));
-    done += static_cast<size_t>(n);
-  }
+  FERRY_ASSIGN_OR_RETURN(uint64_t got, PreadUpTo(fd, buf, len, offset, Quote("read", path)));
+  if (got < len) return Status::Corruption(Quote("file shrank while reading", path));
   return Status::Ok();
 }
 
