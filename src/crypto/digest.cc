@@ -203,25 +203,28 @@ bool Base64Decode(std::string_view in, std::string* out) {
 }
 
 struct StreamingDigest::Impl {
-  EVP_MD_CTX* ctx = nullptr;
+  MdCtx ctx;
+  const EVP_MD* md;
+  void Start() { Check(EVP_DigestInit_ex2(ctx.get(), md, nullptr), "digest init"); }
 };
 
-StreamingDigest::StreamingDigest(Kind kind) : impl_(new Impl), kind_(kind) {
-  impl_->ctx = EVP_MD_CTX_new();
-  EVP_DigestInit_ex2(impl_->ctx, kind == Kind::kMd5 ? Md5Md() : Sha256Md(), nullptr);
+StreamingDigest::StreamingDigest(Kind kind)
+    : impl_(new Impl{MdCtx(EVP_MD_CTX_new()), kind == Kind::kMd5 ? Md5Md() : Sha256Md()}) {
+  if (!impl_->ctx) throw std::runtime_error("OpenSSL: cannot allocate a digest context");
+  impl_->Start();
 }
 
-StreamingDigest::~StreamingDigest() { EVP_MD_CTX_free(impl_->ctx); }
+StreamingDigest::~StreamingDigest() = default;
 
 void StreamingDigest::Update(std::string_view data) {
-  EVP_DigestUpdate(impl_->ctx, data.data(), data.size());
+  Check(EVP_DigestUpdate(impl_->ctx.get(), data.data(), data.size()), "digest update");
 }
 
 std::string StreamingDigest::Finish() {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  EVP_DigestFinal_ex(impl_->ctx, out, &len);
-  EVP_DigestInit_ex2(impl_->ctx, kind_ == Kind::kMd5 ? Md5Md() : Sha256Md(), nullptr);
+  Check(EVP_DigestFinal_ex(impl_->ctx.get(), out, &len), "digest final");
+  impl_->Start();
   return std::string(reinterpret_cast<char*>(out), len);
 }
 

@@ -81,7 +81,6 @@ class StreamingDigest {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  Kind kind_;
 };
 
 }  // namespace ferry

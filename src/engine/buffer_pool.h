@@ -4,7 +4,7 @@
 // glibc serves a large allocation with a fresh mapping (or from an arena it
 // trims when the block is freed), so every 16 MiB part buffer cost the
 // kernel 4,096 page faults, each zeroing a page, before a byte of the part
-// arrived: a tenth of the migrate benchmark's CPU. The pool keeps buffers
+// arrived: a tenth of ferry's CPU in the migrate benchmark. The pool keeps buffers
 // that were handed back and gives them out again.
 //
 // Contract: Take(n) returns a buffer of at least n bytes whose contents are
