@@ -441,6 +441,7 @@ struct Client::Impl {
   std::mutex mu;
   std::unordered_map<std::string, std::vector<std::unique_ptr<Connection>>> idle;
   ClientStats stats;
+  std::atomic<size_t> next_timer_loop{0};
 };
 
 Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
@@ -448,16 +449,15 @@ Client::~Client() = default;
 
 const ClientStats& Client::stats() const { return impl_->stats; }
 
-Status Client::Send(const Endpoint& endpoint, const Request& req, ByteSink* sink, Response* out) {
-  Response& resp = *out;
-  resp = Response();
-  std::promise<Status> done;
-  auto fut = done.get_future();
+void Client::SendAsync(const Endpoint& endpoint, const Request& req, ByteSink* sink, Response* out,
+                       std::function<void(Status)> done) {
+  *out = Response();
   std::unique_ptr<Connection> pooled;
   size_t loop = impl_->PickLoop(endpoint, &pooled);
-  impl_->loops[loop]->active++;
-  asio::co_spawn(impl_->loops[loop]->ioc, impl_->DoSend(endpoint, req, sink, &resp, loop, std::move(pooled)),
-                 [&done](std::exception_ptr e, Status s) {
+  Loop* l = impl_->loops[loop].get();
+  l->active++;
+  asio::co_spawn(l->ioc, impl_->DoSend(endpoint, req, sink, out, loop, std::move(pooled)),
+                 [l, done = std::move(done)](std::exception_ptr e, Status s) {
                    if (e) {
                      try {
                        std::rethrow_exception(e);
@@ -467,11 +467,22 @@ Status Client::Send(const Endpoint& endpoint, const Request& req, ByteSink* sink
                        s = Status::Internal("http client: unknown exception");
                      }
                    }
-                   done.set_value(std::move(s));
+                   l->active--;
+                   done(std::move(s));
                  });
-  Status s = fut.get();
-  impl_->loops[loop]->active--;
-  return s;
+}
+
+void Client::RunAfter(std::chrono::nanoseconds delay, std::function<void()> fn) {
+  size_t i = impl_->next_timer_loop.fetch_add(1, std::memory_order_relaxed) % impl_->loops.size();
+  auto timer = std::make_shared<asio::steady_timer>(impl_->loops[i]->ioc, delay);
+  timer->async_wait([timer, fn = std::move(fn)](const error_code&) { fn(); });
+}
+
+Status Client::Send(const Endpoint& endpoint, const Request& req, ByteSink* sink, Response* out) {
+  std::promise<Status> done;
+  auto fut = done.get_future();
+  SendAsync(endpoint, req, sink, out, [&done](Status s) { done.set_value(std::move(s)); });
+  return fut.get();
 }
 
 Result<Response> Client::Send(const Endpoint& endpoint, const Request& req, ByteSink* sink) {

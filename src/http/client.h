@@ -1,7 +1,8 @@
 #pragma once
-// A blocking HTTP/1.1 client over an asynchronous core: each Send() runs as a
-// C++20 coroutine on the client's own io_context threads (Boost.Asio/Beast),
-// and the caller's thread waits for it. Connections are kept alive and pooled
+// An HTTP/1.1 client over an asynchronous core: each request runs as a C++20
+// coroutine on the client's own io_context threads (Boost.Asio/Beast).
+// Send() waits for it on the caller's thread; SendAsync() calls back instead,
+// so one thread can keep many requests in flight. Connections are kept alive and pooled
 // per endpoint; TLS verifies the peer against the system store or a CA file.
 //
 // Deadlines: connecting (name lookup, TCP, TLS) is bounded by connect_timeout;
@@ -94,6 +95,16 @@ class Client {
   // transfer then fails (a body cut short), so a caller can tell which
   // version of an object it was reading.
   Status Send(const Endpoint& endpoint, const Request& req, ByteSink* sink, Response* out);
+
+  // Send() without the wait: `done` is called exactly once, on a client
+  // thread, with what Send() would return. `req`, `sink`, `out` and anything
+  // they point to must stay alive until then. `done` must not block (it may
+  // start another request); the Client must outlive every call in flight.
+  void SendAsync(const Endpoint& endpoint, const Request& req, ByteSink* sink, Response* out,
+                 std::function<void(Status)> done);
+  // Calls `fn` on a client thread once `delay` has passed (the backoff of an
+  // asynchronous caller). A Client destroyed first drops `fn` uncalled.
+  void RunAfter(std::chrono::nanoseconds delay, std::function<void()> fn);
 
   const ClientStats& stats() const;
 

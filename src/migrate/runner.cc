@@ -41,8 +41,9 @@ class EndpointHooks : public RequestHooks {
  public:
   EndpointHooks(Pacer* pacer, RateLimiter* tps, CircuitBreaker* circuit)
       : pacer_(pacer), tps_(tps), circuit_(circuit) {}
-  void BeforeRequest() override {
-    if (!tps_->unlimited()) tps_->Take(1);
+  std::chrono::nanoseconds BeforeRequest() override {
+    if (tps_->unlimited()) return {};
+    return tps_->Reserve(1, RateLimiter::Clock::now());
   }
   void AfterRequest(const Status& s) override {
     if (s.code() == ErrorCode::kThrottled) {

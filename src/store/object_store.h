@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -105,6 +106,22 @@ struct StoreFeatures {
   uint64_t max_single_put = 5ull << 30;  // larger objects need multipart
 };
 
+// Get and Put that call back instead of waiting, for stores with an event
+// loop of their own (S3): one thread can keep many transfers in flight.
+class AsyncObjectIo {
+ public:
+  using Done = std::function<void(Result<ObjectInfo>)>;
+  virtual ~AsyncObjectIo() = default;
+  // As ObjectStore::Get and Put, retries included. `done` is called exactly
+  // once, on a store thread, and must not block (it may start another
+  // call). `sink` and `body` must stay alive until then; the key and the
+  // options are copied. The store must outlive every call in flight.
+  virtual void GetAsync(std::string_view key, const GetOptions& options, ByteSink& sink,
+                        Done done) = 0;
+  virtual void PutAsync(std::string_view key, ByteSource& body, uint64_t size,
+                        const PutOptions& options, Done done) = 0;
+};
+
 class ObjectStore {
  public:
   virtual ~ObjectStore() = default;
@@ -156,6 +173,9 @@ class ObjectStore {
 
   // Deleting a missing key succeeds (S3 semantics).
   virtual Status Delete(std::string_view key) = 0;
+
+  // The asynchronous Get and Put, for stores that have them; else null.
+  virtual AsyncObjectIo* Async() { return nullptr; }
 };
 
 }  // namespace ferry

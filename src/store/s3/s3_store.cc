@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <ctime>
+#include <functional>
+#include <future>
+#include <memory>
 #include <random>
-#include <thread>
 
 #include "base/cancel.h"
 #include "base/strings.h"
@@ -114,7 +116,7 @@ ObjectInfo InfoFromHeaders(std::string_view key, const http::Response& r) {
   return info;
 }
 
-class S3Store : public ObjectStore {
+class S3Store : public ObjectStore, public AsyncObjectIo {
  public:
   S3Store(S3StoreOptions o, s3::Addressing addressing)
       : opt_(std::move(o)), addressing_(std::move(addressing)) {}
@@ -164,69 +166,50 @@ class S3Store : public ObjectStore {
   }
 
   Result<ObjectInfo> Get(std::string_view key, const GetOptions& o, ByteSink& sink) override {
-    CountingSink counted(sink);
-    // The version being read: the caller's, else the first answer's. A
-    // resumed read is pinned to it with If-Match, so it never splices two
-    // versions; without a known ETag an interrupted read cannot resume.
-    std::string etag = o.if_match;
-    for (int attempt = 1;; ++attempt) {
-      Call c;
-      c.method = "GET";
-      c.key = key;
-      uint64_t offset = (o.range ? o.range->offset : 0) + counted.count();
-      std::optional<uint64_t> length;
-      if (o.range && o.range->length) length = *o.range->length - counted.count();
-      bool ranged = offset > 0 || (length && *length > 0);
-      if (ranged) {
-        std::string range = "bytes=" + std::to_string(offset) + "-";
-        if (length && *length > 0) range += std::to_string(offset + *length - 1);
-        c.headers.emplace_back("Range", range);
-      }
-      if (!etag.empty()) c.headers.emplace_back("If-Match", "\"" + etag + "\"");
-      // Before any byte reaches the sink: a ranged read must be answered
-      // with exactly that range (a server that ignores Range sends 200 and
-      // the whole object, which must not be appended).
-      c.check_headers = [ranged, offset](const http::Response& r) -> Status {
-        if (!ranged) return Status::Ok();
-        std::string cr = r.Get("content-range");  // "bytes 10-19/100"
-        if (r.status != 206 || cr.rfind("bytes " + std::to_string(offset) + "-", 0) != 0) {
-          return Status::Protocol("asked for bytes from " + std::to_string(offset) +
-                                  ", got status " + std::to_string(r.status) + " " + cr);
-        }
-        return Status::Ok();
-      };
-      http::Response seen;
-      auto r = Once(c, &counted, &seen);
-      if (etag.empty() && seen.status >= 200 && seen.status < 300) {
-        etag = s3::Unquote(seen.Get("etag"));
-      }
-      if (r.ok()) return InfoFromHeaders(key, *r);
-      if (counted.count() > 0 && etag.empty()) {
-        Status s = r.status().WithContext("cannot resume a read of an object without an ETag");
-        return s.set_retryable(false);
-      }
-      if (!ShouldRetry(opt_.retry, r.status(), attempt)) return Named(r.status(), key);
-      Sleep(r.status(), attempt);
-    }
+    return Await<Result<ObjectInfo>>([&](auto done) { GetAsync(key, o, sink, std::move(done)); });
   }
 
   Result<ObjectInfo> Put(std::string_view key, ByteSource& body, uint64_t size,
                          const PutOptions& o) override {
-    Md5Source md5(body);
-    Call c;
+    return Await<Result<ObjectInfo>>(
+        [&](auto done) { PutAsync(key, body, size, o, std::move(done)); });
+  }
+
+  AsyncObjectIo* Async() override { return this; }
+
+  void GetAsync(std::string_view key, const GetOptions& o, ByteSink& sink, Done done) override {
+    auto op = std::make_shared<GetOp>(sink);
+    op->key = std::string(key);
+    op->options = o;
+    // The version being read: the caller's, else the first answer's. A
+    // resumed read is pinned to it with If-Match, so it never splices two
+    // versions; without a known ETag an interrupted read cannot resume.
+    op->etag = o.if_match;
+    op->done = std::move(done);
+    GetAttempt(std::move(op), 1);
+  }
+
+  void PutAsync(std::string_view key, ByteSource& body, uint64_t size, const PutOptions& o,
+                Done done) override {
+    auto op = std::make_shared<PutOp>(body);
+    op->key = std::string(key);
+    op->headers = o.headers;
+    Call& c = op->call;
     c.method = "PUT";
-    c.key = key;
+    c.key = op->key;
     c.body_size = size;
     AddObjectHeaders(o.headers, &c.headers);
     if (!o.content_md5.empty()) c.headers.emplace_back("Content-MD5", o.content_md5);
-    VerifyBody(o.content_md5, body, &md5, &c);
-    FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
-    ObjectInfo info;
-    info.key = std::string(key);
-    info.size = size;
-    info.etag = s3::Unquote(r.Get("etag"));
-    info.headers = o.headers;
-    return info;
+    VerifyBody(o.content_md5, body, &op->md5, &c);
+    RunAsync(op->call, nullptr, [op, size, done = std::move(done)](Result<http::Response> r) {
+      if (!r.ok()) return done(r.status());
+      ObjectInfo info;
+      info.key = op->key;
+      info.size = size;
+      info.etag = s3::Unquote(r->Get("etag"));
+      info.headers = std::move(op->headers);
+      done(std::move(info));
+    });
   }
 
   Result<std::string> CreateMultipart(std::string_view key, const PutOptions& o) override {
@@ -403,9 +386,20 @@ class S3Store : public ObjectStore {
     c->verify_md5 = md5;
   }
 
-  // One attempt: sign, send, map a non-2xx answer to a Status.
-  // `seen`, when given, keeps the answer's headers even if its body fails.
-  Result<http::Response> Once(const Call& c, ByteSink* sink, http::Response* seen = nullptr) {
+  using Answer = std::function<void(Result<http::Response>)>;
+
+  // Runs `start(done)` and waits for its `done`: the blocking calls are the
+  // asynchronous ones waited for, so both share one implementation.
+  template <typename T, typename Start>
+  static T Await(Start start) {
+    std::promise<T> p;
+    auto f = p.get_future();
+    start([&p](T r) { p.set_value(std::move(r)); });
+    return f.get();
+  }
+
+  // Signs `c` into an HTTP request.
+  http::Request Prepare(const Call& c) const {
     std::string path = addressing_.PathFor(opt_.bucket, c.key);
     s3::RequestToSign req;
     req.method = c.method;
@@ -430,19 +424,43 @@ class S3Store : public ObjectStore {
     hr.body = c.body;
     hr.body_size = c.body_size;
     hr.check_headers = c.check_headers;
-    http::Response local;
-    http::Response& resp = seen ? *seen : local;
-    if (opt_.hooks) opt_.hooks->BeforeRequest();
-    Result<http::Response> r = Exchange(hr, sink, resp, c, /*keep=*/seen != nullptr);
-    if (opt_.hooks) opt_.hooks->AfterRequest(r.status());
-    return r;
+    return hr;
   }
 
-  // Sends one signed request and maps the answer to a Status. The answer
-  // is moved out of `resp` unless `keep` (the caller reads it there too).
-  Result<http::Response> Exchange(const http::Request& hr, ByteSink* sink, http::Response& resp,
-                                  const Call& c, bool keep) {
-    Status sent = opt_.client->Send(addressing_.endpoint, hr, sink, &resp);
+  // One attempt: wait out the hooks' delay, sign, send, and map a non-2xx
+  // answer to a Status. `c`, `sink` and `seen` must outlive `done`; `seen`,
+  // when given, keeps the answer's headers even if its body fails.
+  void OnceAsync(const Call& c, ByteSink* sink, http::Response* seen, Answer done) {
+    struct Attempt {
+      http::Request req;
+      http::Response resp;
+    };
+    auto send = [this, &c, sink, seen, done = std::move(done)]() mutable {
+      auto a = std::make_shared<Attempt>();
+      a->req = Prepare(c);
+      http::Response* resp = seen ? seen : &a->resp;
+      opt_.client->SendAsync(
+          addressing_.endpoint, a->req, sink, resp,
+          [this, a, &c, resp, keep = seen != nullptr, done = std::move(done)](Status sent) {
+            Result<http::Response> r = Conclude(sent, *resp, c, keep);
+            if (opt_.hooks) opt_.hooks->AfterRequest(r.status());
+            done(std::move(r));
+          });
+    };
+    auto delay = opt_.hooks ? opt_.hooks->BeforeRequest() : std::chrono::nanoseconds(0);
+    if (delay <= std::chrono::nanoseconds(0)) return send();
+    After(std::chrono::steady_clock::now() + delay, std::move(send));
+  }
+
+  Result<http::Response> Once(const Call& c, ByteSink* sink, http::Response* seen = nullptr) {
+    return Await<Result<http::Response>>(
+        [&](auto done) { OnceAsync(c, sink, seen, std::move(done)); });
+  }
+
+  // Maps the answer to a sent request to a Status. The answer is moved out
+  // of `resp` unless `keep` (the caller reads it there too).
+  static Result<http::Response> Conclude(const Status& sent, http::Response& resp, const Call& c,
+                                         bool keep) {
     if (!sent.ok()) return sent;
     Result<http::Response> r =
         keep ? Result<http::Response>(resp) : Result<http::Response>(std::move(resp));
@@ -458,19 +476,92 @@ class S3Store : public ObjectStore {
     return r;
   }
 
-  // Once() under the retry policy, rewinding any body between attempts.
-  // Requests with a sink are not retried here (see Get()).
-  Result<http::Response> Run(const Call& c, ByteSink* sink) {
-    for (int attempt = 1;; ++attempt) {
-      auto r = Once(c, sink);
-      if (r.ok()) return r;
-      bool can_rewind = c.body == nullptr || c.body->Rewind().ok();
-      if (sink != nullptr || !can_rewind || !ShouldRetry(opt_.retry, r.status(), attempt)) {
-        return Named(r.status(), c.key);
-      }
-      Sleep(r.status(), attempt);
-    }
+  // OnceAsync() under the retry policy, rewinding any body between attempts.
+  // Requests with a sink are not retried here (see GetAsync()). `c` must
+  // outlive `done`.
+  void RunAsync(const Call& c, ByteSink* sink, Answer done, int attempt = 1) {
+    OnceAsync(c, sink, nullptr,
+              [this, &c, sink, attempt, done = std::move(done)](Result<http::Response> r) mutable {
+                if (r.ok()) return done(std::move(r));
+                bool can_rewind = c.body == nullptr || c.body->Rewind().ok();
+                if (sink != nullptr || !can_rewind || !ShouldRetry(opt_.retry, r.status(), attempt)) {
+                  return done(Named(r.status(), c.key));
+                }
+                Backoff(r.status(), attempt, [this, &c, sink, attempt, done = std::move(done)]() mutable {
+                  RunAsync(c, sink, std::move(done), attempt + 1);
+                });
+              });
   }
+
+  Result<http::Response> Run(const Call& c, ByteSink* sink) {
+    return Await<Result<http::Response>>([&](auto done) { RunAsync(c, sink, std::move(done)); });
+  }
+
+  // A read in progress: what each attempt resumes from.
+  struct GetOp {
+    explicit GetOp(ByteSink& sink) : counted(sink) {}
+    std::string key;
+    GetOptions options;
+    CountingSink counted;
+    std::string etag;
+    Call call;            // the attempt in flight
+    http::Response seen;  // its answer's headers
+    Done done;
+  };
+
+  void GetAttempt(std::shared_ptr<GetOp> op, int attempt) {
+    const GetOptions& o = op->options;
+    uint64_t got = op->counted.count();
+    Call& c = op->call;
+    c = Call();
+    c.method = "GET";
+    c.key = op->key;
+    uint64_t offset = (o.range ? o.range->offset : 0) + got;
+    std::optional<uint64_t> length;
+    if (o.range && o.range->length) length = *o.range->length - got;
+    bool ranged = offset > 0 || (length && *length > 0);
+    if (ranged) {
+      std::string range = "bytes=" + std::to_string(offset) + "-";
+      if (length && *length > 0) range += std::to_string(offset + *length - 1);
+      c.headers.emplace_back("Range", range);
+    }
+    if (!op->etag.empty()) c.headers.emplace_back("If-Match", "\"" + op->etag + "\"");
+    // Before any byte reaches the sink: a ranged read must be answered
+    // with exactly that range (a server that ignores Range sends 200 and
+    // the whole object, which must not be appended).
+    c.check_headers = [ranged, offset](const http::Response& r) -> Status {
+      if (!ranged) return Status::Ok();
+      std::string cr = r.Get("content-range");  // "bytes 10-19/100"
+      if (r.status != 206 || cr.rfind("bytes " + std::to_string(offset) + "-", 0) != 0) {
+        return Status::Protocol("asked for bytes from " + std::to_string(offset) +
+                                ", got status " + std::to_string(r.status) + " " + cr);
+      }
+      return Status::Ok();
+    };
+    OnceAsync(c, &op->counted, &op->seen, [this, op, attempt](Result<http::Response> r) mutable {
+      if (op->etag.empty() && op->seen.status >= 200 && op->seen.status < 300) {
+        op->etag = s3::Unquote(op->seen.Get("etag"));
+      }
+      if (r.ok()) return op->done(InfoFromHeaders(op->key, *r));
+      if (op->counted.count() > 0 && op->etag.empty()) {
+        Status s = r.status().WithContext("cannot resume a read of an object without an ETag");
+        return op->done(s.set_retryable(false));
+      }
+      if (!ShouldRetry(opt_.retry, r.status(), attempt)) {
+        return op->done(Named(r.status(), op->key));
+      }
+      Backoff(r.status(), attempt, [this, op, attempt]() mutable { GetAttempt(std::move(op), attempt + 1); });
+    });
+  }
+
+  // An upload in progress.
+  struct PutOp {
+    explicit PutOp(ByteSource& body) : md5(body) {}
+    std::string key;
+    ObjectHeaders headers;
+    Md5Source md5;
+    Call call;
+  };
 
   // Gives a remote "not found" its precise meaning for messages.
   Status Named(const Status& s, std::string_view key) const {
@@ -482,15 +573,28 @@ class S3Store : public ObjectStore {
     return s;
   }
 
-  void Sleep(const Status& s, int attempt) {
+  // Calls `fn` on a client thread at `until`, or earlier once
+  // CancelRequested() (checked every 50 ms, so an interrupted process does
+  // not sit out a long wait).
+  void After(std::chrono::steady_clock::time_point until, std::function<void()> fn) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= until || CancelRequested()) return fn();
+    auto slice = std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(50),
+                                                                until - now);
+    opt_.client->RunAfter(slice, [this, until, fn = std::move(fn)]() mutable {
+      After(until, std::move(fn));
+    });
+  }
+
+  // Waits out the backoff after failed attempt `attempt`, then calls `fn`.
+  void Backoff(const Status& s, int attempt, std::function<void()> fn) {
     thread_local std::mt19937_64 rng{std::random_device{}()};
     double r = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-    // In slices, so an interrupted process does not sit out a long backoff.
-    auto until = std::chrono::steady_clock::now() + BackoffDelay(opt_.retry, s, attempt, r);
-    while (!CancelRequested() && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-          std::chrono::milliseconds(50), until - std::chrono::steady_clock::now()));
-    }
+    After(std::chrono::steady_clock::now() + BackoffDelay(opt_.retry, s, attempt, r), std::move(fn));
+  }
+
+  void Sleep(const Status& s, int attempt) {
+    Await<bool>([&](auto done) { Backoff(s, attempt, [done = std::move(done)] { done(true); }); });
   }
 
   S3StoreOptions opt_;
