@@ -24,6 +24,16 @@ class ByteBudget {
     used_ += n;
     return n;
   }
+  // Takes `n` bytes (clamped) only if they are free now, never waiting;
+  // `*taken` is the amount to hand back to Release().
+  bool TryAcquire(uint64_t n, uint64_t* taken) {
+    n = n > capacity_ ? capacity_ : n;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (used_ + n > capacity_) return false;
+    used_ += n;
+    *taken = n;
+    return true;
+  }
   void Release(uint64_t n) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -43,9 +53,16 @@ class ByteBudget {
 // Holds bytes of a ByteBudget for a scope.
 class BudgetHold {
  public:
+  // Waits for `n` bytes of `b` (none when `b` is null).
   BudgetHold(ByteBudget* b, uint64_t n) : b_(b), n_(b ? b->Acquire(n) : 0) {}
-  ~BudgetHold() {
+  // Adopts `taken` bytes already acquired from `b`.
+  struct Adopt {};
+  BudgetHold(ByteBudget* b, uint64_t taken, Adopt) : b_(b), n_(taken) {}
+  ~BudgetHold() { Release(); }
+  // Gives the bytes back before the scope ends (at most once).
+  void Release() {
     if (b_) b_->Release(n_);
+    b_ = nullptr;
   }
   BudgetHold(const BudgetHold&) = delete;
   BudgetHold& operator=(const BudgetHold&) = delete;

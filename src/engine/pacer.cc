@@ -35,6 +35,13 @@ bool Pacer::Acquire(const std::atomic<bool>* stop) {
   return true;
 }
 
+bool Pacer::TryAcquire() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (in_flight_ >= limit_) return false;
+  ++in_flight_;
+  return true;
+}
+
 void Pacer::Release() {
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -36,7 +36,9 @@ class Pacer {
   // false, without taking a slot, once CancelRequested() or *stop is true
   // (both polled every <= 50 ms; `stop` may be null).
   bool Acquire(const std::atomic<bool>* stop = nullptr);
-  // Gives back a slot taken by a successful Acquire().
+  // Takes a slot only if one is free now; never waits.
+  bool TryAcquire();
+  // Gives back a slot taken by a successful Acquire() or TryAcquire().
   void Release();
 
   // Results of requests to this endpoint; independent of Acquire/Release.

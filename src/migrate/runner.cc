@@ -65,7 +65,10 @@ class EndpointHooks : public RequestHooks {
   CircuitBreaker* circuit_;
 };
 
-// A bounded queue of claimed objects between the dispatcher and the workers.
+// A bounded queue of claimed objects between the dispatcher and the
+// transfers, in two lines: objects for the worker threads (Pop() waits for
+// one), and objects for the asynchronous route, which LaunchAsync() takes
+// without waiting. The bound is on both together.
 class WorkQueue {
  public:
   explicit WorkQueue(size_t capacity) : capacity_(capacity) {}
@@ -74,24 +77,39 @@ class WorkQueue {
     q_.push_back(std::move(o));
     cv_.notify_one();
   }
-  // Blocks until an object or Close(); false when closed and drained.
+  // `front`: one taken a moment ago and put back (it goes next).
+  void PushAsync(state::ClaimedObject o, bool front = false) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (front) {
+      async_.push_front(std::move(o));
+    } else {
+      async_.push_back(std::move(o));
+    }
+  }
+  // Blocks until an object for a thread or Close(); false when closed and
+  // drained.
   bool Pop(state::ClaimedObject* out) {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return !q_.empty() || closed_; });
     if (q_.empty()) return false;
     *out = std::move(q_.front());
     q_.pop_front();
-    // The dispatcher waits for the queue to fall below half: wake it when
-    // this pop crosses that line, not on every pop (each wake-up was a
-    // context switch per object for a dispatcher that went back to sleep).
-    if (q_.size() + 1 == capacity_ / 2) space_.notify_all();
+    Popped();
+    return true;
+  }
+  bool TryPopAsync(state::ClaimedObject* out) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (async_.empty()) return false;
+    *out = std::move(async_.front());
+    async_.pop_front();
+    Popped();
     return true;
   }
   // Room for more, waiting up to `wait` for some to appear.
   size_t Room(std::chrono::milliseconds wait) {
     std::unique_lock<std::mutex> lock(mu_);
-    space_.wait_for(lock, wait, [&] { return q_.size() < capacity_ / 2 || closed_; });
-    return q_.size() >= capacity_ ? 0 : capacity_ - q_.size();
+    space_.wait_for(lock, wait, [&] { return size() < capacity_ / 2 || closed_; });
+    return size() >= capacity_ ? 0 : capacity_ - size();
   }
   void Close() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -99,20 +117,22 @@ class WorkQueue {
     cv_.notify_all();
     space_.notify_all();
   }
-  // Takes back everything still queued (on shutdown).
-  std::vector<state::ClaimedObject> Drain() {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::vector<state::ClaimedObject> out(q_.begin(), q_.end());
-    q_.clear();
-    return out;
-  }
 
  private:
+  size_t size() const { return q_.size() + async_.size(); }
+  // The dispatcher waits for the queue to fall below half: wake it when a
+  // pop crosses that line, not on every pop (each wake-up was a context
+  // switch per object for a dispatcher that went back to sleep).
+  void Popped() {
+    if (size() + 1 == capacity_ / 2) space_.notify_all();
+  }
+
   const size_t capacity_;
   std::mutex mu_;
   std::condition_variable cv_, space_;
-  std::deque<state::ClaimedObject> q_;
-  bool closed_ = false;
+  std::deque<state::ClaimedObject> q_;      // guarded by mu_
+  std::deque<state::ClaimedObject> async_;  // guarded by mu_
+  bool closed_ = false;                     // guarded by mu_
 };
 
 class Runner {
@@ -126,6 +146,15 @@ class Runner {
   Status Setup();
   void Dispatch();
   void Work();
+  // Where a transfer's result goes: committed, retried or dead-lettered.
+  // `on_loop`: called on a store's event loop, which must not block, so a
+  // failure is handed to HandleFailures().
+  void Finished(const state::ClaimedObject& obj, TransferResult r, bool on_loop);
+  // Starts queued asynchronous transfers while slots, circuits and the
+  // buffer budget let them start at once; never waits. Called wherever one
+  // of those may have freed up: a transfer ending, the dispatcher's rounds.
+  void LaunchAsync();
+  void HandleFailures();
   void Commit();
   void HandleFailure(const state::ClaimedObject& obj, const TransferResult& r);
   void Emit(const Event& e) {
@@ -179,6 +208,11 @@ class Runner {
   std::atomic<int> consecutive_dead_{0};
   std::mutex fatal_mu_;
   Status fatal_;  // guarded by fatal_mu_: what ended the run early
+
+  std::mutex failed_mu_;
+  std::condition_variable failed_cv_;
+  std::deque<std::pair<state::ClaimedObject, TransferResult>> failed_;  // guarded by failed_mu_
+  bool failed_closed_ = false;                                         // guarded by failed_mu_
 
   std::mutex commit_mu_;
   std::condition_variable commit_cv_;
@@ -294,6 +328,7 @@ Status Runner::Setup() {
 
 void Runner::Dispatch() {
   while (!Stopping()) {
+    LaunchAsync();  // also after a wait on an open circuit or a full budget
     size_t room = queue_->Room(std::chrono::milliseconds(50));
     if (room == 0 || Stopping()) continue;
     if (state_circuit_.state() != CircuitState::kClosed && !state_circuit_.Allow()) {
@@ -313,7 +348,14 @@ void Runner::Dispatch() {
       std::this_thread::sleep_for(std::chrono::milliseconds(listing_done_ ? 50 : 20));
       continue;
     }
-    for (auto& c : *claimed) queue_->Push(std::move(c));
+    for (auto& c : *claimed) {
+      if (CanTransferAsync(ctx_, c)) {
+        queue_->PushAsync(std::move(c));
+      } else {
+        queue_->Push(std::move(c));
+      }
+    }
+    LaunchAsync();
   }
 }
 
@@ -334,20 +376,79 @@ void Runner::Work() {
       continue;
     }
     ++in_flight_;
-    TransferResult r = TransferObject(ctx_, obj);
-    --in_flight_;
-    dst_pacer_->Release();
-    src_pacer_->Release();
-    if (r.status.ok()) {
-      consecutive_dead_ = 0;
-      src_circuit_.OnSuccess();
-      dst_circuit_.OnSuccess();
+    Finished(obj, TransferObject(ctx_, obj), /*on_loop=*/false);
+  }
+}
+
+void Runner::LaunchAsync() {
+  while (!Stopping()) {
+    // Slots first, then the circuits: a half-open circuit's one probe is
+    // taken only for a transfer that can start.
+    if (!src_pacer_->TryAcquire()) return;
+    if (!dst_pacer_->TryAcquire()) {
+      src_pacer_->Release();
+      return;
+    }
+    auto give_back = [&] {
+      dst_pacer_->Release();
+      src_pacer_->Release();
+    };
+    state::ClaimedObject obj;
+    if (!queue_->TryPopAsync(&obj)) return give_back();
+    if (!Admit()) {
+      queue_->PushAsync(std::move(obj), /*front=*/true);
+      return give_back();
+    }
+    ++in_flight_;
+    bool started = TryTransferObjectAsync(ctx_, obj, [this, obj](TransferResult r) {
+      Finished(obj, std::move(r), /*on_loop=*/true);
+    });
+    if (!started) {  // its buffer does not fit yet: a transfer ending frees some
+      --in_flight_;
+      queue_->PushAsync(std::move(obj), /*front=*/true);
+      return give_back();
+    }
+  }
+}
+
+void Runner::Finished(const state::ClaimedObject& obj, TransferResult r, bool on_loop) {
+  dst_pacer_->Release();
+  src_pacer_->Release();
+  if (r.status.ok()) {
+    consecutive_dead_ = 0;
+    src_circuit_.OnSuccess();
+    dst_circuit_.OnSuccess();
+    {
       std::lock_guard<std::mutex> lock(commit_mu_);
       commit_buf_.push_back({obj.object.key, r.outcome, r.bytes});
       if (commit_buf_.size() >= 512) commit_cv_.notify_one();
-      continue;
     }
+  } else if (on_loop && NeedsThreadRoute(r)) {
+    queue_->Push(obj);  // a worker thread copies it by the route its size needs now
+  } else if (on_loop) {
+    // The state store is not written from an event loop: a thread does it.
+    std::lock_guard<std::mutex> lock(failed_mu_);
+    failed_.emplace_back(obj, std::move(r));
+    failed_cv_.notify_one();
+  } else {
     HandleFailure(obj, r);
+  }
+  --in_flight_;  // after the object's next home is set: the monitor reads this
+  // Its slots are free: the next asynchronous transfer starts here, on this
+  // thread, with no thread woken for it.
+  LaunchAsync();
+}
+
+void Runner::HandleFailures() {
+  std::unique_lock<std::mutex> lock(failed_mu_);
+  for (;;) {
+    failed_cv_.wait(lock, [&] { return !failed_.empty() || failed_closed_; });
+    if (failed_.empty()) return;
+    auto [obj, r] = std::move(failed_.front());
+    failed_.pop_front();
+    lock.unlock();
+    HandleFailure(obj, r);
+    lock.lock();
   }
 }
 
@@ -493,6 +594,7 @@ Result<RunResult> Runner::Run() {
   });
   std::thread dispatcher([&] { Dispatch(); });
   std::thread committer([&] { Commit(); });
+  std::thread failures([&] { HandleFailures(); });
   std::vector<std::thread> workers;
   for (int i = 0; i < spec_.concurrency; ++i) workers.emplace_back([&] { Work(); });
 
@@ -556,6 +658,15 @@ Result<RunResult> Runner::Run() {
   lister.join();
   dispatcher.join();
   for (auto& w : workers) w.join();
+  // Transfers still in flight on the stores' loops end soon (a cancelled
+  // run's reads stop at their next buffer; retries skip their waits).
+  while (in_flight_.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  {
+    std::lock_guard<std::mutex> lock(failed_mu_);
+    failed_closed_ = true;
+    failed_cv_.notify_all();
+  }
+  failures.join();
   {
     std::lock_guard<std::mutex> lock(commit_mu_);
     commit_closed_ = true;

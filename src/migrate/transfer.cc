@@ -6,6 +6,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -150,35 +152,59 @@ Result<std::optional<DstObject>> LookAtDestination(const TransferContext& ctx,
   return std::optional<DstObject>(d);
 }
 
+// After a whole-object GET of `got` into `data`: checks that every byte
+// arrived, and gives the PUT's options.
+//
+// Integrity end to end, hashing each byte once, at the destination: when
+// the source's ETag is its MD5 it becomes the upload's Content-MD5, so the
+// destination refuses bytes that differ from what the source stored
+// (BadDigest, a corruption: the object is read again), and the ETag it
+// answers is checked against it too. Otherwise ferry hashes the bytes.
+Result<PutOptions> PutAfterGet(const ObjectInfo& got, std::string_view data) {
+  if (data.size() != got.size) {
+    return Status::Corruption("read " + std::to_string(data.size()) + " of " +
+                              std::to_string(got.size) + " bytes from the source");
+  }
+  PutOptions put;
+  put.headers = got.headers;
+  put.content_md5 = got.etag_is_md5 && IsMd5Hex(got.etag) ? ContentMd5FromHex(got.etag)
+                                                          : Base64Encode(Md5(data));
+  return put;
+}
+
 TransferResult CopySmall(const TransferContext& ctx, const std::string& key,
                          const std::string& dst_key, uint64_t listed_size) {
   BudgetHold hold(ctx.budget, listed_size);
   BufferSink buf(ctx, static_cast<size_t>(listed_size), /*hash_md5=*/false);
   auto got = ctx.src->Get(key, GetOptions{}, buf);
   if (!got.ok()) return Failed(got.status(), Side::kSource);
-  if (buf.data().size() != got->size) {
-    return Failed(Status::Corruption("read " + std::to_string(buf.data().size()) + " of " +
-                                     std::to_string(got->size) + " bytes from the source"),
-                  Side::kSource);
-  }
-  // Integrity end to end, hashing each byte once, at the destination: when
-  // the source's ETag is its MD5 it becomes the upload's Content-MD5, so
-  // the destination refuses bytes that differ from what the source stored
-  // (BadDigest, a corruption: the object is read again), and the ETag it
-  // answers is checked against it too. Otherwise ferry hashes the bytes.
-  std::string content_md5 = got->etag_is_md5 && IsMd5Hex(got->etag)
-                                ? ContentMd5FromHex(got->etag)
-                                : Base64Encode(Md5(buf.data()));
-  PutOptions put;
-  put.headers = got->headers;
-  put.content_md5 = std::move(content_md5);
-  uint64_t size = got->size;
+  auto put = PutAfterGet(*got, buf.data());
+  if (!put.ok()) return Failed(put.status(), Side::kSource);
   ViewSource body(buf.data());
-  auto stored = ctx.dst->Put(dst_key, body, size, put);
+  auto stored = ctx.dst->Put(dst_key, body, got->size, *put);
   if (!stored.ok()) return Failed(stored.status(), Side::kDestination);
   CrashPoint("transfer");
-  return Transferred(size);
+  return Transferred(got->size);
 }
+
+// CopySmall() in flight on the stores' event loops: what it holds until
+// `done`.
+struct SmallCopy {
+  SmallCopy(const TransferContext& ctx, uint64_t size, uint64_t budget_taken)
+      : hold(ctx.budget, budget_taken, BudgetHold::Adopt{}),
+        buf(ctx, static_cast<size_t>(size), /*hash_md5=*/false) {}
+  // Gives the budget back, then calls `done`: whatever `done` starts next
+  // finds the bytes free.
+  void Finish(TransferResult r) {
+    hold.Release();
+    done(std::move(r));
+  }
+  BudgetHold hold;
+  BufferSink buf;
+  std::optional<ViewSource> body;
+  std::string dst_key;
+  std::function<void(TransferResult)> done;
+};
 
 TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
                              const std::string& dst_key) {
@@ -377,6 +403,44 @@ Status AbandonUpload(const TransferContext& ctx, const std::string& key) {
     if (!aborted.ok() && aborted.code() != ErrorCode::kNotFound) return aborted;
   }
   return ctx.state->DeleteUpload(ctx.job, key);
+}
+
+bool CanTransferAsync(const TransferContext& ctx, const state::ClaimedObject& claimed) {
+  return ctx.src->Async() != nullptr && ctx.dst->Async() != nullptr && !ctx.spec.dry_run &&
+         !(ctx.same_store && ctx.spec.server_side_copy) &&
+         claimed.object.size < ctx.spec.multipart_threshold &&
+         !NeedDestinationCheck(ctx.spec.overwrite, ctx.spec.dst_empty_at_start, claimed.claims);
+}
+
+bool NeedsThreadRoute(const TransferResult& r) {
+  return r.status.code() == ErrorCode::kPreconditionFailed &&
+         r.status.message().find(kGrew) != std::string::npos;
+}
+
+bool TryTransferObjectAsync(const TransferContext& ctx, const state::ClaimedObject& claimed,
+                            std::function<void(TransferResult)> done) {
+  const state::ListedObject& obj = claimed.object;
+  uint64_t taken = 0;
+  if (ctx.budget != nullptr && !ctx.budget->TryAcquire(obj.size, &taken)) return false;
+  auto op = std::make_shared<SmallCopy>(ctx, obj.size, taken);
+  op->dst_key = ctx.keys.DstKey(obj.key);
+  op->done = std::move(done);
+  ctx.src->Async()->GetAsync(obj.key, GetOptions{}, op->buf, [&ctx, op](Result<ObjectInfo> got) {
+    if (!got.ok()) return op->Finish(Failed(got.status(), Side::kSource));
+    auto put = PutAfterGet(*got, op->buf.data());
+    if (!put.ok()) return op->Finish(Failed(put.status(), Side::kSource));
+    op->body.emplace(op->buf.data());
+    uint64_t size = got->size;
+    ctx.dst->Async()->PutAsync(op->dst_key, *op->body, size, *put,
+                               [op, size](Result<ObjectInfo> stored) {
+                                 if (!stored.ok()) {
+                                   return op->Finish(Failed(stored.status(), Side::kDestination));
+                                 }
+                                 CrashPoint("transfer");
+                                 op->Finish(Transferred(size));
+                               });
+  });
+  return true;
 }
 
 TransferResult TransferObject(const TransferContext& ctx, const state::ClaimedObject& claimed) {

@@ -17,6 +17,7 @@
 // Thread-safe: many workers call TransferObject at once.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "base/status.h"
@@ -56,6 +57,25 @@ struct TransferResult {
 };
 
 TransferResult TransferObject(const TransferContext& ctx, const state::ClaimedObject& obj);
+
+// Whether `obj` can take the asynchronous route: an object below the
+// multipart threshold, between two stores with asynchronous Get and Put
+// (S3), with no look at the destination to make first, in a real run that
+// does not copy server-side.
+bool CanTransferAsync(const TransferContext& ctx, const state::ClaimedObject& obj);
+
+// TransferObject() for an object CanTransferAsync() accepts, as callbacks
+// on the stores' event loops (one GET into a buffer, one PUT from it), so
+// no thread waits for it. Never waits itself: returns false, starting
+// nothing, when the object's buffer does not fit in the budget now. Else
+// `done` is called once, on a store thread (the budget already given
+// back), and must not block. `ctx` must outlive it.
+bool TryTransferObjectAsync(const TransferContext& ctx, const state::ClaimedObject& obj,
+                            std::function<void(TransferResult)> done);
+
+// True when a result of TryTransferObjectAsync() means the object must be
+// copied by TransferObject() instead (it grew past its listed size).
+bool NeedsThreadRoute(const TransferResult& r);
 
 // Aborts the multipart upload recorded for `key`, if any, and forgets it:
 // for objects given up on (dead-lettered, cancelled jobs) and uploads
