@@ -30,6 +30,22 @@ TEST(Pacer, StartsAtMax) {
   EXPECT_EQ(p.decreases(), 0u);
 }
 
+TEST(Pacer, TryAcquireTakesOnlyFreeSlotsAndSharesThemWithAcquire) {
+  Pacer p(Opts(2));
+  EXPECT_TRUE(p.TryAcquire());
+  EXPECT_TRUE(p.Acquire());
+  EXPECT_FALSE(p.TryAcquire()) << "the limit is reached";
+  EXPECT_EQ(p.in_flight(), 2);
+  p.Release();
+  EXPECT_TRUE(p.TryAcquire());
+  p.OnThrottle(Clock::time_point{});  // the limit falls to 1 with 2 in flight
+  p.Release();
+  EXPECT_FALSE(p.TryAcquire()) << "in flight (1) is not below the lowered limit (1)";
+  p.Release();
+  EXPECT_TRUE(p.TryAcquire());
+  EXPECT_EQ(p.in_flight(), 1);
+}
+
 TEST(Pacer, ThrottleHalvesOncePerInterval) {
   Pacer p(Opts(64));
   Clock::time_point t0{};

@@ -10,10 +10,13 @@
 //   memory, so memory is bounded whatever the bucket size; it pauses when
 //   max_pending keys wait (back-pressure).
 // - The dispatcher claims batches of keys with a lease (owner + expiry) and
-//   hands them to a bounded in-memory queue; workers transfer them
-//   (transfer.h); the committer records finished keys in batches, each key
-//   deleted and counted in one transaction — a key whose lease was lost is
-//   not counted (exactly-once accounting).
+//   hands them to a bounded in-memory queue. Small objects between two S3
+//   stores are copied as callbacks on the HTTP event loops
+//   (TryTransferObjectAsync), each one that ends starting the next, so
+//   thousands can be in flight with no thread each; worker threads transfer
+//   the rest (transfer.h). The committer records finished keys in batches,
+//   each key deleted and counted in one transaction — a key whose lease was
+//   lost is not counted (exactly-once accounting).
 // - Failures: retryable errors go back with backoff and full jitter;
 //   permanent ones and exhausted retries to the dead-letter queue. One pacer
 //   per endpoint lowers its concurrency on 503 SlowDown / 429; one circuit
