@@ -20,16 +20,21 @@ class ByteBudget {
   uint64_t Acquire(uint64_t n) {
     n = n > capacity_ ? capacity_ : n;
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return used_ + n <= capacity_; });
+    if (used_ + n > capacity_) {
+      ++waiters_;  // TryAcquire() leaves freed bytes to us meanwhile
+      cv_.wait(lock, [&] { return used_ + n <= capacity_; });
+      --waiters_;
+    }
     used_ += n;
     return n;
   }
-  // Takes `n` bytes (clamped) only if they are free now, never waiting;
+  // Takes `n` bytes (clamped) only if they are free now and no Acquire() is
+  // waiting (a caller that never waits must not starve those that do);
   // `*taken` is the amount to hand back to Release().
   bool TryAcquire(uint64_t n, uint64_t* taken) {
     n = n > capacity_ ? capacity_ : n;
     std::lock_guard<std::mutex> lock(mu_);
-    if (used_ + n > capacity_) return false;
+    if (used_ + n > capacity_ || waiters_ > 0) return false;
     used_ += n;
     *taken = n;
     return true;
@@ -48,6 +53,7 @@ class ByteBudget {
   std::mutex mu_;
   std::condition_variable cv_;
   uint64_t used_ = 0;  // guarded by mu_
+  int waiters_ = 0;    // guarded by mu_; Acquire() calls waiting
 };
 
 // Holds bytes of a ByteBudget for a scope.

@@ -48,5 +48,23 @@ TEST(ByteBudget, AnEarlyReleaseWakesAWaiterAndIsNotRepeated) {
   EXPECT_FALSE(b.TryAcquire(1, &more)) << "a double release would have freed 100 more";
 }
 
+TEST(ByteBudget, TryAcquireLeavesFreedBytesToAWaitingAcquire) {
+  ByteBudget b(100);
+  uint64_t first = 0, small = 0;
+  ASSERT_TRUE(b.TryAcquire(80, &first));
+  std::atomic<bool> got{false};
+  std::thread waiter([&] {
+    BudgetHold h(&b, 60);  // waits: only 20 are free
+    got = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the waiter is inside Acquire
+  EXPECT_FALSE(b.TryAcquire(10, &small)) << "10 are free, but someone waits for bytes";
+  EXPECT_FALSE(got.load());
+  b.Release(first);
+  waiter.join();
+  EXPECT_TRUE(got.load());
+  EXPECT_TRUE(b.TryAcquire(100, &first)) << "everything is free again";
+}
+
 }  // namespace
 }  // namespace ferry

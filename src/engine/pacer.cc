@@ -26,9 +26,10 @@ Pacer::Pacer(PacerOptions o) : opt_(Sanitize(o)), limit_(opt_.max) {}
 bool Pacer::Acquire(const std::atomic<bool>* stop) {
   auto stopping = [stop] { return CancelRequested() || (stop != nullptr && stop->load()); };
   std::unique_lock<std::mutex> lock(mu_);
-  while (in_flight_ >= limit_) {
-    if (stopping()) return false;
-    cv_.wait_for(lock, kPollEvery);
+  if (in_flight_ >= limit_) {
+    ++waiters_;  // TryAcquire() leaves freed slots to us meanwhile
+    while (in_flight_ >= limit_ && !stopping()) cv_.wait_for(lock, kPollEvery);
+    --waiters_;
   }
   if (stopping()) return false;
   ++in_flight_;
@@ -37,7 +38,7 @@ bool Pacer::Acquire(const std::atomic<bool>* stop) {
 
 bool Pacer::TryAcquire() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (in_flight_ >= limit_) return false;
+  if (in_flight_ >= limit_ || waiters_ > 0) return false;
   ++in_flight_;
   return true;
 }

@@ -36,7 +36,9 @@ class Pacer {
   // false, without taking a slot, once CancelRequested() or *stop is true
   // (both polled every <= 50 ms; `stop` may be null).
   bool Acquire(const std::atomic<bool>* stop = nullptr);
-  // Takes a slot only if one is free now; never waits.
+  // Takes a slot only if one is free now and no Acquire() is waiting for
+  // one (a caller that never waits must not starve those that do); never
+  // waits.
   bool TryAcquire();
   // Gives back a slot taken by a successful Acquire() or TryAcquire().
   void Release();
@@ -57,6 +59,7 @@ class Pacer {
   std::condition_variable cv_;
   int limit_;               // guarded by mu_
   int in_flight_ = 0;       // guarded by mu_
+  int waiters_ = 0;         // guarded by mu_; Acquire() calls waiting
   int successes_ = 0;       // guarded by mu_; since the last limit change
   uint64_t throttles_ = 0;  // guarded by mu_
   uint64_t decreases_ = 0;  // guarded by mu_

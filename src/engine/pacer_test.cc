@@ -46,6 +46,23 @@ TEST(Pacer, TryAcquireTakesOnlyFreeSlotsAndSharesThemWithAcquire) {
   EXPECT_EQ(p.in_flight(), 1);
 }
 
+TEST(Pacer, TryAcquireLeavesAFreedSlotToAWaitingAcquire) {
+  Pacer p(Opts(1));
+  ASSERT_TRUE(p.TryAcquire());
+  std::atomic<bool> got{false};
+  std::thread waiter([&] { got = p.Acquire(); });
+  std::this_thread::sleep_for(milliseconds(100));  // the waiter is inside Acquire
+  p.Release();
+  bool stolen = p.TryAcquire();
+  EXPECT_FALSE(stolen) << "the freed slot belongs to the waiter";
+  if (stolen) p.Release();  // so a failure does not hang the join below
+  waiter.join();
+  EXPECT_TRUE(got.load());
+  EXPECT_EQ(p.in_flight(), 1);
+  p.Release();
+  EXPECT_TRUE(p.TryAcquire()) << "no one waits any more";
+}
+
 TEST(Pacer, ThrottleHalvesOncePerInterval) {
   Pacer p(Opts(64));
   Clock::time_point t0{};

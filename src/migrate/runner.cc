@@ -139,6 +139,12 @@ class Runner {
  public:
   Runner(state::StateStore& store, std::string id, const RunOptions& o)
       : store_(store), id_(std::move(id)), opt_(o), runner_(NewRunnerId()) {}
+  // The stores first: closing them joins their event loops, where the tail
+  // of a transfer's callback may still touch the pacers, queue and pools.
+  ~Runner() {
+    dst_.reset();
+    src_.reset();
+  }
 
   Result<RunResult> Run();
 
@@ -213,6 +219,7 @@ class Runner {
   std::condition_variable failed_cv_;
   std::deque<std::pair<state::ClaimedObject, TransferResult>> failed_;  // guarded by failed_mu_
   bool failed_closed_ = false;                                         // guarded by failed_mu_
+  std::atomic<int> failures_waiting_{0};  // in failed_ or being recorded
 
   std::mutex commit_mu_;
   std::condition_variable commit_cv_;
@@ -381,33 +388,39 @@ void Runner::Work() {
 }
 
 void Runner::LaunchAsync() {
-  while (!Stopping()) {
-    // Slots first, then the circuits: a half-open circuit's one probe is
-    // taken only for a transfer that can start.
-    if (!src_pacer_->TryAcquire()) return;
+  for (;;) {
+    // Counted in flight before anything else: the shutdown's wait for
+    // in_flight_ to drain then either sees this transfer, or this sees stop_.
+    ++in_flight_;
+    auto not_started = [&] { --in_flight_; };
+    // Failures not yet recorded hold no slot, so they are bounded here: a
+    // state store that is slow to take them stops new transfers, as a
+    // worker thread busy recording one would.
+    if (Stopping() || failures_waiting_.load() >= spec_.concurrency) return not_started();
+    if (!src_pacer_->TryAcquire()) return not_started();
     if (!dst_pacer_->TryAcquire()) {
       src_pacer_->Release();
-      return;
+      return not_started();
     }
+    uint64_t taken = 0;
     auto give_back = [&] {
+      if (ctx_.budget != nullptr && taken > 0) ctx_.budget->Release(taken);
       dst_pacer_->Release();
       src_pacer_->Release();
+      not_started();
     };
     state::ClaimedObject obj;
     if (!queue_->TryPopAsync(&obj)) return give_back();
-    if (!Admit()) {
+    // The buffer, then the circuits: a half-open circuit's one probe is
+    // taken only for a transfer that starts.
+    bool fits = ctx_.budget == nullptr || ctx_.budget->TryAcquire(obj.object.size, &taken);
+    if (!fits || !Admit()) {  // a transfer ending frees bytes; the dispatcher's rounds retry
       queue_->PushAsync(std::move(obj), /*front=*/true);
       return give_back();
     }
-    ++in_flight_;
-    bool started = TryTransferObjectAsync(ctx_, obj, [this, obj](TransferResult r) {
+    TransferObjectAsync(ctx_, obj, taken, [this, obj](TransferResult r) {
       Finished(obj, std::move(r), /*on_loop=*/true);
     });
-    if (!started) {  // its buffer does not fit yet: a transfer ending frees some
-      --in_flight_;
-      queue_->PushAsync(std::move(obj), /*front=*/true);
-      return give_back();
-    }
   }
 }
 
@@ -429,6 +442,7 @@ void Runner::Finished(const state::ClaimedObject& obj, TransferResult r, bool on
     // The state store is not written from an event loop: a thread does it.
     std::lock_guard<std::mutex> lock(failed_mu_);
     failed_.emplace_back(obj, std::move(r));
+    ++failures_waiting_;
     failed_cv_.notify_one();
   } else {
     HandleFailure(obj, r);
@@ -448,6 +462,8 @@ void Runner::HandleFailures() {
     failed_.pop_front();
     lock.unlock();
     HandleFailure(obj, r);
+    --failures_waiting_;
+    LaunchAsync();  // transfers may have waited for this one to be recorded
     lock.lock();
   }
 }

@@ -12,7 +12,7 @@
 // - The dispatcher claims batches of keys with a lease (owner + expiry) and
 //   hands them to a bounded in-memory queue. Small objects between two S3
 //   stores are copied as callbacks on the HTTP event loops
-//   (TryTransferObjectAsync), each one that ends starting the next, so
+//   (TransferObjectAsync), each one that ends starting the next, so
 //   thousands can be in flight with no thread each; worker threads transfer
 //   the rest (transfer.h). The committer records finished keys in batches,
 //   each key deleted and counted in one transaction — a key whose lease was

@@ -191,16 +191,20 @@ TransferResult CopySmall(const TransferContext& ctx, const std::string& key,
 // `done`.
 struct SmallCopy {
   SmallCopy(const TransferContext& ctx, uint64_t size, uint64_t budget_taken)
-      : hold(ctx.budget, budget_taken, BudgetHold::Adopt{}),
-        buf(ctx, static_cast<size_t>(size), /*hash_md5=*/false) {}
-  // Gives the budget back, then calls `done`: whatever `done` starts next
-  // finds the bytes free.
+      : hold(ctx.budget, budget_taken, BudgetHold::Adopt{}) {
+    buf.emplace(ctx, static_cast<size_t>(size), /*hash_md5=*/false);
+  }
+  // Frees the buffer and gives its bytes back to the budget, then calls
+  // `done`: whatever `done` starts next finds them free, and memory never
+  // holds more than the budget says.
   void Finish(TransferResult r) {
+    body.reset();
+    buf.reset();
     hold.Release();
     done(std::move(r));
   }
   BudgetHold hold;
-  BufferSink buf;
+  std::optional<BufferSink> buf;
   std::optional<ViewSource> body;
   std::string dst_key;
   std::function<void(TransferResult)> done;
@@ -406,7 +410,11 @@ Status AbandonUpload(const TransferContext& ctx, const std::string& key) {
 }
 
 bool CanTransferAsync(const TransferContext& ctx, const state::ClaimedObject& claimed) {
+  // A bandwidth limit makes its reader wait for tokens, which must not
+  // happen on an event loop: such jobs copy on threads.
+  bool paced = ctx.bwlimit != nullptr && !ctx.bwlimit->unlimited();
   return ctx.src->Async() != nullptr && ctx.dst->Async() != nullptr && !ctx.spec.dry_run &&
+         !paced &&
          !(ctx.same_store && ctx.spec.server_side_copy) &&
          claimed.object.size < ctx.spec.multipart_threshold &&
          !NeedDestinationCheck(ctx.spec.overwrite, ctx.spec.dst_empty_at_start, claimed.claims);
@@ -417,19 +425,17 @@ bool NeedsThreadRoute(const TransferResult& r) {
          r.status.message().find(kGrew) != std::string::npos;
 }
 
-bool TryTransferObjectAsync(const TransferContext& ctx, const state::ClaimedObject& claimed,
-                            std::function<void(TransferResult)> done) {
+void TransferObjectAsync(const TransferContext& ctx, const state::ClaimedObject& claimed,
+                         uint64_t budget_taken, std::function<void(TransferResult)> done) {
   const state::ListedObject& obj = claimed.object;
-  uint64_t taken = 0;
-  if (ctx.budget != nullptr && !ctx.budget->TryAcquire(obj.size, &taken)) return false;
-  auto op = std::make_shared<SmallCopy>(ctx, obj.size, taken);
+  auto op = std::make_shared<SmallCopy>(ctx, obj.size, budget_taken);
   op->dst_key = ctx.keys.DstKey(obj.key);
   op->done = std::move(done);
-  ctx.src->Async()->GetAsync(obj.key, GetOptions{}, op->buf, [&ctx, op](Result<ObjectInfo> got) {
+  ctx.src->Async()->GetAsync(obj.key, GetOptions{}, *op->buf, [&ctx, op](Result<ObjectInfo> got) {
     if (!got.ok()) return op->Finish(Failed(got.status(), Side::kSource));
-    auto put = PutAfterGet(*got, op->buf.data());
+    auto put = PutAfterGet(*got, op->buf->data());
     if (!put.ok()) return op->Finish(Failed(put.status(), Side::kSource));
-    op->body.emplace(op->buf.data());
+    op->body.emplace(op->buf->data());
     uint64_t size = got->size;
     ctx.dst->Async()->PutAsync(op->dst_key, *op->body, size, *put,
                                [op, size](Result<ObjectInfo> stored) {
@@ -440,7 +446,6 @@ bool TryTransferObjectAsync(const TransferContext& ctx, const state::ClaimedObje
                                  op->Finish(Transferred(size));
                                });
   });
-  return true;
 }
 
 TransferResult TransferObject(const TransferContext& ctx, const state::ClaimedObject& claimed) {

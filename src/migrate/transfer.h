@@ -61,19 +61,19 @@ TransferResult TransferObject(const TransferContext& ctx, const state::ClaimedOb
 // Whether `obj` can take the asynchronous route: an object below the
 // multipart threshold, between two stores with asynchronous Get and Put
 // (S3), with no look at the destination to make first, in a real run that
-// does not copy server-side.
+// does not copy server-side, with no bandwidth limit.
 bool CanTransferAsync(const TransferContext& ctx, const state::ClaimedObject& obj);
 
 // TransferObject() for an object CanTransferAsync() accepts, as callbacks
 // on the stores' event loops (one GET into a buffer, one PUT from it), so
-// no thread waits for it. Never waits itself: returns false, starting
-// nothing, when the object's buffer does not fit in the budget now. Else
-// `done` is called once, on a store thread (the budget already given
-// back), and must not block. `ctx` must outlive it.
-bool TryTransferObjectAsync(const TransferContext& ctx, const state::ClaimedObject& obj,
-                            std::function<void(TransferResult)> done);
+// no thread waits for it. Returns at once. `budget_taken`: the bytes of
+// ctx.budget the caller took for the object's buffer (its size; adopted,
+// and given back before `done`). `done` is called once, on a store
+// thread, and must not block. `ctx` must outlive it.
+void TransferObjectAsync(const TransferContext& ctx, const state::ClaimedObject& obj,
+                         uint64_t budget_taken, std::function<void(TransferResult)> done);
 
-// True when a result of TryTransferObjectAsync() means the object must be
+// True when a result of TransferObjectAsync() means the object must be
 // copied by TransferObject() instead (it grew past its listed size).
 bool NeedsThreadRoute(const TransferResult& r);
 
