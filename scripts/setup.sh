@@ -15,9 +15,10 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
 # load generator; bench/cache_hit_bench.sh runs them with its own configs;
 # qemu-utils, libnbd-bin (nbdinfo, nbdcopy, nbdfuse) and fuse3 (fusermount3)
 # are the NBD peers of the volume tests, nbdkit (curl plugin, cow and cache
-# filters) the volume benchmark's peer).
+# filters) the volume benchmark's peer; postgresql the server the PostgreSQL
+# state store is tested against, in a throwaway cluster, testing/pg/).
 PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl zstd time sqlite3
-  nginx varnish wrk qemu-utils libnbd-bin fuse3 nbdkit e2fsprogs)
+  nginx varnish wrk qemu-utils libnbd-bin fuse3 nbdkit e2fsprogs postgresql)
 # The cache benchmark's corpus: real web text from Debian packages (HTML,
 # JavaScript, CSS, JSON) with the images and gzip files that come with it.
 CORPUS_PKGS=(python3.11-doc libjs-jquery libjs-bootstrap5 node-react-dom libjs-highlight.js

@@ -1,0 +1,91 @@
+#pragma once
+// A small layer over libpq for the PostgreSQL state store: one connection
+// (Conn), statements with $1..$n parameters sent as text (never spliced into
+// the SQL), results as text (Rows), and errors as Status values classified
+// by SQLSTATE (ClassifySqlState), so a caller knows what a retry may fix:
+//
+//   class 08 (connection), 57P01-57P03 (shutdown, crash, starting up)
+//                                      -> kNetwork, retryable
+//   40001, 40P01 (serialization failure, deadlock)
+//                                      -> kServerError, retryable
+//   class 53 (insufficient resources)  -> kServerError, retryable
+//   23505 (unique violation)           -> kAlreadyExists
+//   class 28 (authorization)           -> kAccessDenied
+//   3D000 (no such database)           -> kNotFound
+//   anything else (a bug: syntax, types, constraints)
+//                                      -> kInternal, not retryable
+//
+// A connection that breaks stays broken: Exec fails with kNetwork until
+// Reset() connects again. Threading: a Conn is used by one thread at a time.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+struct pg_conn;
+struct pg_result;
+
+namespace ferry::state::pg {
+
+// The pure part: what an SQLSTATE means to a caller. `message` becomes the
+// Status message.
+Status ClassifySqlState(std::string_view sqlstate, std::string message);
+
+using Param = std::optional<std::string>;  // nullopt = SQL NULL
+
+// The rows of one statement's answer, as text.
+class Rows {
+ public:
+  explicit Rows(pg_result* r);
+  ~Rows();
+  Rows(Rows&& other) noexcept;
+  Rows& operator=(Rows&& other) noexcept;
+  Rows(const Rows&) = delete;
+  Rows& operator=(const Rows&) = delete;
+
+  int size() const;
+  bool IsNull(int row, int col) const;
+  std::string Text(int row, int col) const;  // "" for NULL
+  int64_t Int(int row, int col) const;       // 0 for NULL or not a number
+  double Double(int row, int col) const;
+  // Rows an INSERT, UPDATE or DELETE changed.
+  int64_t affected() const;
+
+ private:
+  pg_result* r_;
+};
+
+class Conn {
+ public:
+  // Connects with a libpq connection string or URI ("postgres://..."); the
+  // PG* environment variables fill what it leaves out. A refused or failed
+  // connection is a one-line error that never shows a password.
+  static Result<std::unique_ptr<Conn>> Open(const std::string& conninfo);
+  ~Conn();
+  Conn(const Conn&) = delete;
+  Conn& operator=(const Conn&) = delete;
+
+  // Runs one statement. `params` bind to $1..$n.
+  Result<Rows> Exec(std::string_view sql, const std::vector<Param>& params = {});
+  // Runs SQL text without parameters (several statements allowed: a
+  // migration, BEGIN, COMMIT).
+  Status ExecScript(std::string_view sql);
+
+  // False once the connection broke.
+  bool healthy() const;
+  // Connects again with the same connection string.
+  Status Reset();
+
+ private:
+  explicit Conn(pg_conn* c) : c_(c) {}
+  Status ErrorOf(pg_result* r, std::string_view what) const;
+
+  pg_conn* c_;
+};
+
+}  // namespace ferry::state::pg

@@ -1,0 +1,113 @@
+#include "pg/pg_test_cluster.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "state/pg_db.h"
+
+namespace ferry::testing_pg {
+namespace {
+
+std::mutex mu;
+std::string conninfo;  // guarded by mu
+std::string cluster_dir;
+std::string error;
+bool tried = false;
+bool own = false;  // started by this process: stopped at exit
+
+std::string Run(const std::string& cmd, int* status) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) {
+    *status = -1;
+    return out;
+  }
+  char buf[512];
+  while (std::fgets(buf, sizeof(buf), p)) out += buf;
+  int rc = ::pclose(p);
+  *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+void StopOwn() {
+  if (!own) return;
+  int st = 0;
+  Run(std::string("'") + FERRY_PG_CLUSTER_SCRIPT + "' stop '" + cluster_dir + "' 2>&1; rm -rf '" +
+          cluster_dir + "'",
+      &st);
+}
+
+// Under mu.
+void Start() {
+  if (tried) return;
+  tried = true;
+  if (const char* f = std::getenv("FERRY_PG_CONNINFO_FILE")) {
+    std::ifstream in(f);
+    std::getline(in, conninfo);
+    if (const char* d = std::getenv("FERRY_PG_CLUSTER_DIR")) cluster_dir = d;
+    if (conninfo.empty()) error = "the PostgreSQL fixture did not start (is postgresql installed?)";
+    return;
+  }
+  char tmpl[] = "/tmp/ferry-pg-test.XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) {
+    error = "cannot make a temporary directory";
+    return;
+  }
+  cluster_dir = tmpl;
+  int st = 0;
+  std::string out =
+      Run(std::string("'") + FERRY_PG_CLUSTER_SCRIPT + "' start '" + cluster_dir + "' 2>/dev/null", &st);
+  if (st != 0) {
+    error = st == 77 ? "PostgreSQL is not installed (make setup installs it)"
+                     : "could not start a PostgreSQL cluster";
+    return;
+  }
+  conninfo = out;
+  own = true;
+  std::atexit(StopOwn);
+}
+
+}  // namespace
+
+std::string ClusterConninfo(std::string* why) {
+  std::lock_guard<std::mutex> lock(mu);
+  Start();
+  if (conninfo.empty()) *why = error;
+  return conninfo;
+}
+
+std::string FreshDatabase(std::string* why) {
+  std::string base = ClusterConninfo(why);
+  if (base.empty()) return "";
+  static std::atomic<int> n{0};
+  std::string name = "t" + std::to_string(::getpid()) + "_" + std::to_string(n++);
+  auto admin = state::pg::Conn::Open(base);
+  if (!admin.ok()) {
+    *why = admin.status().ToString();
+    return "";
+  }
+  if (Status s = (*admin)->ExecScript("CREATE DATABASE " + name); !s.ok()) {
+    *why = s.ToString();
+    return "";
+  }
+  // A later dbname overrides the first.
+  return base + " dbname=" + name;
+}
+
+bool RestartCluster() {
+  std::lock_guard<std::mutex> lock(mu);
+  if (cluster_dir.empty()) return false;
+  int st = 0;
+  Run(std::string("'") + FERRY_PG_CLUSTER_SCRIPT + "' restart '" + cluster_dir + "' 2>&1", &st);
+  return st == 0;
+}
+
+}  // namespace ferry::testing_pg
