@@ -17,16 +17,7 @@
 namespace ferry::state::pg {
 namespace {
 
-#define FERRY_REQUIRE_PG(var)                   \
-  std::string why_##var;                        \
-  std::string var = testing_pg::FreshDatabase(&why_##var); \
-  if (var.empty()) GTEST_SKIP() << why_##var
-
-std::unique_ptr<Conn> Connect(const std::string& conninfo) {
-  auto c = Conn::Open(conninfo);
-  EXPECT_TRUE(c.ok()) << c.status().ToString();
-  return c.ok() ? std::move(*c) : nullptr;
-}
+using testing_pg::Connect;
 
 TEST(PgConn, ParametersRoundTripAsTextInByteOrder) {
   FERRY_REQUIRE_PG(db);

@@ -4,9 +4,28 @@
 // itself, one it starts on first use and stops at exit. Each test gets a
 // database of its own.
 
+#include <gtest/gtest.h>
+
+#include <memory>
 #include <string>
 
+#include "state/pg_db.h"
+
+// In a test: a fresh database's connection string in `var`, or the test
+// skips (no PostgreSQL here).
+#define FERRY_REQUIRE_PG(var)                              \
+  std::string why_##var;                                   \
+  std::string var = ferry::testing_pg::FreshDatabase(&why_##var); \
+  if (var.empty()) GTEST_SKIP() << why_##var
+
 namespace ferry::testing_pg {
+
+// Connects, failing the test (and returning null) when it cannot.
+inline std::unique_ptr<state::pg::Conn> Connect(const std::string& conninfo) {
+  auto c = state::pg::Conn::Open(conninfo);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  return c.ok() ? std::move(*c) : nullptr;
+}
 
 // The connection string of a fresh, empty database for one test; "" with
 // `why` set when there is no PostgreSQL (the test then skips).
