@@ -3,6 +3,7 @@
 
 #include "http/client.h"
 
+#include "base/await.h"
 #include "base/strings.h"
 
 #include <boost/asio/co_spawn.hpp>
@@ -21,7 +22,6 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <future>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -479,10 +479,8 @@ void Client::RunAfter(std::chrono::nanoseconds delay, std::function<void()> fn) 
 }
 
 Status Client::Send(const Endpoint& endpoint, const Request& req, ByteSink* sink, Response* out) {
-  std::promise<Status> done;
-  auto fut = done.get_future();
-  SendAsync(endpoint, req, sink, out, [&done](Status s) { done.set_value(std::move(s)); });
-  return fut.get();
+  return AwaitCallback<Status>(
+      [&](auto done) { SendAsync(endpoint, req, sink, out, std::move(done)); });
 }
 
 Result<Response> Client::Send(const Endpoint& endpoint, const Request& req, ByteSink* sink) {

@@ -98,24 +98,15 @@ TEST(PgConn, ARestartBreaksTheConnectionRetryablyAndResetRecovers) {
   char tmpl[] = "/tmp/ferry-pg-restart.XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
   std::string dir = tmpl;
-  std::string script = FERRY_PG_CLUSTER_SCRIPT;
-  auto run = [&](const std::string& cmd) {
-    std::string out;
-    FILE* p = ::popen(("'" + script + "' " + cmd + " '" + dir + "' 2>/dev/null").c_str(), "r");
-    char buf[512];
-    while (p && std::fgets(buf, sizeof(buf), p)) out += buf;
-    int rc = p ? ::pclose(p) : -1;
-    if (!out.empty() && out.back() == '\n') out.pop_back();
-    return std::make_pair(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out);
-  };
-  auto [st, conninfo] = run("start");
+  std::string conninfo;
+  int st = testing_pg::RunClusterScript("start", dir, &conninfo);
   if (st == 77) GTEST_SKIP() << "PostgreSQL is not installed";
   ASSERT_EQ(st, 0) << "the cluster did not start";
   {
     auto c = Connect(conninfo);
     ASSERT_TRUE(c);
     ASSERT_TRUE(c->Exec("SELECT 1").ok());
-    ASSERT_EQ(run("restart").first, 0);
+    ASSERT_EQ(testing_pg::RunClusterScript("restart", dir, nullptr), 0);
     auto broken = c->Exec("SELECT 1");
     ASSERT_FALSE(broken.ok());
     EXPECT_EQ(broken.status().code(), ErrorCode::kNetwork) << broken.status().ToString();
@@ -126,7 +117,7 @@ TEST(PgConn, ARestartBreaksTheConnectionRetryablyAndResetRecovers) {
     ASSERT_TRUE(again.ok()) << again.status().ToString();
     EXPECT_EQ(again->Int(0, 0), 42);
   }
-  run("stop");
+  testing_pg::RunClusterScript("stop", dir, nullptr);
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 

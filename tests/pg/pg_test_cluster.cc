@@ -22,27 +22,10 @@ std::string error;
 bool tried = false;
 bool own = false;  // started by this process: stopped at exit
 
-std::string Run(const std::string& cmd, int* status) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) {
-    *status = -1;
-    return out;
-  }
-  char buf[512];
-  while (std::fgets(buf, sizeof(buf), p)) out += buf;
-  int rc = ::pclose(p);
-  *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
 void StopOwn() {
   if (!own) return;
-  int st = 0;
-  Run(std::string("'") + FERRY_PG_CLUSTER_SCRIPT + "' stop '" + cluster_dir + "' 2>&1; rm -rf '" +
-          cluster_dir + "'",
-      &st);
+  RunClusterScript("stop", cluster_dir, nullptr);
+  std::system(("rm -rf '" + cluster_dir + "'").c_str());
 }
 
 // Under mu.
@@ -62,9 +45,8 @@ void Start() {
     return;
   }
   cluster_dir = tmpl;
-  int st = 0;
-  std::string out =
-      Run(std::string("'") + FERRY_PG_CLUSTER_SCRIPT + "' start '" + cluster_dir + "' 2>/dev/null", &st);
+  std::string out;
+  int st = RunClusterScript("start", cluster_dir, &out);
   if (st != 0) {
     error = st == 77 ? "PostgreSQL is not installed (make setup installs it)"
                      : "could not start a PostgreSQL cluster";
@@ -76,6 +58,20 @@ void Start() {
 }
 
 }  // namespace
+
+int RunClusterScript(const std::string& command, const std::string& dir, std::string* out) {
+  std::string cmd =
+      std::string("'") + FERRY_PG_CLUSTER_SCRIPT + "' " + command + " '" + dir + "' 2>/dev/null";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return -1;
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof(buf), p)) text += buf;
+  int rc = ::pclose(p);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (out != nullptr) *out = text;
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
 
 std::string ClusterConninfo(std::string* why) {
   std::lock_guard<std::mutex> lock(mu);
@@ -105,9 +101,7 @@ std::string FreshDatabase(std::string* why) {
 bool RestartCluster() {
   std::lock_guard<std::mutex> lock(mu);
   if (cluster_dir.empty()) return false;
-  int st = 0;
-  Run(std::string("'") + FERRY_PG_CLUSTER_SCRIPT + "' restart '" + cluster_dir + "' 2>&1", &st);
-  return st == 0;
+  return RunClusterScript("restart", cluster_dir, nullptr) == 0;
 }
 
 }  // namespace ferry::testing_pg

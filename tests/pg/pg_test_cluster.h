@@ -34,6 +34,11 @@ std::string FreshDatabase(std::string* why);
 // The cluster's base connection string (database "ferry"); "" when none.
 std::string ClusterConninfo(std::string* why);
 
+// Runs testing/pg/pg_cluster.sh `command` `dir` (start, stop, restart):
+// its exit status (77: no PostgreSQL), and its stdout in `*out` (the
+// connection string for start and restart) when `out` is not null.
+int RunClusterScript(const std::string& command, const std::string& dir, std::string* out);
+
 // Restarts the cluster (fast shutdown, same port): for tests of a server
 // that goes away and comes back. False when it could not.
 bool RestartCluster();

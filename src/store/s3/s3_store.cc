@@ -4,10 +4,10 @@
 #include <cctype>
 #include <ctime>
 #include <functional>
-#include <future>
 #include <memory>
 #include <random>
 
+#include "base/await.h"
 #include "base/cancel.h"
 #include "base/strings.h"
 #include "crypto/digest.h"
@@ -165,13 +165,15 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
     return r.status();
   }
 
+  // The blocking calls are the asynchronous ones waited for, so both share
+  // one implementation.
   Result<ObjectInfo> Get(std::string_view key, const GetOptions& o, ByteSink& sink) override {
-    return Await<Result<ObjectInfo>>([&](auto done) { GetAsync(key, o, sink, std::move(done)); });
+    return AwaitCallback<Result<ObjectInfo>>([&](auto done) { GetAsync(key, o, sink, std::move(done)); });
   }
 
   Result<ObjectInfo> Put(std::string_view key, ByteSource& body, uint64_t size,
                          const PutOptions& o) override {
-    return Await<Result<ObjectInfo>>(
+    return AwaitCallback<Result<ObjectInfo>>(
         [&](auto done) { PutAsync(key, body, size, o, std::move(done)); });
   }
 
@@ -388,16 +390,6 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
 
   using Answer = std::function<void(Result<http::Response>)>;
 
-  // Runs `start(done)` and waits for its `done`: the blocking calls are the
-  // asynchronous ones waited for, so both share one implementation.
-  template <typename T, typename Start>
-  static T Await(Start start) {
-    std::promise<T> p;
-    auto f = p.get_future();
-    start([&p](T r) { p.set_value(std::move(r)); });
-    return f.get();
-  }
-
   // Signs `c` into an HTTP request.
   http::Request Prepare(const Call& c) const {
     std::string path = addressing_.PathFor(opt_.bucket, c.key);
@@ -453,7 +445,7 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
   }
 
   Result<http::Response> Once(const Call& c, ByteSink* sink, http::Response* seen = nullptr) {
-    return Await<Result<http::Response>>(
+    return AwaitCallback<Result<http::Response>>(
         [&](auto done) { OnceAsync(c, sink, seen, std::move(done)); });
   }
 
@@ -494,7 +486,7 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
   }
 
   Result<http::Response> Run(const Call& c, ByteSink* sink) {
-    return Await<Result<http::Response>>([&](auto done) { RunAsync(c, sink, std::move(done)); });
+    return AwaitCallback<Result<http::Response>>([&](auto done) { RunAsync(c, sink, std::move(done)); });
   }
 
   // A read in progress: what each attempt resumes from.
@@ -594,7 +586,7 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
   }
 
   void Sleep(const Status& s, int attempt) {
-    Await<bool>([&](auto done) { Backoff(s, attempt, [done = std::move(done)] { done(true); }); });
+    AwaitCallback<bool>([&](auto done) { Backoff(s, attempt, [done = std::move(done)] { done(true); }); });
   }
 
   S3StoreOptions opt_;
