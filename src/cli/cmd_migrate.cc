@@ -66,6 +66,9 @@ std::string DefaultStateDir() {
 }
 
 Result<std::unique_ptr<state::StateStore>> OpenState(const MigrateArgs& a) {
+  if (state::IsPostgresLocation(a.state_dir)) {
+    return state::OpenPgStateStore(state::PostgresConninfo(a.state_dir));
+  }
   std::string dir = a.state_dir.empty() ? DefaultStateDir() : a.state_dir;
   return state::OpenSqliteStateStore(dir + "/migrate.db");
 }
@@ -420,8 +423,10 @@ int RunDlq(MigrateArgs& a) {
 
 void AddStateOption(CLI::App* cmd, MigrateArgs* a) {
   cmd->add_option("--state", a->state_dir,
-                  "Directory of the state database (default $XDG_STATE_HOME/ferry or "
-                  "~/.local/state/ferry)");
+                  "Where job state lives: a directory for the embedded SQLite database "
+                  "(default $XDG_STATE_HOME/ferry or ~/.local/state/ferry), or a PostgreSQL "
+                  "database shared by many workers: postgres://USER@HOST:PORT/DB, or "
+                  "postgres:KEY=VALUE... (libpq; PG* environment variables fill the rest)");
 }
 
 void AddRunOptions(CLI::App* cmd, MigrateArgs* a) {

@@ -1,6 +1,7 @@
 #include "state/pg_db.h"
 
 #include <libpq-fe.h>
+#include <poll.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -34,6 +35,41 @@ Status ClassifySqlState(std::string_view state, std::string message) {
   return Status::Internal(std::move(message));
 }
 
+std::string TextArray(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ',';
+    out += '"';
+    for (char ch : items[i]) {
+      if (ch == '"' || ch == '\\') out += '\\';
+      out += ch;
+    }
+    out += '"';
+  }
+  out += '}';
+  return out;
+}
+
+std::string IntArray(const std::vector<int64_t>& items) {
+  std::string out = "{";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ',';
+    out += std::to_string(items[i]);
+  }
+  out += '}';
+  return out;
+}
+
+std::string BoolArray(const std::vector<bool>& items) {
+  std::string out = "{";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ',';
+    out += items[i] ? 't' : 'f';
+  }
+  out += '}';
+  return out;
+}
+
 Rows::Rows(pg_result* r) : r_(r) {}
 Rows::~Rows() {
   if (r_) PQclear(r_);
@@ -57,6 +93,9 @@ int64_t Rows::Int(int row, int col) const {
 }
 double Rows::Double(int row, int col) const {
   return IsNull(row, col) ? 0 : std::strtod(PQgetvalue(r_, row, col), nullptr);
+}
+bool Rows::Bool(int row, int col) const {
+  return !IsNull(row, col) && PQgetvalue(r_, row, col)[0] == 't';
 }
 int64_t Rows::affected() const {
   const char* n = r_ ? PQcmdTuples(r_) : "";
@@ -106,6 +145,18 @@ Result<std::unique_ptr<Conn>> Conn::Open(const std::string& conninfo) {
 Conn::~Conn() { PQfinish(c_); }
 
 bool Conn::healthy() const { return PQstatus(c_) == CONNECTION_OK; }
+
+bool Conn::idle() const { return PQtransactionStatus(c_) == PQTRANS_IDLE; }
+
+bool Conn::CheckAlive() {
+  if (!healthy()) return false;
+  pollfd p{PQsocket(c_), POLLIN, 0};
+  if (p.fd < 0) return false;
+  // A connection with no statement running hears from the server only when
+  // something happened to it: a shutdown or crash notice, or the socket
+  // closing (ferry never LISTENs). Either way it is not to be trusted.
+  return ::poll(&p, 1, 0) == 0;
+}
 
 Status Conn::Reset() {
   PQreset(c_);

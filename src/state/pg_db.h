@@ -38,6 +38,14 @@ Status ClassifySqlState(std::string_view sqlstate, std::string message);
 
 using Param = std::optional<std::string>;  // nullopt = SQL NULL
 
+// Array parameters, as PostgreSQL's text form of an array: a batch of keys
+// goes to the server as one parameter ($3::text[]) and one statement, not
+// one statement per key. Every text element is quoted, with '"' and '\\'
+// escaped, so any key (commas, braces, quotes, spaces, "NULL") survives.
+std::string TextArray(const std::vector<std::string>& items);
+std::string IntArray(const std::vector<int64_t>& items);
+std::string BoolArray(const std::vector<bool>& items);
+
 // The rows of one statement's answer, as text.
 class Rows {
  public:
@@ -53,6 +61,7 @@ class Rows {
   std::string Text(int row, int col) const;  // "" for NULL
   int64_t Int(int row, int col) const;       // 0 for NULL or not a number
   double Double(int row, int col) const;
+  bool Bool(int row, int col) const;         // PostgreSQL's 't'
   // Rows an INSERT, UPDATE or DELETE changed.
   int64_t affected() const;
 
@@ -76,8 +85,15 @@ class Conn {
   // migration, BEGIN, COMMIT).
   Status ExecScript(std::string_view sql);
 
+  // True when no transaction is open (the connection may be reused).
+  bool idle() const;
   // False once the connection broke.
   bool healthy() const;
+  // For a connection that sat idle: false when it broke or the server sent
+  // anything in the meantime (a shutdown notice, a closed socket), found
+  // without waiting, so a restart costs a Reset() and not a failed
+  // statement.
+  bool CheckAlive();
   // Connects again with the same connection string.
   Status Reset();
 

@@ -34,5 +34,15 @@ TEST(ClassifySqlState, Table) {
   }
 }
 
+TEST(PgArrays, ElementsAreQuotedSoAnyKeySurvives) {
+  EXPECT_EQ(TextArray({}), "{}");
+  EXPECT_EQ(TextArray({"a", "b c"}), R"({"a","b c"})");
+  EXPECT_EQ(TextArray({R"(q"uote)", R"(back\slash)", "{,}", "NULL", ""}),
+            R"({"q\"uote","back\\slash","{,}","NULL",""})");
+  EXPECT_EQ(IntArray({}), "{}");
+  EXPECT_EQ(IntArray({1, -2, 9000000000}), "{1,-2,9000000000}");
+  EXPECT_EQ(BoolArray({true, false}), "{t,f}");
+}
+
 }  // namespace
 }  // namespace ferry::state::pg

@@ -1,5 +1,7 @@
 #include "state/state_store.h"
 
+#include "state/pg_state_store.h"
+
 namespace ferry::state {
 
 const char* ToString(JobState s) {
@@ -22,6 +24,25 @@ std::optional<JobState> JobStateFromString(const std::string& s) {
     if (s == ToString(st)) return st;
   }
   return std::nullopt;
+}
+
+namespace {
+bool StartsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+}  // namespace
+
+bool IsPostgresLocation(const std::string& location) {
+  return StartsWith(location, "postgres:") || StartsWith(location, "postgresql:");
+}
+
+std::string PostgresConninfo(const std::string& location) {
+  if (StartsWith(location, "postgres://") || StartsWith(location, "postgresql://")) return location;
+  if (StartsWith(location, "postgresql:")) return location.substr(11);
+  if (StartsWith(location, "postgres:")) return location.substr(9);
+  return location;
+}
+
+Result<std::unique_ptr<StateStore>> OpenPgStateStore(const std::string& conninfo) {
+  return PgStateStore::Open(conninfo);
 }
 
 }  // namespace ferry::state

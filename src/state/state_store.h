@@ -226,4 +226,19 @@ class StateStore {
 // it is never reset or rewritten.
 Result<std::unique_ptr<StateStore>> OpenSqliteStateStore(const std::string& path);
 
+// Opens the PostgreSQL state database `conninfo` names (a libpq connection
+// string or URI; the PG* environment variables fill in what it leaves out),
+// creating or migrating ferry's schema in it (state/pg_schema.h). Any number
+// of stores, in any number of processes, may share one database. A database
+// that holds other tables, or a newer ferry's schema, is refused untouched.
+Result<std::unique_ptr<StateStore>> OpenPgStateStore(const std::string& conninfo);
+
+// Where `--state` points: a PostgreSQL database for "postgres://..." and
+// "postgresql://..." (libpq URIs, passed on as they are) and for
+// "postgres:" followed by a libpq keyword/value string
+// ("postgres:host=db1 dbname=ferry"); anything else is a directory.
+bool IsPostgresLocation(const std::string& location);
+// The libpq connection string of a PostgreSQL location.
+std::string PostgresConninfo(const std::string& location);
+
 }  // namespace ferry::state

@@ -22,6 +22,7 @@ void StateStoreConformanceTest::SetUp() {
   ASSERT_NE(::mkdtemp(tmpl.data()), nullptr) << "mkdtemp " << tmpl;
   dir_ = tmpl;
   auto made = GetParam().factory(dir_);
+  if (IsSkipped()) return;  // the factory has no server to use here
   ASSERT_TRUE(made.ok()) << GetParam().name << ": " << made.status().ToString();
   store_ = std::move(*made);
 }

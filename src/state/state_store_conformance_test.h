@@ -14,7 +14,9 @@
 // it. Called again with the same directory it must open another handle on
 // the same database (as a second process would): the suite uses that for
 // reopening (persistence) and for two-instance concurrency. A server-backed
-// store can map the directory to a database or schema name.
+// store can map the directory to a database or schema name; a factory with
+// no server to use calls GTEST_SKIP() (from a void helper) and returns an
+// error, and the case skips.
 
 #include <gtest/gtest.h>
 

@@ -140,6 +140,33 @@ add_profile() {
 # it predates endpoint_url in profiles, so the URL is passed explicitly.
 awsp() { local p=$1; shift; "$AWS" --profile "$p" --endpoint-url "${PROFILE_URL[$p]}" "$@"; }
 
+# use_state: sets STATE, where the migrate tests keep job state. A
+# directory (SQLite) by default; with FERRY_TEST_STATE=pg a fresh database
+# on the PostgreSQL cluster the CTest fixture started (FERRY_PG_CONNINFO_FILE),
+# so the same scenarios check the same semantics on both stores. Skips
+# when there is no cluster.
+use_state() {
+  if [ "${FERRY_TEST_STATE:-}" != pg ]; then STATE="$TMP/state"; return; fi
+  need psql
+  [ -s "${FERRY_PG_CONNINFO_FILE:-}" ] || skip "no PostgreSQL test cluster (FERRY_PG_CONNINFO_FILE)"
+  local base db
+  base=$(cat "$FERRY_PG_CONNINFO_FILE")
+  db="it_$$_${RANDOM}"
+  psql "$base" -qc "CREATE DATABASE $db" >/dev/null || fail "cannot create database $db"
+  PG_STATE="$base dbname=$db"
+  STATE="postgres:$PG_STATE"
+}
+
+# state_sql SQL: runs a query on the state store (the SQLite file or the
+# PostgreSQL database) and prints the rows, '|'-separated.
+state_sql() {
+  if [ -n "${PG_STATE:-}" ]; then
+    psql "$PG_STATE" -tAqc "$1"
+  else
+    sqlite3 "$STATE/migrate.db" "$1"
+  fi
+}
+
 # start_migrate_pair: two test servers, A (profile "src", A_URL) and B
 # (profile "dst", B_URL), and M=(ferry migrate --state $STATE).
 start_migrate_pair() {
@@ -147,7 +174,7 @@ start_migrate_pair() {
   start_test_s3; B_URL=$S3_URL
   add_profile src "$A_URL" "$TEST_KEY" "$TEST_SECRET"
   add_profile dst "$B_URL" "$TEST_KEY" "$TEST_SECRET"
-  STATE="$TMP/state"
+  use_state
   M=("$FERRY" migrate --state "$STATE")
 }
 

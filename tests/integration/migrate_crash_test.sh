@@ -65,7 +65,7 @@ crash written "transfer:400" "${M[@]}" resume "$JOB" --json
 crash created "multipart-created:1" "${M[@]}" resume "$JOB" --json
 uploads_open() { curl -sf "$B_URL/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['storage']['multipart_uploads'])"; }
 [ "$(uploads_open)" -ge 1 ] || fail "the crash after a create left no upload open"
-intents=$(sqlite3 "$STATE/migrate.db" "select count(*) from uploads where job='$JOB' and upload_id=''")
+intents=$(state_sql "select count(*) from uploads where job='$JOB' and upload_id=''")
 [ "$intents" -ge 1 ] || fail "no intent recorded for the upload the crash left"
 # 4. Mid-multipart: after the 2nd part of this run was recorded.
 crash part "part:2" "${M[@]}" resume "$JOB" --json
@@ -74,7 +74,7 @@ crash part "part:2" "${M[@]}" resume "$JOB" --json
 needed=0
 for i in 0 1 2; do
   if ! awsp dst s3api head-object --bucket bkt --key "zbig/b$i" >/dev/null 2>&1; then
-    have=$(sqlite3 "$STATE/migrate.db" "select count(*) from parts where job='$JOB' and key='zbig/b$i'")
+    have=$(state_sql "select count(*) from parts where job='$JOB' and key='zbig/b$i'")
     needed=$((needed + 3 - have))
   fi
 done
@@ -135,6 +135,6 @@ parts_ok=$(( $(stat_of "$B_URL" upload-part requests) - $(stat_of "$B_URL" uploa
 [ $((parts_ok - parts_before)) = "$needed" ] ||
   fail "the last run uploaded $((parts_ok - parts_before)) parts; $needed were missing"
 # The state store kept nothing per object.
-rows=$(sqlite3 "$STATE/migrate.db" "select (select count(*) from objects) + (select count(*) from uploads) + (select count(*) from parts) + (select count(*) from dlq) + (select count(*) from shards)")
+rows=$(state_sql "select (select count(*) from objects) + (select count(*) from uploads) + (select count(*) from parts) + (select count(*) from dlq) + (select count(*) from shards)")
 [ "$rows" = 0 ] || fail "$rows rows left in the state store"
 echo "migrate_crash_test: ok ($puts puts, $completes completes, $parts_ok parts)"

@@ -22,7 +22,7 @@ start_b() {
 start_b
 add_profile src "$A_URL" "$TEST_KEY" "$TEST_SECRET"
 add_profile dst "$B_URL" "$TEST_KEY" "$TEST_SECRET"
-STATE="$TMP/state"
+use_state
 M=("$FERRY" migrate --state "$STATE" --src-profile src --dst-profile dst)
 
 # 3,000 objects (10 of them under deny/) seeded through ferry itself.
@@ -126,7 +126,7 @@ RUN=$!
 for _ in $(seq 1 200); do
   OJOB=$(head -1 "$TMP/o.json" 2>/dev/null | sed -n 's/.*"job":"\([^"]*\)".*/\1/p')
   [ -n "$OJOB" ] || { sleep 0.1; continue; }
-  done_now=$(sqlite3 "$STATE/migrate.db" "select transferred from jobs where id='$OJOB'" 2>/dev/null || echo 0)
+  done_now=$(state_sql "select transferred from jobs where id='$OJOB'" 2>/dev/null || echo 0)
   [ "${done_now:-0}" -ge 300 ] && break
   sleep 0.1
 done

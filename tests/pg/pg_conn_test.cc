@@ -93,32 +93,22 @@ TEST(PgConn, ConnectFailuresSayWhyAndNeverShowThePassword) {
 }
 
 TEST(PgConn, ARestartBreaksTheConnectionRetryablyAndResetRecovers) {
-  // A cluster of its own: restarting the shared one would break the other
-  // tests' connections.
-  char tmpl[] = "/tmp/ferry-pg-restart.XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  std::string dir = tmpl;
-  std::string conninfo;
-  int st = testing_pg::RunClusterScript("start", dir, &conninfo);
-  if (st == 77) GTEST_SKIP() << "PostgreSQL is not installed";
-  ASSERT_EQ(st, 0) << "the cluster did not start";
-  {
-    auto c = Connect(conninfo);
-    ASSERT_TRUE(c);
-    ASSERT_TRUE(c->Exec("SELECT 1").ok());
-    ASSERT_EQ(testing_pg::RunClusterScript("restart", dir, nullptr), 0);
-    auto broken = c->Exec("SELECT 1");
-    ASSERT_FALSE(broken.ok());
-    EXPECT_EQ(broken.status().code(), ErrorCode::kNetwork) << broken.status().ToString();
-    EXPECT_TRUE(broken.status().retryable());
-    EXPECT_FALSE(c->healthy());
-    ASSERT_TRUE(c->Reset().ok());
-    auto again = c->Exec("SELECT 41 + 1");
-    ASSERT_TRUE(again.ok()) << again.status().ToString();
-    EXPECT_EQ(again->Int(0, 0), 42);
-  }
-  testing_pg::RunClusterScript("stop", dir, nullptr);
-  std::system(("rm -rf '" + dir + "'").c_str());
+  FERRY_PRIVATE_PG(cluster);
+  auto c = Connect(cluster.conninfo());
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->Exec("SELECT 1").ok());
+  EXPECT_TRUE(c->CheckAlive()) << "an idle connection to a running server";
+  ASSERT_TRUE(cluster.Restart());
+  EXPECT_FALSE(c->CheckAlive()) << "the server's goodbye is seen without a statement";
+  auto broken = c->Exec("SELECT 1");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.status().code(), ErrorCode::kNetwork) << broken.status().ToString();
+  EXPECT_TRUE(broken.status().retryable());
+  EXPECT_FALSE(c->healthy());
+  ASSERT_TRUE(c->Reset().ok());
+  auto again = c->Exec("SELECT 41 + 1");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->Int(0, 0), 42);
 }
 
 }  // namespace

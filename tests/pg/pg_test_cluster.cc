@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -98,10 +99,28 @@ std::string FreshDatabase(std::string* why) {
   return base + " dbname=" + name;
 }
 
-bool RestartCluster() {
-  std::lock_guard<std::mutex> lock(mu);
-  if (cluster_dir.empty()) return false;
-  return RunClusterScript("restart", cluster_dir, nullptr) == 0;
+PrivateCluster::PrivateCluster() {
+  char tmpl[] = "/tmp/ferry-pg-private.XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) {
+    why_ = "mkdtemp failed";
+    return;
+  }
+  dir_ = tmpl;
+  int st = RunClusterScript("start", dir_, &conninfo_);
+  missing_ = st == 77;
+  if (st != 0) {
+    why_ = "the cluster in " + dir_ + " did not start (status " + std::to_string(st) + ")";
+    conninfo_.clear();
+  }
 }
+
+PrivateCluster::~PrivateCluster() {
+  if (dir_.empty()) return;
+  if (!conninfo_.empty()) RunClusterScript("stop", dir_, nullptr);
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+bool PrivateCluster::Restart() { return RunClusterScript("restart", dir_, nullptr) == 0; }
 
 }  // namespace ferry::testing_pg

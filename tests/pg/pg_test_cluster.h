@@ -39,8 +39,31 @@ std::string ClusterConninfo(std::string* why);
 // connection string for start and restart) when `out` is not null.
 int RunClusterScript(const std::string& command, const std::string& dir, std::string* out);
 
-// Restarts the cluster (fast shutdown, same port): for tests of a server
-// that goes away and comes back. False when it could not.
-bool RestartCluster();
+// A cluster of a test's own, for tests that restart the server (restarting
+// the shared one would break the other tests' connections): started in a
+// temp directory, stopped and removed when it goes out of scope.
+class PrivateCluster {
+ public:
+  PrivateCluster();
+  ~PrivateCluster();
+  PrivateCluster(const PrivateCluster&) = delete;
+  PrivateCluster& operator=(const PrivateCluster&) = delete;
+
+  // The connection string; "" when the cluster could not start, with
+  // why() saying so (missing() when PostgreSQL is not installed).
+  const std::string& conninfo() const { return conninfo_; }
+  const std::string& why() const { return why_; }
+  bool missing() const { return missing_; }
+  // Fast shutdown and start again on the same port.
+  bool Restart();
+
+ private:
+  std::string dir_, conninfo_, why_;
+  bool missing_ = false;
+};
+
+// In a test: a PrivateCluster named `var`, or the test skips (no
+// PostgreSQL here) or fails (it did not start).
+#define FERRY_PRIVATE_PG(var)                                     ferry::testing_pg::PrivateCluster var;                          if (var.missing()) GTEST_SKIP() << "PostgreSQL is not installed";   ASSERT_FALSE(var.conninfo().empty()) << var.why()
 
 }  // namespace ferry::testing_pg

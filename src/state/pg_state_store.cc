@@ -1,0 +1,320 @@
+// The PostgreSQL state store: opening, the connection pool, jobs and list
+// pages. Work on object rows is in pg_state_store_work.cc; the tables are
+// pg_schema.cc's (the same layout as the SQLite store's, described at the
+// top of sqlite_state_store.cc, with BOOLEAN flags and COLLATE "C" keys).
+
+#include "state/pg_state_store.h"
+
+#include "state/pg_schema.h"
+
+namespace ferry::state {
+
+using pg::Conn;
+using pg::Rows;
+
+// ---- Opening and the pool ----
+
+PgStateStore::PgStateStore(std::string conninfo, std::unique_ptr<Conn> first)
+    : conninfo_(std::move(conninfo)) {
+  idle_.push_back(std::move(first));
+}
+
+Result<std::unique_ptr<StateStore>> PgStateStore::Open(const std::string& conninfo) {
+  FERRY_ASSIGN_OR_RETURN(std::unique_ptr<Conn> c, Conn::Open(conninfo));
+  FERRY_RETURN_IF_ERROR(pg::MigrateSchema(*c).status());
+  return std::unique_ptr<StateStore>(new PgStateStore(conninfo, std::move(c)));
+}
+
+PgStateStore::Lease::~Lease() {
+  if (conn_ == nullptr || !conn_->healthy() || !conn_->idle()) return;  // dropped
+  std::lock_guard lock(store_->mu_);
+  if (store_->idle_.size() < kMaxIdle) store_->idle_.push_back(std::move(conn_));
+}
+
+Result<PgStateStore::Lease> PgStateStore::Take() {
+  std::unique_ptr<Conn> c;
+  {
+    std::lock_guard lock(mu_);
+    if (!idle_.empty()) {
+      c = std::move(idle_.back());
+      idle_.pop_back();
+    }
+  }
+  if (c != nullptr && !c->CheckAlive()) {
+    // The server went away while this connection sat idle (a restart):
+    // connect again, or report the outage as a retryable error.
+    FERRY_RETURN_IF_ERROR(c->Reset());
+  }
+  if (c == nullptr) {
+    auto opened = Conn::Open(conninfo_);
+    if (!opened.ok()) return opened.status();
+    c = std::move(*opened);
+  }
+  return Lease(this, std::move(c));
+}
+
+// ---- Jobs ----
+
+namespace {
+
+// The jobs columns in JobFromRow's order, spliced into the statements at
+// compile time.
+#define FERRY_PG_JOB_COLUMNS                                                          \
+  "id, src, dst, spec, state, created_ms, started_ms, finished_ms, run_seconds, "     \
+  "listing_done, runner, runner_until_ms, listed, transferred, skipped, failed, bytes, " \
+  "pending"
+constexpr const char* kSelectJobSql = "SELECT " FERRY_PG_JOB_COLUMNS " FROM jobs WHERE id = $1";
+constexpr const char* kListJobsSql =
+    "SELECT " FERRY_PG_JOB_COLUMNS " FROM jobs ORDER BY created_ms DESC, id";
+constexpr const char* kInsertJobSql =
+    "INSERT INTO jobs(" FERRY_PG_JOB_COLUMNS ") VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+    "$10, $11, $12, 0, 0, 0, 0, 0, 0) ON CONFLICT(id) DO NOTHING";
+#undef FERRY_PG_JOB_COLUMNS
+
+Result<JobRecord> JobFromRow(const Rows& r, int i) {
+  JobRecord j;
+  j.id = r.Text(i, 0);
+  j.src = r.Text(i, 1);
+  j.dst = r.Text(i, 2);
+  j.spec = r.Text(i, 3);
+  auto state = JobStateFromString(r.Text(i, 4));
+  if (!state) {
+    return Status::Corruption("PostgreSQL state: job " + j.id + " has unknown state '" +
+                              r.Text(i, 4) + "'")
+        .set_retryable(false);
+  }
+  j.state = *state;
+  j.created_ms = r.Int(i, 5);
+  j.started_ms = r.Int(i, 6);
+  j.finished_ms = r.Int(i, 7);
+  j.run_seconds = r.Double(i, 8);
+  j.listing_done = r.Bool(i, 9);
+  j.runner = r.Text(i, 10);
+  j.runner_until_ms = r.Int(i, 11);
+  j.counters.listed = r.Int(i, 12);
+  j.counters.transferred = r.Int(i, 13);
+  j.counters.skipped = r.Int(i, 14);
+  j.counters.failed = r.Int(i, 15);
+  j.counters.bytes = r.Int(i, 16);
+  j.counters.pending = r.Int(i, 17);
+  return j;
+}
+
+Result<JobRecord> ReadJob(Conn& c, const std::string& id) {
+  FERRY_ASSIGN_OR_RETURN(
+      Rows r, c.Exec(kSelectJobSql, {id}));
+  if (r.size() == 0) return Status::NotFound("no job " + id);
+  return JobFromRow(r, 0);
+}
+
+Status NotHeld(const std::string& id, const std::string& holder, int64_t until_ms, int64_t now_ms) {
+  std::string msg = "job " + id + " is held by runner '" + holder + "'";
+  if (now_ms > 0) msg += " for another " + std::to_string((until_ms - now_ms + 999) / 1000) + " s";
+  return Status(ErrorCode::kPreconditionFailed, msg);
+}
+
+std::string Str(int64_t v) { return std::to_string(v); }
+std::string Bool(bool v) { return v ? "true" : "false"; }
+
+}  // namespace
+
+Status PgStateStore::CreateJob(const JobRecord& job, const std::vector<ShardRecord>& shards) {
+  if (job.id.empty()) return Status::InvalidArgument("job id is empty");
+  std::vector<ShardRecord> all = shards;
+  if (all.empty()) all.emplace_back();  // shard 0 always exists
+  bool listing_done = true;
+  std::vector<int64_t> number, seq;
+  std::vector<std::string> prefix, delimiter, token;
+  std::vector<bool> done;
+  for (const ShardRecord& s : all) {
+    listing_done = listing_done && s.done;
+    number.push_back(s.shard);
+    prefix.push_back(s.prefix);
+    delimiter.push_back(s.delimiter);
+    seq.push_back(s.seq);
+    token.push_back(s.token);
+    done.push_back(s.done);
+  }
+  return RunTxn([&](Conn& c) -> Status {
+    // Counters start at zero: they count what this store saw happen.
+    FERRY_ASSIGN_OR_RETURN(
+        Rows ins,
+        c.Exec(kInsertJobSql,
+               {job.id, job.src, job.dst, job.spec, ToString(job.state), Str(job.created_ms),
+                Str(job.started_ms), Str(job.finished_ms), std::to_string(job.run_seconds),
+                Bool(listing_done), job.runner, Str(job.runner_until_ms)}));
+    if (ins.affected() == 0) return Status::AlreadyExists("job " + job.id + " already exists");
+    return c
+        .Exec("INSERT INTO shards(job, shard, prefix, delimiter, seq, token, done) "
+              "SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], "
+              "$6::text[], $7::boolean[])",
+              {job.id, pg::IntArray(number), pg::TextArray(prefix), pg::TextArray(delimiter),
+               pg::IntArray(seq), pg::TextArray(token), pg::BoolArray(done)})
+        .status();
+  });
+}
+
+Result<JobRecord> PgStateStore::GetJob(const std::string& id) {
+  return Run([&](Conn& c) { return ReadJob(c, id); });
+}
+
+Result<std::vector<JobRecord>> PgStateStore::ListJobs() {
+  return Run([&](Conn& c) -> Result<std::vector<JobRecord>> {
+    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kListJobsSql));
+    std::vector<JobRecord> jobs;
+    for (int i = 0; i < r.size(); ++i) {
+      FERRY_ASSIGN_OR_RETURN(JobRecord j, JobFromRow(r, i));
+      jobs.push_back(std::move(j));
+    }
+    return jobs;
+  });
+}
+
+Status PgStateStore::AcquireJob(const std::string& id, const std::string& runner, int64_t now_ms,
+                                int64_t until_ms, bool force) {
+  if (runner.empty()) return Status::InvalidArgument("runner is empty");
+  return Run([&](Conn& c) -> Status {
+    // One statement: the holder test runs under the row lock, on the
+    // newest version of the row. A new run is not finished (any more);
+    // started_ms is kept from the first run.
+    FERRY_ASSIGN_OR_RETURN(
+        Rows r, c.Exec("UPDATE jobs SET runner = $2, runner_until_ms = $3, state = $4, "
+                       "finished_ms = 0, started_ms = CASE WHEN started_ms = 0 THEN $5 "
+                       "ELSE started_ms END WHERE id = $1 AND ($6 OR runner = '' OR "
+                       "runner = $2 OR runner_until_ms <= $5)",
+                       {id, runner, Str(until_ms), ToString(JobState::kRunning), Str(now_ms),
+                        Bool(force)}));
+    if (r.affected() == 1) return Status::Ok();
+    FERRY_ASSIGN_OR_RETURN(JobRecord job, ReadJob(c, id));
+    return NotHeld(id, job.runner, job.runner_until_ms, now_ms);
+  });
+}
+
+Status PgStateStore::RenewJob(const std::string& id, const std::string& runner,
+                              int64_t until_ms) {
+  return Run([&](Conn& c) -> Status {
+    FERRY_ASSIGN_OR_RETURN(
+        Rows r, c.Exec("UPDATE jobs SET runner_until_ms = $3 WHERE id = $1 AND runner = $2 "
+                       "AND runner <> ''",
+                       {id, runner, Str(until_ms)}));
+    if (r.affected() == 1) return Status::Ok();
+    FERRY_ASSIGN_OR_RETURN(JobRecord job, ReadJob(c, id));
+    if (job.runner.empty()) {
+      return Status(ErrorCode::kPreconditionFailed, "job " + id + " has no runner any more");
+    }
+    return NotHeld(id, job.runner, job.runner_until_ms, 0);
+  });
+}
+
+Status PgStateStore::SetJobState(const std::string& id, JobState state, int64_t now_ms,
+                                 double add_run_seconds, bool release) {
+  const bool final =
+      state == JobState::kCompleted || state == JobState::kFailed || state == JobState::kCancelled;
+  return RunTxn([&](Conn& c) -> Status {
+    FERRY_ASSIGN_OR_RETURN(
+        Rows r, c.Exec("UPDATE jobs SET state = $2, "
+                       "finished_ms = CASE WHEN $3 THEN $4 ELSE finished_ms END, "
+                       "run_seconds = run_seconds + $5, "
+                       "runner = CASE WHEN $6 THEN '' ELSE runner END, "
+                       "runner_until_ms = CASE WHEN $6 THEN 0 ELSE runner_until_ms END "
+                       "WHERE id = $1",
+                       {id, ToString(state), Bool(final), Str(now_ms),
+                        std::to_string(add_run_seconds), Bool(release)}));
+    if (r.affected() == 0) return Status::NotFound("no job " + id);
+    if (state != JobState::kCompleted) return Status::Ok();
+    // A completed job lists nothing again: its shards' tokens are of no
+    // more use.
+    return c.Exec("DELETE FROM shards WHERE job = $1", {id}).status();
+  });
+}
+
+// ---- Listing ----
+
+Result<std::vector<ShardRecord>> PgStateStore::GetShards(const std::string& job) {
+  return Run([&](Conn& c) -> Result<std::vector<ShardRecord>> {
+    FERRY_ASSIGN_OR_RETURN(
+        Rows r, c.Exec("SELECT shard, prefix, delimiter, seq, token, done FROM shards "
+                       "WHERE job = $1 ORDER BY shard",
+                       {job}));
+    std::vector<ShardRecord> shards;
+    for (int i = 0; i < r.size(); ++i) {
+      ShardRecord s;
+      s.shard = static_cast<int>(r.Int(i, 0));
+      s.prefix = r.Text(i, 1);
+      s.delimiter = r.Text(i, 2);
+      s.seq = r.Int(i, 3);
+      s.token = r.Text(i, 4);
+      s.done = r.Bool(i, 5);
+      shards.push_back(std::move(s));
+    }
+    if (shards.empty()) FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
+    return shards;
+  });
+}
+
+Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
+                                                    const ListPageCommit& page) {
+  std::vector<std::string> keys, etags;
+  std::vector<int64_t> sizes, times;
+  for (const ListedObject& o : page.objects) {
+    keys.push_back(o.key);
+    etags.push_back(o.etag);
+    sizes.push_back(static_cast<int64_t>(o.size));
+    times.push_back(o.last_modified_ms);
+  }
+  return RunTxn([&](Conn& c) -> Result<ListPageResult> {
+    ListPageResult result;
+    // The sequence test and the shard's advance are one statement under the
+    // shard's row lock: two listers committing the same page apply it once.
+    FERRY_ASSIGN_OR_RETURN(
+        Rows adv, c.Exec("UPDATE shards SET seq = $3, token = $4, done = $5 "
+                         "WHERE job = $1 AND shard = $2 AND seq = $3 - 1",
+                         {job, Str(page.shard), Str(page.seq), page.done ? "" : page.next_token,
+                          Bool(page.done)}));
+    if (adv.affected() == 0) {
+      FERRY_ASSIGN_OR_RETURN(Rows has, c.Exec("SELECT 1 FROM shards WHERE job = $1 AND shard = $2",
+                                              {job, Str(page.shard)}));
+      if (has.size() > 0) return result;  // a replay or a gap: nothing changes
+      FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
+      return Status::NotFound("job " + job + " has no shard " + std::to_string(page.shard));
+    }
+    if (!keys.empty()) {
+      FERRY_ASSIGN_OR_RETURN(
+          Rows ins,
+          c.Exec("INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
+                 "lease_until_ms, not_before_ms, attempts, claims, last_error) "
+                 "SELECT $1, k, s, e, m, '', 0, 0, 0, 0, '' "
+                 "FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) AS u(k, s, e, m) "
+                 "ON CONFLICT(job, key) DO NOTHING",
+                 {job, pg::TextArray(keys), pg::IntArray(sizes), pg::TextArray(etags),
+                  pg::IntArray(times)}));
+      result.enqueued = ins.affected();
+    }
+    if (!page.new_shards.empty()) {
+      FERRY_RETURN_IF_ERROR(
+          c.Exec("INSERT INTO shards(job, shard, prefix, delimiter, seq, token, done) "
+                 "SELECT $1, last.n + u.i, u.p, '', 0, '', false "
+                 "FROM unnest($2::text[]) WITH ORDINALITY AS u(p, i), "
+                 "(SELECT COALESCE(MAX(shard), -1) AS n FROM shards WHERE job = $1) AS last",
+                 {job, pg::TextArray(page.new_shards)})
+              .status());
+    }
+    // listing_done asks about every shard, and other listers may be ending
+    // theirs right now: in READ COMMITTED each would see the others' shards
+    // as still listing, and the last to commit would leave the job waiting
+    // for ever. Taking the job's row lock first (after the shard and object
+    // rows, the order Finish uses too) makes those ends take turns, and the
+    // next statement's snapshot sees every shard that ended before.
+    FERRY_RETURN_IF_ERROR(c.Exec("SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE", {job}).status());
+    FERRY_RETURN_IF_ERROR(
+        c.Exec("UPDATE jobs SET listed = listed + $2, pending = pending + $2, "
+               "listing_done = NOT EXISTS(SELECT 1 FROM shards WHERE job = $1 AND NOT done) "
+               "WHERE id = $1",
+               {job, Str(result.enqueued)})
+            .status());
+    result.applied = true;
+    return result;
+  });
+}
+
+}  // namespace ferry::state

@@ -1,0 +1,142 @@
+#pragma once
+// The PostgreSQL StateStore (internal to state/; callers use
+// OpenPgStateStore or OpenStateStore in state_store.h). The tables are
+// pg_schema's; jobs and listing live in pg_state_store.cc, work on object
+// rows (claims, finishes, the dead-letter queue, multipart progress) in
+// pg_state_store_work.cc.
+//
+// Concurrency comes from PostgreSQL, not from this process: any number of
+// stores, in any number of processes and machines, share one database.
+//  - Claim takes rows with SELECT ... FOR UPDATE SKIP LOCKED, so claimers
+//    never wait for each other and never take the same row.
+//  - Every other row change re-checks ownership in its WHERE clause under
+//    the row lock (READ COMMITTED re-evaluates it on the newest version), so
+//    a lease taken over in the meantime is seen.
+//  - The hot calls (Claim, Finish, Retry, Release, lease renewals) are one
+//    statement each, whatever the batch size: keys travel as arrays.
+//  - Counters change in the statement or transaction that changes the rows.
+//
+// Connections: a small pool, one connection per concurrent call. A
+// connection that broke (the server restarted, the network dropped) is
+// found before use (Conn::CheckAlive) and reconnected; a call that fails
+// because the server is unreachable returns a retryable kNetwork error, and
+// the next call tries again. Every call is safe to repeat after an error,
+// even one whose commit may or may not have happened: ownership and list
+// sequence checks make a repeat change nothing.
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "state/pg_db.h"
+#include "state/state_store.h"
+
+namespace ferry::state {
+
+class PgStateStore : public StateStore {
+ public:
+  // Connections kept open for reuse; more are opened while calls overlap.
+  static constexpr size_t kMaxIdle = 8;
+
+  // Connects, and creates or migrates the schema (pg_schema.h).
+  static Result<std::unique_ptr<StateStore>> Open(const std::string& conninfo);
+
+  Status CreateJob(const JobRecord& job, const std::vector<ShardRecord>& shards) override;
+  Result<JobRecord> GetJob(const std::string& id) override;
+  Result<std::vector<JobRecord>> ListJobs() override;
+  Status AcquireJob(const std::string& id, const std::string& runner, int64_t now_ms,
+                    int64_t until_ms, bool force) override;
+  Status RenewJob(const std::string& id, const std::string& runner, int64_t until_ms) override;
+  Status SetJobState(const std::string& id, JobState state, int64_t now_ms, double add_run_seconds,
+                     bool release) override;
+
+  Result<std::vector<ShardRecord>> GetShards(const std::string& job) override;
+  Result<ListPageResult> CommitListPage(const std::string& job,
+                                        const ListPageCommit& page) override;
+
+  Result<std::vector<ClaimedObject>> Claim(const std::string& job, const std::string& owner,
+                                           int max, int64_t now_ms,
+                                           int64_t lease_until_ms) override;
+  Status RenewLeases(const std::string& job, const std::string& owner,
+                     int64_t lease_until_ms) override;
+  Result<int64_t> ReleaseOwner(const std::string& job, const std::string& owner) override;
+  Result<std::vector<bool>> Finish(const std::string& job, const std::string& owner,
+                                   const std::vector<FinishedObject>& done) override;
+  Result<bool> Retry(const std::string& job, const std::string& owner, const std::string& key,
+                     const std::string& error, int64_t not_before_ms) override;
+  Result<bool> Release(const std::string& job, const std::string& owner, const std::string& key,
+                       int64_t not_before_ms) override;
+  Result<bool> DeadLetterObject(const std::string& job, const std::string& owner,
+                                const DeadLetter& entry) override;
+  Result<std::vector<DeadLetter>> ListDeadLetters(const std::string& job) override;
+  Result<int64_t> RequeueDeadLetters(const std::string& job) override;
+
+  Status SaveUpload(const std::string& job, const std::string& key,
+                    const UploadRecord& upload) override;
+  Status AddPart(const std::string& job, const std::string& key,
+                 const UploadRecord::Part& part) override;
+  Result<std::optional<UploadRecord>> GetUpload(const std::string& job,
+                                                const std::string& key) override;
+  Status DeleteUpload(const std::string& job, const std::string& key) override;
+  Result<std::vector<std::pair<std::string, UploadRecord>>> ListUploads(
+      const std::string& job) override;
+  Result<int64_t> CountRows(const std::string& job) override;
+
+ private:
+  PgStateStore(std::string conninfo, std::unique_ptr<pg::Conn> first);
+
+  // A pooled connection for one call: checked out, and given back when
+  // still usable (healthy, no transaction open).
+  class Lease;
+  Result<Lease> Take();
+
+  // Runs `f(conn)` on a pooled connection: one statement, or several that
+  // need no transaction.
+  template <class F>
+  auto Run(F f) -> decltype(f(std::declval<pg::Conn&>()));
+  // Runs `f(conn)` inside BEGIN ... COMMIT; an error (from `f` or the
+  // commit) rolls back.
+  template <class F>
+  auto RunTxn(F f) -> decltype(f(std::declval<pg::Conn&>()));
+
+  const std::string conninfo_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<pg::Conn>> idle_;  // guarded by mu_
+};
+
+class PgStateStore::Lease {
+ public:
+  Lease(PgStateStore* store, std::unique_ptr<pg::Conn> conn)
+      : store_(store), conn_(std::move(conn)) {}
+  Lease(Lease&&) = default;
+  Lease& operator=(Lease&&) = delete;
+  ~Lease();
+  pg::Conn& conn() { return *conn_; }
+
+ private:
+  PgStateStore* store_;
+  std::unique_ptr<pg::Conn> conn_;
+};
+
+template <class F>
+auto PgStateStore::Run(F f) -> decltype(f(std::declval<pg::Conn&>())) {
+  FERRY_ASSIGN_OR_RETURN(Lease lease, Take());
+  return f(lease.conn());
+}
+
+template <class F>
+auto PgStateStore::RunTxn(F f) -> decltype(f(std::declval<pg::Conn&>())) {
+  FERRY_ASSIGN_OR_RETURN(Lease lease, Take());
+  pg::Conn& c = lease.conn();
+  FERRY_RETURN_IF_ERROR(c.ExecScript("BEGIN"));
+  auto r = f(c);
+  if (!r.ok()) {
+    (void)c.ExecScript("ROLLBACK");  // when it fails, the connection is not reused
+    return r;
+  }
+  FERRY_RETURN_IF_ERROR(c.ExecScript("COMMIT"));
+  return r;
+}
+
+}  // namespace ferry::state
