@@ -6,7 +6,7 @@
 #   pg_cluster.sh start DIR   creates and starts it; prints a libpq
 #                             connection string on stdout
 #   pg_cluster.sh stop DIR    stops it (fast shutdown); DIR is left to the caller
-#   pg_cluster.sh restart DIR stops and starts it on the same port
+#   pg_cluster.sh restart DIR stops (if running) and starts it on the same port
 #
 # PostgreSQL refuses to run as root: as root the server runs as `nobody`
 # (DIR is handed to it). Exits 77 (skip) when PostgreSQL is not installed.
@@ -48,7 +48,8 @@ case "$cmd" in
     [ -f "$data/postmaster.pid" ] && as_owner "$bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null || true
     ;;
   restart)
-    as_owner "$bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null
+    # Also starts a cluster that `stop` left down (an outage that ends).
+    [ -f "$data/postmaster.pid" ] && as_owner "$bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null
     start_server
     conninfo
     ;;
