@@ -1,5 +1,5 @@
 // ferry migrate SRC DST, and its job commands: status, list, resume,
-// cancel, dlq. Jobs live in an SQLite state database under --state.
+// cancel, dlq. Jobs live in the state store --state names (migrate_args.h).
 #include <unistd.h>
 
 #include <chrono>
@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_util.h"
+#include "cli/migrate_args.h"
 #include "cli/migrate_output.h"
 #include "cli/registry.h"
 #include "migrate/create.h"
@@ -26,37 +27,6 @@
 namespace ferry::cli {
 namespace {
 
-// Exit codes beyond 0 (done), 1 (error), 2 (usage), 130 (interrupted).
-constexpr int kExitDeadLetters = 3;  // finished, with keys in the dead-letter queue
-constexpr int kExitCancelled = 4;
-
-struct MigrateArgs {
-  std::string src, dst;
-  std::string state_dir;
-  int concurrency = 64;
-  int list_concurrency = 4;
-  int part_concurrency = 4;
-  std::vector<std::string> include, exclude;
-  std::string min_size, max_size, newer_than, older_than;
-  std::string overwrite = "changed";
-  std::string threshold = "64M", part_size = "16M";
-  std::string bwlimit, max_buffer = "128M";
-  double tps_limit = 0;
-  int max_attempts = 10;
-  bool dry_run = false;
-  bool json = false;
-  bool quiet = false;
-  bool no_server_side = false;
-  bool retry_dlq = false;
-  bool all = false;
-  bool force = false;
-  bool split = false;
-  int split_parallel = 4;
-  std::string src_profile, dst_profile;
-  std::string job;
-  GlobalOptions global;
-};
-
 std::string DefaultStateDir() {
   if (const char* x = std::getenv("XDG_STATE_HOME"); x != nullptr && *x == '/') {
     return std::string(x) + "/ferry";
@@ -65,6 +35,8 @@ std::string DefaultStateDir() {
   return std::string(home != nullptr && *home ? home : ".") + "/.local/state/ferry";
 }
 
+}  // namespace
+
 Result<std::unique_ptr<state::StateStore>> OpenState(const MigrateArgs& a) {
   if (state::IsPostgresLocation(a.state_dir)) {
     return state::OpenPgStateStore(state::PostgresConninfo(a.state_dir));
@@ -72,6 +44,8 @@ Result<std::unique_ptr<state::StateStore>> OpenState(const MigrateArgs& a) {
   std::string dir = a.state_dir.empty() ? DefaultStateDir() : a.state_dir;
   return state::OpenSqliteStateStore(dir + "/migrate.db");
 }
+
+namespace {
 
 Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
   migrate::JobSpec s;
@@ -125,11 +99,10 @@ Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
   return s;
 }
 
-// Runs a job in the foreground with progress output; returns the exit code.
-// With `out_mu` (parts of a split job running at once) there is no live
-// line, and every line printed is whole under that lock.
+}  // namespace
+
 int RunInForeground(state::StateStore& store, const std::string& id, const MigrateArgs& a,
-                    std::mutex* out_mu = nullptr) {
+                    std::mutex* out_mu) {
   std::mutex own_mu;
   std::mutex& mu = out_mu != nullptr ? *out_mu : own_mu;
   migrate::RunOptions o;
@@ -138,6 +111,12 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
   if (!budget.ok()) return Fail("--max-buffer", budget.status());
   o.buffer_budget = *budget;
   o.force = a.force;
+  auto lease = migrate::ParseDurationMs(a.lease);
+  if (!lease.ok() || *lease < 1000) {
+    return Fail("--lease", lease.ok() ? Status::InvalidArgument("must be at least 1s")
+                                      : lease.status());
+  }
+  o.lease = std::chrono::milliseconds(*lease);
   bool tty = ::isatty(STDERR_FILENO) && !a.quiet && !a.json && out_mu == nullptr;
   bool printed_line = false;
   auto last_json = std::chrono::steady_clock::time_point{};
@@ -195,6 +174,8 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
     default: return CancelRequested() ? 130 : 1;
   }
 }
+
+namespace {
 
 // --split: one job per top-level prefix, up to split_parallel running at
 // once, each on its own connection to the state store. The exit code is the
@@ -281,7 +262,11 @@ int RunMigrate(MigrateArgs& a) {
   if (!spec.ok()) return Fail("", spec.status());
   auto store = OpenState(a);
   if (!store.ok()) return Fail("", store.status());
+  if (a.detach && a.split) {
+    return Fail("", Status::InvalidArgument("--detach and --split do not go together yet"));
+  }
   if (a.split) return RunSplit(**store, *spec, a);
+  spec->pool = a.detach;
   auto job = migrate::CreateJob(**store, *spec, a.global.ToOpenOptions(""));
   if (!job.ok()) return Fail("", job.status());
   if (a.json) {
@@ -290,6 +275,7 @@ int RunMigrate(MigrateArgs& a) {
     std::printf("job %s\n", job->id.c_str());
   }
   std::fflush(stdout);
+  if (a.detach) return 0;  // the pool runs it: ferry worker
   return RunInForeground(**store, job->id, a);
 }
 
@@ -421,6 +407,8 @@ int RunDlq(MigrateArgs& a) {
   return 0;
 }
 
+}  // namespace
+
 void AddStateOption(CLI::App* cmd, MigrateArgs* a) {
   cmd->add_option("--state", a->state_dir,
                   "Where job state lives: a directory for the embedded SQLite database "
@@ -435,10 +423,12 @@ void AddRunOptions(CLI::App* cmd, MigrateArgs* a) {
   cmd->add_flag("--json", a->json, "JSON lines on stdout: events, then the summary");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress or summary line");
   cmd->add_flag("--force", a->force, "Take the job even if another live runner holds it");
+  cmd->add_option("--lease", a->lease,
+                  "How long this runner's claims (objects, the listing) last unrenewed; "
+                  "another runner takes over a dead one's work after it")
+      ->capture_default_str();
   AddGlobalOptions(*cmd, &a->global);
 }
-
-}  // namespace
 
 void AddMigrateCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<MigrateArgs>();
@@ -463,6 +453,9 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
   m->add_option("--tps-limit", a->tps_limit, "Requests per second to the S3 endpoints");
   m->add_option("--max-attempts", a->max_attempts, "Failed attempts before an object is dead-lettered")->capture_default_str()->check(CLI::Range(1, 1000));
   m->add_flag("--dry-run", a->dry_run, "List and decide, copy nothing");
+  m->add_flag("--detach", a->detach,
+              "Only create the job, for the worker pool (`ferry worker` on any machine "
+              "sharing --state runs it, many at once); print its id and return");
   m->add_flag("--split", a->split, "One job per top-level prefix, run in parallel (each resumable on its own)");
   m->add_option("--split-parallel", a->split_parallel, "Parts of a --split job running at once")->capture_default_str()->check(CLI::Range(1, 64));
   m->add_flag("--no-server-side-copy", a->no_server_side, "Stream through ferry even within one bucket");

@@ -67,6 +67,7 @@ int Main(int argc, char** argv) {
   AddLsCommand(app, &exit_code);
   AddCpCommand(app, &exit_code);
   AddMigrateCommand(app, &exit_code);
+  AddWorkerCommand(app, &exit_code);
   AddCacheCommand(app, &exit_code);
   AddSnapshotCommand(app, &exit_code);
   AddVolumeCommand(app, &exit_code);

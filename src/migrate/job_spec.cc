@@ -44,6 +44,7 @@ std::string SpecToJson(const JobSpec& s) {
   j["dry_run"] = s.dry_run;
   j["server_side_copy"] = s.server_side_copy;
   j["dst_empty_at_start"] = s.dst_empty_at_start;
+  j["pool"] = s.pool;
   j["filter_prefix"] = s.filter_prefix;
   j["top_level_only"] = s.top_level_only;
   return j.dump();
@@ -78,6 +79,7 @@ Result<JobSpec> SpecFromJson(const std::string& text) {
     s.dry_run = j.value("dry_run", false);
     s.server_side_copy = j.value("server_side_copy", true);
     s.dst_empty_at_start = j.value("dst_empty_at_start", false);
+    s.pool = j.value("pool", false);
     s.filter_prefix = j.value("filter_prefix", "");
     s.top_level_only = j.value("top_level_only", false);
   } catch (const nlohmann::json::exception& e) {

@@ -43,6 +43,9 @@ struct JobSpec {
   // Set at creation: the destination had no object under its prefix, so a
   // first attempt need not ask it whether a key is there.
   bool dst_empty_at_start = false;
+  // Made for the worker pool (`--detach`): `ferry worker` runs it, and any
+  // number of runners may work on it at once (runner.h).
+  bool pool = false;
 };
 
 std::string SpecToJson(const JobSpec& spec);

@@ -205,7 +205,12 @@ class Runner {
   std::unique_ptr<BufferPool> buffers_;  // recycles large buffers within the budget
   std::unique_ptr<WorkQueue> queue_;
 
+  // A pool job (spec_.pool): this runner holds the listing lease (the
+  // job's runner claim). Always true for other jobs. Monitor thread only.
+  bool lister_ = true;
+  bool over_ = false;  // a pool job that was already finished at Setup
   std::atomic<bool> stop_{false};         // the run is ending: no new work
+  std::atomic<bool> list_stop_{false};    // the listing stops (stop_, or the lease lost)
   std::atomic<bool> listing_done_{false};
   std::atomic<int64_t> pending_{0};       // keys in the state store (estimate)
   std::atomic<int64_t> in_flight_{0};
@@ -270,12 +275,24 @@ auto Runner::WithState(F f) -> decltype(f()) {
 Status Runner::Setup() {
   FERRY_ASSIGN_OR_RETURN(job_, store_.GetJob(id_));
   FERRY_ASSIGN_OR_RETURN(spec_, SpecFromJson(job_.spec));
+  const bool final = job_.state == state::JobState::kCompleted ||
+                     job_.state == state::JobState::kFailed ||
+                     job_.state == state::JobState::kCancelled;
+  if (spec_.pool && final) {
+    over_ = true;  // another runner finished it: nothing to do
+    return Status::Ok();
+  }
   int64_t now = NowUnixMs();
   bool dead = !job_.runner.empty() && RunnerIsDead(job_.runner);
   Status got = store_.AcquireJob(id_, runner_, now, now + opt_.lease.count(), opt_.force || dead);
-  if (!got.ok()) return got;
+  if (spec_.pool && got.code() == ErrorCode::kPreconditionFailed) {
+    lister_ = false;  // another runner lists; this one transfers beside it
+  } else if (!got.ok()) {
+    return got;
+  }
   // The previous runner is gone: its leases are void now, not at expiry.
-  if (!job_.runner.empty() && job_.runner != runner_) {
+  // (In the pool the holder of the listing may be alive and transferring.)
+  if (lister_ && !job_.runner.empty() && job_.runner != runner_ && (!spec_.pool || dead)) {
     FERRY_RETURN_IF_ERROR(store_.ReleaseOwner(id_, job_.runner).status());
   }
   FERRY_ASSIGN_OR_RETURN(job_, store_.GetJob(id_));
@@ -580,12 +597,18 @@ Result<RunResult> Runner::Run() {
     }
     return s;
   }
+  if (over_) {
+    RunResult done;
+    done.job = job_;
+    return done;
+  }
   auto start = Clock::now();
   int64_t done0 = job_.counters.transferred + job_.counters.skipped;
   int64_t bytes0 = job_.counters.bytes;
   // An earlier run may have been cancelled mid-way; this one is a resume.
   Status listing_status;
-  std::thread lister([&] {
+  std::thread lister;
+  auto start_lister = [&] { lister = std::thread([&] {
     ListerContext lc;
     lc.src = src_.get();
     lc.state = &store_;
@@ -595,7 +618,7 @@ Result<RunResult> Runner::Run() {
     lc.filter_prefix = spec_.filter_prefix;
     lc.top_level_only = spec_.top_level_only;
     lc.list_concurrency = spec_.list_concurrency;
-    lc.stop = &stop_;
+    lc.stop = &list_stop_;
     lc.wait_for_room = [&] {
       while (pending_.load() >= opt_.max_pending) {
         if (Stopping()) return false;
@@ -605,9 +628,10 @@ Result<RunResult> Runner::Run() {
     };
     lc.on_page = [&](int64_t n) { pending_ += n; };
     listing_status = RunListing(lc);
-    if (listing_status.ok() && !Stopping()) listing_done_ = true;
+    if (listing_status.ok() && !Stopping() && !list_stop_) listing_done_ = true;
     if (!listing_status.ok()) stop_ = true;
-  });
+  }); };
+  if (lister_) start_lister();
   std::thread dispatcher([&] { Dispatch(); });
   std::thread committer([&] { Commit(); });
   std::thread failures([&] { HandleFailures(); });
@@ -627,12 +651,30 @@ Result<RunResult> Runner::Run() {
     if (CancelRequested() || stop_) break;
     auto now = Clock::now();
     if (now - last_renew >= opt_.lease / 4) {
-      int64_t until = NowUnixMs() + opt_.lease.count();
-      Status renewed = store_.RenewJob(id_, runner_, until);
-      if (renewed.code() == ErrorCode::kPreconditionFailed) {
-        run_status = renewed.WithContext("job taken over by another runner");
-        taken_over = true;
-        break;
+      const int64_t now_ms = NowUnixMs();
+      const int64_t until = now_ms + opt_.lease.count();
+      if (lister_) {
+        Status renewed = store_.RenewJob(id_, runner_, until);
+        if (renewed.code() == ErrorCode::kPreconditionFailed && !spec_.pool) {
+          run_status = renewed.WithContext("job taken over by another runner");
+          taken_over = true;
+          break;
+        }
+        if (renewed.code() == ErrorCode::kPreconditionFailed) {
+          // Our lease lapsed and another runner of the pool lists now (it
+          // goes on from the last committed page): stop ours.
+          lister_ = false;
+          list_stop_ = true;
+        }
+      } else if (spec_.pool && !job_.listing_done &&
+                 (job_.runner.empty() || job_.runner_until_ms <= now_ms)) {
+        // The runner that listed is gone: take the listing over.
+        if (store_.AcquireJob(id_, runner_, now_ms, until, false).ok()) {
+          if (lister.joinable()) lister.join();
+          list_stop_ = false;
+          lister_ = true;
+          start_lister();
+        }
       }
       (void)store_.RenewLeases(id_, runner_, until);
       last_renew = now;
@@ -645,6 +687,15 @@ Result<RunResult> Runner::Run() {
     }
     state_circuit_.OnSuccess();
     job_ = *job;
+    // In the pool, other runners finish keys too: the listing's
+    // back-pressure follows the shared count.
+    if (spec_.pool) pending_ = job_.counters.pending;
+    if (spec_.pool && (job_.state == state::JobState::kCompleted ||
+                       job_.state == state::JobState::kFailed ||
+                       job_.state == state::JobState::kCancelled)) {
+      final_state = job_.state;  // another runner of the pool ended it
+      break;
+    }
     std::string c = CircuitText();
     if (c != circuits) {
       Emit({Event::Kind::kCircuit, "", c.empty() ? "closed" : c, "", 0});
@@ -670,8 +721,9 @@ Result<RunResult> Runner::Run() {
   }
 
   stop_ = true;
+  list_stop_ = true;
   queue_->Close();
-  lister.join();
+  if (lister.joinable()) lister.join();
   dispatcher.join();
   for (auto& w : workers) w.join();
   // Transfers still in flight on the stores' loops end soon (a cancelled
@@ -712,10 +764,19 @@ Result<RunResult> Runner::Run() {
     return run_status;
   }
   (void)store_.ReleaseOwner(id_, runner_);
-  state::JobState leave = final_state == state::JobState::kRunning
-                              ? state::JobState::kInterrupted
-                              : final_state;
-  FERRY_RETURN_IF_ERROR(store_.SetJobState(id_, leave, NowUnixMs(), result.seconds, true));
+  if (spec_.pool && final_state == state::JobState::kRunning) {
+    // Stopped early, in the pool: the others go on with the job. Give the
+    // listing back at once if this runner held it.
+    if (lister_) {
+      FERRY_RETURN_IF_ERROR(
+          store_.SetJobState(id_, state::JobState::kRunning, NowUnixMs(), result.seconds, true));
+    }
+  } else {
+    state::JobState leave = final_state == state::JobState::kRunning
+                                ? state::JobState::kInterrupted
+                                : final_state;
+    FERRY_RETURN_IF_ERROR(store_.SetJobState(id_, leave, NowUnixMs(), result.seconds, true));
+  }
   FERRY_ASSIGN_OR_RETURN(result.job, store_.GetJob(id_));
   Report(result.job, start, done0, bytes0);
   if (!run_status.ok()) return run_status;

@@ -27,6 +27,15 @@
 //   cancellation, reports progress, and marks the job completed (or failed,
 //   when keys were dead-lettered) once listing is done and nothing is
 //   pending or in flight.
+//
+// A job made for the worker pool (JobSpec::pool, `ferry migrate --detach`)
+// is run by any number of runners at once, in any number of processes
+// (`ferry worker`; the state store is what they share). Each claims and
+// transfers its own batches; the job's runner claim becomes the listing
+// lease: the runner holding it lists, the others take it over when it
+// lapses (its holder died) and go on from the last committed page. Any of
+// them marks the job finished; one that stops early leaves the job running
+// for the others and gives back its leases and the listing.
 
 #include <chrono>
 #include <cstdint>

@@ -1,0 +1,110 @@
+// ferry worker: joins the migration worker pool. It runs the jobs made with
+// `ferry migrate --detach` in the state store --state names, oldest first,
+// beside any number of other workers on this or other machines (the state
+// store is what they share; runner.h says how they split a job). It keeps
+// polling for jobs until interrupted, or with --once until none is left.
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "base/cancel.h"
+#include "cli/migrate_args.h"
+#include "cli/registry.h"
+#include "migrate/job_spec.h"
+
+namespace ferry::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A pool job some runner should be working on.
+bool Runnable(const state::JobRecord& j) {
+  switch (j.state) {
+    case state::JobState::kCreated:
+    case state::JobState::kRunning:
+    case state::JobState::kInterrupted:
+    case state::JobState::kCancelling:
+      break;
+    default:
+      return false;
+  }
+  auto spec = migrate::SpecFromJson(j.spec);
+  return spec.ok() && spec->pool;
+}
+
+// Sleeps up to `d`, waking early when interrupted.
+void Nap(std::chrono::milliseconds d) {
+  auto until = Clock::now() + d;
+  while (!CancelRequested() && Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+int RunWorker(MigrateArgs& a, bool once, int poll_ms) {
+  auto store = OpenState(a);
+  if (!store.ok()) return Fail("", store.status());
+  // A job whose run failed (its stores do not open, say) is tried again
+  // later, not in a tight loop; the others go on meanwhile.
+  std::map<std::string, Clock::time_point> not_before;
+  while (!CancelRequested()) {
+    auto jobs = (*store)->ListJobs();
+    if (!jobs.ok()) {
+      // The state store is away (a restart): wait for it.
+      std::fprintf(stderr, "ferry: worker: %s; retrying\n", jobs.status().ToString().c_str());
+      Nap(std::chrono::milliseconds(1000));
+      continue;
+    }
+    const state::JobRecord* pick = nullptr;
+    bool waiting = false;  // a runnable job, backing off
+    for (auto it = jobs->rbegin(); it != jobs->rend(); ++it) {  // oldest first
+      if (!Runnable(*it)) continue;
+      auto nb = not_before.find(it->id);
+      if (nb != not_before.end() && Clock::now() < nb->second) {
+        waiting = true;
+        continue;
+      }
+      pick = &*it;
+      break;
+    }
+    if (pick == nullptr) {
+      if (once && !waiting) return 0;
+      Nap(std::chrono::milliseconds(poll_ms));
+      continue;
+    }
+    const std::string id = pick->id;
+    if (!a.json && !a.quiet) std::printf("worker: job %s\n", id.c_str());
+    std::fflush(stdout);
+    int code = RunInForeground(**store, id, a);
+    if (CancelRequested()) return 130;
+    if (code == 1) {
+      not_before[id] = Clock::now() + std::chrono::seconds(30);
+    } else {
+      not_before.erase(id);
+    }
+  }
+  return 130;
+}
+
+}  // namespace
+
+void AddWorkerCommand(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<MigrateArgs>();
+  auto once = std::make_shared<bool>(false);
+  auto poll = std::make_shared<int>(1000);
+  auto* w = app.add_subcommand(
+      "worker",
+      "Join the migration worker pool: run the jobs `ferry migrate --detach` made in the "
+      "shared --state, beside other workers, until interrupted");
+  AddStateOption(w, a.get());
+  w->add_flag("--once", *once, "Return when no pool job is left to work on");
+  w->add_option("--poll-ms", *poll, "How often to look for new jobs when idle")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 600'000));
+  AddRunOptions(w, a.get());
+  w->callback([a, once, poll, exit_code] { *exit_code = RunWorker(*a, *once, *poll); });
+}
+
+}  // namespace ferry::cli

@@ -1,0 +1,66 @@
+#pragma once
+// What `ferry migrate` and `ferry worker` share (cli/ internal): the
+// parsed options, opening the state store `--state` names, and running a job
+// in the foreground with progress output.
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/cli_util.h"
+#include "cli/registry.h"
+#include "state/state_store.h"
+
+namespace ferry::cli {
+
+// Exit codes beyond 0 (done), 1 (error), 2 (usage), 130 (interrupted).
+constexpr int kExitDeadLetters = 3;  // finished, with keys in the dead-letter queue
+constexpr int kExitCancelled = 4;
+
+struct MigrateArgs {
+  std::string src, dst;
+  std::string state_dir;
+  int concurrency = 64;
+  int list_concurrency = 4;
+  int part_concurrency = 4;
+  std::vector<std::string> include, exclude;
+  std::string min_size, max_size, newer_than, older_than;
+  std::string overwrite = "changed";
+  std::string threshold = "64M", part_size = "16M";
+  std::string bwlimit, max_buffer = "128M";
+  double tps_limit = 0;
+  int max_attempts = 10;
+  bool dry_run = false;
+  bool json = false;
+  bool quiet = false;
+  bool no_server_side = false;
+  bool retry_dlq = false;
+  bool all = false;
+  bool force = false;
+  bool detach = false;       // create the job for the worker pool and return
+  std::string lease = "60s";  // how long claims last unrenewed (RunOptions::lease)
+  bool split = false;
+  int split_parallel = 4;
+  std::string src_profile, dst_profile;
+  std::string job;
+  GlobalOptions global;
+};
+
+// Opens the state store `--state` names: a directory (SQLite, default
+// $XDG_STATE_HOME/ferry) or a PostgreSQL database (postgres://...).
+Result<std::unique_ptr<state::StateStore>> OpenState(const MigrateArgs& a);
+
+// Runs a job in the foreground with progress output; returns the exit code.
+// With `out_mu` (several jobs printing at once) there is no live line, and
+// every line printed is whole under that lock.
+int RunInForeground(state::StateStore& store, const std::string& id, const MigrateArgs& a,
+                    std::mutex* out_mu = nullptr);
+
+void AddStateOption(CLI::App* cmd, MigrateArgs* a);
+// --max-buffer, --json, -q, --force and the global options.
+void AddRunOptions(CLI::App* cmd, MigrateArgs* a);
+
+}  // namespace ferry::cli
