@@ -68,7 +68,7 @@ JOB=$(awk '/^job /{print $2}' "$TMP/job.txt")
 "$FERRY" migrate --state "$STATE" status "$JOB" | grep -E "^(job|state|listed|transferred|note)"
 "$FERRY" migrate --state "$STATE" resume "$JOB"
 diff -r -x '.*' "$TMP/tree" "$TMP/back-tree" && echo "round trip: identical trees"
-"$FERRY" migrate --state "$STATE" list
+"$FERRY" migrate --state "$STATE" list --all
 
 step "ferry cache serve: a caching proxy that keeps text zstd-compressed at rest"
 mkdir -p "$TMP/site"

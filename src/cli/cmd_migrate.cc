@@ -284,10 +284,17 @@ int RunStatus(MigrateArgs& a) {
   if (!store.ok()) return Fail("", store.status());
   std::string id = a.job;
   if (id.empty()) {
+    // The newest job, live or archived.
     auto jobs = (*store)->ListJobs();
     if (!jobs.ok()) return Fail("", jobs.status());
-    if (jobs->empty()) return Fail("", Status::NotFound("no migration jobs yet"));
-    id = jobs->front().id;
+    auto archived = (*store)->ListArchivedJobs();
+    if (!archived.ok()) return Fail("", archived.status());
+    if (jobs->empty() && archived->empty()) {
+      return Fail("", Status::NotFound("no migration jobs yet"));
+    }
+    const bool live_newer = !jobs->empty() && (archived->empty() || jobs->front().created_ms >=
+                                                                        archived->front().created_ms);
+    id = live_newer ? jobs->front().id : archived->front().id;
   }
   auto job = (*store)->GetJob(id);
   if (!job.ok()) return Fail("job " + id, job.status());
@@ -304,6 +311,14 @@ int RunList(MigrateArgs& a) {
   if (!store.ok()) return Fail("", store.status());
   auto jobs = (*store)->ListJobs();
   if (!jobs.ok()) return Fail("", jobs.status());
+  if (a.all) {
+    auto archived = (*store)->ListArchivedJobs();
+    if (!archived.ok()) return Fail("", archived.status());
+    jobs->insert(jobs->end(), archived->begin(), archived->end());
+    std::stable_sort(jobs->begin(), jobs->end(), [](const auto& x, const auto& y) {
+      return x.created_ms > y.created_ms;
+    });
+  }
   if (!a.json) std::printf("%-14s %-11s %9s %9s %7s  %s\n", "JOB", "STATE", "LISTED", "DONE", "FAILED", "SOURCE -> DESTINATION");
   for (const auto& j : *jobs) {
     if (a.json) {
@@ -376,6 +391,8 @@ int RunCancel(MigrateArgs& a) {
   }
   Status s = (*store)->SetJobState(a.job, state::JobState::kCancelled, NowUnixMs(), 0, true);
   if (!s.ok()) return Fail("job " + a.job, s);
+  s = (*store)->ArchiveJob(a.job, NowUnixMs());
+  if (!s.ok()) return Fail("job " + a.job + " (cancelled, not archived)", s);
   std::printf("job %s: cancelled\n", a.job.c_str());
   return 0;
 }
@@ -388,6 +405,11 @@ int RunDlq(MigrateArgs& a) {
   if (a.retry_dlq) {
     if (job->state == state::JobState::kCancelled) {
       return Fail("job " + a.job, Status::InvalidArgument("was cancelled"));
+    }
+    if (job->archived) {
+      // Finished and archived: back to the live tables to run again.
+      Status back = (*store)->RestoreJob(a.job);
+      if (!back.ok()) return Fail("job " + a.job, back);
     }
     auto n = (*store)->RequeueDeadLetters(a.job);
     if (!n.ok()) return Fail("job " + a.job, n.status());
@@ -469,8 +491,9 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
   AddStateOption(status, a.get());
   status->callback([a, exit_code] { *exit_code = RunStatus(*a); });
 
-  auto* list = m->add_subcommand("list", "List jobs, newest first");
+  auto* list = m->add_subcommand("list", "List jobs still at work, newest first (--all: every job)");
   list->add_flag("--json", a->json, "One JSON object per job");
+  list->add_flag("--all", a->all, "Finished jobs from the archive too");
   AddStateOption(list, a.get());
   list->callback([a, exit_code] { *exit_code = RunList(*a); });
 

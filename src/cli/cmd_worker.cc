@@ -26,7 +26,6 @@ bool Runnable(const state::JobRecord& j) {
     case state::JobState::kCreated:
     case state::JobState::kRunning:
     case state::JobState::kInterrupted:
-    case state::JobState::kCancelling:
       break;
     default:
       return false;

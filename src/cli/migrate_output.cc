@@ -62,6 +62,8 @@ std::string JobJson(const state::JobRecord& job) {
   j["finished"] = Time(job.finished_ms);
   j["run_seconds"] = job.run_seconds;
   j["runner"] = job.runner;
+  j["archived"] = job.archived;
+  if (job.archived) j["archived_at"] = Time(job.archived_ms);
   return Dump(j);
 }
 
@@ -166,6 +168,7 @@ std::string StatusText(const state::JobRecord& job) {
       Time(job.started_ms).c_str(), Time(job.finished_ms).c_str(), job.run_seconds);
   std::string out = buf;
   if (!job.runner.empty()) out += "runner       " + job.runner + "\n";
+  if (job.archived) out += "archived     " + Time(job.archived_ms) + "\n";
   return out;
 }
 

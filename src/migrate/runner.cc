@@ -775,7 +775,20 @@ Result<RunResult> Runner::Run() {
     state::JobState leave = final_state == state::JobState::kRunning
                                 ? state::JobState::kInterrupted
                                 : final_state;
-    FERRY_RETURN_IF_ERROR(store_.SetJobState(id_, leave, NowUnixMs(), result.seconds, true));
+    Status set = store_.SetJobState(id_, leave, NowUnixMs(), result.seconds, true);
+    if (!set.ok()) {
+      // In the pool another runner may have ended the job and archived it
+      // first: then there is nothing left to record.
+      auto now_job = store_.GetJob(id_);
+      if (!(spec_.pool && now_job.ok() && now_job->archived)) return set;
+    } else if (leave != state::JobState::kInterrupted) {
+      // Finished: out of the live tables, into the archive (its summary and
+      // dead letters stay readable; `dlq --retry` brings it back).
+      Status archived = store_.ArchiveJob(id_, NowUnixMs());
+      if (!archived.ok()) {
+        Emit({Event::Kind::kWarning, "", "the job could not be archived yet", archived.ToString(), 0});
+      }
+    }
   }
   FERRY_ASSIGN_OR_RETURN(result.job, store_.GetJob(id_));
   Report(result.job, start, done0, bytes0);

@@ -42,6 +42,25 @@ CREATE TABLE parts(
   etag TEXT NOT NULL, size BIGINT NOT NULL, PRIMARY KEY(job, key, number));
 )sql";
 
+// Version 2: the archive (state_store.h ArchiveJob): finished jobs and
+// their dead letters, out of the live tables.
+constexpr const char* kV2 = R"sql(
+CREATE TABLE archived_jobs(
+  id TEXT COLLATE "C" PRIMARY KEY, src TEXT NOT NULL, dst TEXT NOT NULL, spec TEXT NOT NULL,
+  state TEXT NOT NULL, created_ms BIGINT NOT NULL, started_ms BIGINT NOT NULL,
+  finished_ms BIGINT NOT NULL, run_seconds DOUBLE PRECISION NOT NULL,
+  listing_done BOOLEAN NOT NULL, runner TEXT NOT NULL, runner_until_ms BIGINT NOT NULL,
+  listed BIGINT NOT NULL, transferred BIGINT NOT NULL, skipped BIGINT NOT NULL,
+  failed BIGINT NOT NULL, bytes BIGINT NOT NULL, pending BIGINT NOT NULL,
+  archived_ms BIGINT NOT NULL);
+CREATE INDEX archived_jobs_by_created ON archived_jobs(created_ms);
+CREATE TABLE archived_dlq(
+  job TEXT COLLATE "C" NOT NULL, key TEXT COLLATE "C" NOT NULL, size BIGINT NOT NULL,
+  etag TEXT NOT NULL, last_modified_ms BIGINT NOT NULL, reason TEXT NOT NULL,
+  attempts INTEGER NOT NULL, last_error TEXT NOT NULL, at_ms BIGINT NOT NULL,
+  PRIMARY KEY(job, key));
+)sql";
+
 Status NotOurs(const std::string& why) {
   return Status::Corruption("the PostgreSQL database is not a ferry state database (" + why +
                             "); refusing to touch it")
@@ -86,7 +105,7 @@ Result<int> CurrentVersion(Conn& c) {
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
-  static const std::vector<Migration> all = {{1, kV1}};
+  static const std::vector<Migration> all = {{1, kV1}, {2, kV2}};
   return all;
 }
 

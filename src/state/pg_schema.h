@@ -22,7 +22,7 @@
 
 namespace ferry::state::pg {
 
-inline constexpr int kPgSchemaVersion = 1;
+inline constexpr int kPgSchemaVersion = 2;
 
 struct Migration {
   int version;      // 1, 2, ... in order

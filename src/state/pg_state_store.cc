@@ -66,6 +66,17 @@ namespace {
 constexpr const char* kSelectJobSql = "SELECT " FERRY_PG_JOB_COLUMNS " FROM jobs WHERE id = $1";
 constexpr const char* kListJobsSql =
     "SELECT " FERRY_PG_JOB_COLUMNS " FROM jobs ORDER BY created_ms DESC, id";
+constexpr const char* kSelectArchivedJobSql =
+    "SELECT " FERRY_PG_JOB_COLUMNS ", archived_ms FROM archived_jobs WHERE id = $1";
+constexpr const char* kListArchivedJobsSql =
+    "SELECT " FERRY_PG_JOB_COLUMNS ", archived_ms FROM archived_jobs "
+    "ORDER BY created_ms DESC, id";
+constexpr const char* kArchiveJobSql =
+    "INSERT INTO archived_jobs(" FERRY_PG_JOB_COLUMNS ", archived_ms) SELECT " FERRY_PG_JOB_COLUMNS
+    ", $2 FROM jobs WHERE id = $1";
+constexpr const char* kRestoreJobSql = "INSERT INTO jobs(" FERRY_PG_JOB_COLUMNS
+                                       ") SELECT " FERRY_PG_JOB_COLUMNS
+                                       " FROM archived_jobs WHERE id = $1";
 constexpr const char* kInsertJobSql =
     "INSERT INTO jobs(" FERRY_PG_JOB_COLUMNS ") VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, "
     "$10, $11, $12, 0, 0, 0, 0, 0, 0) ON CONFLICT(id) DO NOTHING";
@@ -136,6 +147,8 @@ Status PgStateStore::CreateJob(const JobRecord& job, const std::vector<ShardReco
     done.push_back(s.done);
   }
   return RunTxn([&](Conn& c) -> Status {
+    FERRY_ASSIGN_OR_RETURN(Rows old, c.Exec("SELECT 1 FROM archived_jobs WHERE id = $1", {job.id}));
+    if (old.size() > 0) return Status::AlreadyExists("job " + job.id + " already exists (archived)");
     // Counters start at zero: they count what this store saw happen.
     FERRY_ASSIGN_OR_RETURN(
         Rows ins,
@@ -154,19 +167,92 @@ Status PgStateStore::CreateJob(const JobRecord& job, const std::vector<ShardReco
   });
 }
 
+namespace {
+
+Result<std::vector<JobRecord>> JobsFromRows(const Rows& r, bool archived) {
+  std::vector<JobRecord> jobs;
+  for (int i = 0; i < r.size(); ++i) {
+    FERRY_ASSIGN_OR_RETURN(JobRecord j, JobFromRow(r, i));
+    j.archived = archived;
+    if (archived) j.archived_ms = r.Int(i, 18);
+    jobs.push_back(std::move(j));
+  }
+  return jobs;
+}
+
+}  // namespace
+
 Result<JobRecord> PgStateStore::GetJob(const std::string& id) {
-  return Run([&](Conn& c) { return ReadJob(c, id); });
+  return Run([&](Conn& c) -> Result<JobRecord> {
+    auto live = ReadJob(c, id);
+    if (live.ok() || live.status().code() != ErrorCode::kNotFound) return live;
+    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kSelectArchivedJobSql, {id}));
+    if (r.size() == 0) return Status::NotFound("no job " + id);
+    FERRY_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, JobsFromRows(r, true));
+    return std::move(jobs.front());
+  });
 }
 
 Result<std::vector<JobRecord>> PgStateStore::ListJobs() {
   return Run([&](Conn& c) -> Result<std::vector<JobRecord>> {
     FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kListJobsSql));
-    std::vector<JobRecord> jobs;
-    for (int i = 0; i < r.size(); ++i) {
-      FERRY_ASSIGN_OR_RETURN(JobRecord j, JobFromRow(r, i));
-      jobs.push_back(std::move(j));
+    return JobsFromRows(r, false);
+  });
+}
+
+Result<std::vector<JobRecord>> PgStateStore::ListArchivedJobs() {
+  return Run([&](Conn& c) -> Result<std::vector<JobRecord>> {
+    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kListArchivedJobsSql));
+    return JobsFromRows(r, true);
+  });
+}
+
+Status PgStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
+  return RunTxn([&](Conn& c) -> Status {
+    // The row lock keeps runners from changing the job while it moves.
+    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec("SELECT state FROM jobs WHERE id = $1 FOR UPDATE", {id}));
+    if (r.size() == 0) {
+      FERRY_ASSIGN_OR_RETURN(Rows a, c.Exec("SELECT 1 FROM archived_jobs WHERE id = $1", {id}));
+      return a.size() > 0 ? Status::Ok() : Status::NotFound("no job " + id);  // archived already
     }
-    return jobs;
+    auto state = JobStateFromString(r.Text(0, 0));
+    if (state != JobState::kCompleted && state != JobState::kFailed &&
+        state != JobState::kCancelled) {
+      return Status(ErrorCode::kPreconditionFailed,
+                    "job " + id + " is " + r.Text(0, 0) + ", not finished");
+    }
+    FERRY_RETURN_IF_ERROR(c.Exec(kArchiveJobSql, {id, Str(now_ms)}).status());
+    FERRY_RETURN_IF_ERROR(
+        c.Exec("INSERT INTO archived_dlq SELECT * FROM dlq WHERE job = $1 "
+               "ON CONFLICT(job, key) DO NOTHING",
+               {id})
+            .status());
+    for (const char* sql :
+         {"DELETE FROM dlq WHERE job = $1", "DELETE FROM objects WHERE job = $1",
+          "DELETE FROM shards WHERE job = $1", "DELETE FROM uploads WHERE job = $1",
+          "DELETE FROM parts WHERE job = $1", "DELETE FROM jobs WHERE id = $1"}) {
+      FERRY_RETURN_IF_ERROR(c.Exec(sql, {id}).status());
+    }
+    return Status::Ok();
+  });
+}
+
+Status PgStateStore::RestoreJob(const std::string& id) {
+  return RunTxn([&](Conn& c) -> Status {
+    FERRY_ASSIGN_OR_RETURN(
+        Rows r, c.Exec("SELECT pending FROM archived_jobs WHERE id = $1 FOR UPDATE", {id}));
+    if (r.size() == 0) return ReadJob(c, id).status();  // live already, or no such job
+    if (r.Int(0, 0) > 0) {
+      return Status(ErrorCode::kPreconditionFailed,
+                    "job " + id + " was archived with keys pending; they are gone");
+    }
+    FERRY_RETURN_IF_ERROR(c.Exec(kRestoreJobSql, {id}).status());
+    for (const char* sql : {"INSERT INTO dlq SELECT * FROM archived_dlq WHERE job = $1",
+                            "DELETE FROM archived_dlq WHERE job = $1",
+                            "DELETE FROM archived_jobs WHERE id = $1"}) {
+      FERRY_RETURN_IF_ERROR(c.Exec(sql, {id}).status());
+    }
+    return Status::Ok();
   });
 }
 

@@ -45,6 +45,9 @@ class PgStateStore : public StateStore {
   Status CreateJob(const JobRecord& job, const std::vector<ShardRecord>& shards) override;
   Result<JobRecord> GetJob(const std::string& id) override;
   Result<std::vector<JobRecord>> ListJobs() override;
+  Status ArchiveJob(const std::string& id, int64_t now_ms) override;
+  Result<std::vector<JobRecord>> ListArchivedJobs() override;
+  Status RestoreJob(const std::string& id) override;
   Status AcquireJob(const std::string& id, const std::string& runner, int64_t now_ms,
                     int64_t until_ms, bool force) override;
   Status RenewJob(const std::string& id, const std::string& runner, int64_t until_ms) override;

@@ -209,7 +209,8 @@ Result<std::vector<DeadLetter>> PgStateStore::ListDeadLetters(const std::string&
   return Run([&](Conn& c) -> Result<std::vector<DeadLetter>> {
     FERRY_ASSIGN_OR_RETURN(
         Rows r, c.Exec("SELECT key, size, reason, attempts, last_error, at_ms FROM dlq "
-                       "WHERE job = $1 ORDER BY key",
+                       "WHERE job = $1 UNION ALL SELECT key, size, reason, attempts, "
+                       "last_error, at_ms FROM archived_dlq WHERE job = $1 ORDER BY key",
                        {job}));
     std::vector<DeadLetter> out;
     for (int i = 0; i < r.size(); ++i) {

@@ -5,7 +5,7 @@
 // collation, S3's order; a PostgreSQL port needs COLLATE "C"). Times are Unix
 // milliseconds; booleans are INTEGER 0/1.
 //
-//   meta(key PK, value)        ('app', 'ferry-state'), ('schema_version', '1').
+//   meta(key PK, value)        ('app', 'ferry-state'), ('schema_version', '2').
 //                              A database without this table is not ours.
 //   jobs(id PK, src, dst, spec, state, created_ms, started_ms, finished_ms,
 //        run_seconds, listing_done, runner, runner_until_ms,
@@ -36,6 +36,12 @@
 //   parts(job, key, number, etag, size; PK(job, key, number))
 //                              Multipart progress; removed with the key's
 //                              objects row by Finish and DeadLetterObject.
+//   archived_jobs(the jobs columns, archived_ms; PK id)
+//   archived_dlq(the dlq columns; PK(job, key))
+//                              (version 2) The archive: ArchiveJob moves a
+//                              finished job's row and dead letters here and
+//                              deletes its other rows; RestoreJob moves
+//                              them back.
 //
 // "Keys ever enqueued" is exact under one assumption the caller keeps: shard
 // listings do not overlap. A key is counted when its INSERT ... ON CONFLICT DO
@@ -47,8 +53,9 @@
 // database with any table must have ferry's meta rows. An empty database
 // (no tables: a new or zero-length file) gets the schema, created under the
 // write lock so that two processes opening a new file at once create it
-// once. Only then is the journal switched to WAL. Anything else is
-// kCorruption and the file is never written.
+// once; an older ferry's (version 1) is upgraded the same way. Only then is
+// the journal switched to WAL. Anything else is kCorruption and the file is
+// never written.
 
 #include "state/sqlite_state_store.h"
 
@@ -66,7 +73,7 @@ using sqlite::Stmt;
 using sqlite::Txn;
 
 constexpr const char* kApp = "ferry-state";
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -99,6 +106,23 @@ CREATE TABLE parts(
   size BIGINT NOT NULL, PRIMARY KEY(job, key, number));
 )sql";
 
+// Version 2: the archive. Finished jobs move here with their summary and
+// their dead-letter entries, so the tables above hold live jobs only.
+constexpr const char* kSchemaV2 = R"sql(
+CREATE TABLE archived_jobs(
+  id TEXT PRIMARY KEY, src TEXT NOT NULL, dst TEXT NOT NULL, spec TEXT NOT NULL,
+  state TEXT NOT NULL, created_ms BIGINT NOT NULL, started_ms BIGINT NOT NULL,
+  finished_ms BIGINT NOT NULL, run_seconds DOUBLE PRECISION NOT NULL,
+  listing_done INTEGER NOT NULL, runner TEXT NOT NULL, runner_until_ms BIGINT NOT NULL,
+  listed BIGINT NOT NULL, transferred BIGINT NOT NULL, skipped BIGINT NOT NULL,
+  failed BIGINT NOT NULL, bytes BIGINT NOT NULL, pending BIGINT NOT NULL,
+  archived_ms BIGINT NOT NULL);
+CREATE TABLE archived_dlq(
+  job TEXT NOT NULL, key TEXT NOT NULL, size BIGINT NOT NULL, etag TEXT NOT NULL,
+  last_modified_ms BIGINT NOT NULL, reason TEXT NOT NULL, attempts INTEGER NOT NULL,
+  last_error TEXT NOT NULL, at_ms BIGINT NOT NULL, PRIMARY KEY(job, key));
+)sql";
+
 Status NotOurs(const std::string& path, const std::string& reason) {
   return Status::Corruption("state file " + path + " is not a ferry state database (" + reason +
                             "); refusing to touch it")
@@ -129,8 +153,8 @@ Result<int64_t> QueryInt(Db& db, const std::string& sql) {
 }
 
 // Checks that a database with tables is a ferry state database this build
-// can read.
-Status VerifyMeta(Db& db) {
+// can read; returns its schema version (1 .. kSchemaVersion).
+Result<int> VerifyMeta(Db& db) {
   FERRY_ASSIGN_OR_RETURN(
       int64_t has_meta,
       QueryInt(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'"));
@@ -152,8 +176,16 @@ Status VerifyMeta(Db& db) {
     return Status::Unsupported("state file " + db.path() + " has schema version " + v +
                                "; this ferry reads up to " + std::to_string(kSchemaVersion));
   }
-  if (version != kSchemaVersion) return NotOurs(db.path(), "bad schema version '" + v + "'");
-  return Status::Ok();
+  if (version < 1) return NotOurs(db.path(), "bad schema version '" + v + "'");
+  return version;
+}
+
+// Brings a ferry database at `version` to kSchemaVersion, inside the
+// caller's write transaction.
+Status Upgrade(Db& db, int version) {
+  if (version < 2) FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV2));
+  FERRY_ASSIGN_OR_RETURN(Stmt st, db.Prepare("UPDATE meta SET value = ? WHERE key = ?"));
+  return st.Bind(std::to_string(kSchemaVersion), "schema_version").Run();
 }
 
 Status InitOrVerify(Db& db) {
@@ -161,15 +193,25 @@ Status InitOrVerify(Db& db) {
     Txn txn(db);
     FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kRead));
     FERRY_ASSIGN_OR_RETURN(int64_t tables, QueryInt(db, "SELECT COUNT(*) FROM sqlite_master"));
-    if (tables > 0) return VerifyMeta(db);
+    if (tables > 0) {
+      FERRY_ASSIGN_OR_RETURN(int version, VerifyMeta(db));
+      if (version == kSchemaVersion) return Status::Ok();
+    }
   }
-  // An empty database: create the schema, unless another process did so
-  // while we waited for the write lock.
+  // An empty database gets the schema, an older ferry's is upgraded: under
+  // the write lock, looking again, since another process may have done it
+  // while we waited.
   Txn txn(db);
   FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
   FERRY_ASSIGN_OR_RETURN(int64_t tables, QueryInt(db, "SELECT COUNT(*) FROM sqlite_master"));
-  if (tables > 0) return VerifyMeta(db);
+  if (tables > 0) {
+    FERRY_ASSIGN_OR_RETURN(int version, VerifyMeta(db));
+    if (version == kSchemaVersion) return Status::Ok();
+    FERRY_RETURN_IF_ERROR(Upgrade(db, version));
+    return txn.Commit();
+  }
   FERRY_RETURN_IF_ERROR(db.Exec(kSchema));
+  FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV2));
   {
     FERRY_ASSIGN_OR_RETURN(Stmt st,
                            db.Prepare("INSERT INTO meta(key, value) VALUES(?, ?), (?, ?)"));
@@ -229,10 +271,30 @@ Result<std::unique_ptr<StateStore>> OpenSqliteStateStore(const std::string& path
 
 namespace {
 
-constexpr const char* kJobColumns =
-    "id, src, dst, spec, state, created_ms, started_ms, finished_ms, run_seconds, "
-    "listing_done, runner, runner_until_ms, listed, transferred, skipped, failed, bytes, "
-    "pending";
+// The jobs columns in JobFromRow's order, spliced into the statements at
+// compile time.
+#define FERRY_SQLITE_JOB_COLUMNS                                                       \
+  "id, src, dst, spec, state, created_ms, started_ms, finished_ms, run_seconds, "      \
+  "listing_done, runner, runner_until_ms, listed, transferred, skipped, failed, bytes, " \
+  "pending"
+constexpr const char* kSelectJobSql = "SELECT " FERRY_SQLITE_JOB_COLUMNS " FROM jobs WHERE id = ?";
+constexpr const char* kInsertJobSql =
+    "INSERT INTO jobs(" FERRY_SQLITE_JOB_COLUMNS ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+    "0, 0, 0, 0, 0, 0) ON CONFLICT(id) DO NOTHING";
+constexpr const char* kListJobsSql =
+    "SELECT " FERRY_SQLITE_JOB_COLUMNS " FROM jobs ORDER BY created_ms DESC, id";
+constexpr const char* kSelectArchivedJobSql =
+    "SELECT " FERRY_SQLITE_JOB_COLUMNS ", archived_ms FROM archived_jobs WHERE id = ?";
+constexpr const char* kListArchivedJobsSql = "SELECT " FERRY_SQLITE_JOB_COLUMNS
+                                             ", archived_ms FROM archived_jobs "
+                                             "ORDER BY created_ms DESC, id";
+constexpr const char* kArchiveJobSql =
+    "INSERT INTO archived_jobs(" FERRY_SQLITE_JOB_COLUMNS ", archived_ms) SELECT "
+    FERRY_SQLITE_JOB_COLUMNS ", ? FROM jobs WHERE id = ?";
+constexpr const char* kRestoreJobSql = "INSERT INTO jobs(" FERRY_SQLITE_JOB_COLUMNS
+                                       ") SELECT " FERRY_SQLITE_JOB_COLUMNS
+                                       " FROM archived_jobs WHERE id = ?";
+#undef FERRY_SQLITE_JOB_COLUMNS
 
 Result<JobRecord> JobFromRow(const Db& db, const Stmt& st) {
   JobRecord j;
@@ -275,7 +337,7 @@ Status NotHeld(const std::string& id, const std::string& holder, int64_t until_m
 
 Result<JobRecord> SqliteStateStore::ReadJobLocked(const std::string& id) {
   FERRY_ASSIGN_OR_RETURN(
-      Stmt st, db_->Prepare(std::string("SELECT ") + kJobColumns + " FROM jobs WHERE id = ?"));
+      Stmt st, db_->Prepare(kSelectJobSql));
   st.Bind(id);
   FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return JobNotFound(id);
@@ -293,11 +355,14 @@ Status SqliteStateStore::CreateJob(const JobRecord& job, const std::vector<Shard
   Txn txn(*db_);
   FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
   {
+    FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare("SELECT 1 FROM archived_jobs WHERE id = ?"));
+    FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(job.id).Step());
+    if (row) return Status::AlreadyExists("job " + job.id + " already exists (archived)");
+  }
+  {
     // Counters start at zero: they count what this store saw happen.
     FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare(std::string("INSERT INTO jobs(") + kJobColumns +
-                              ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, 0) "
-                              "ON CONFLICT(id) DO NOTHING"));
+        Stmt st, db_->Prepare(kInsertJobSql));
     st.Bind(job.id, job.src, job.dst, job.spec, ToString(job.state), job.created_ms, job.started_ms,
             job.finished_ms, job.run_seconds, listing_done ? 1 : 0, job.runner,
             job.runner_until_ms);
@@ -316,20 +381,115 @@ Status SqliteStateStore::CreateJob(const JobRecord& job, const std::vector<Shard
 
 Result<JobRecord> SqliteStateStore::GetJob(const std::string& id) {
   std::lock_guard lock(mu_);
-  return ReadJobLocked(id);
+  auto live = ReadJobLocked(id);
+  if (live.ok() || live.status().code() != ErrorCode::kNotFound) return live;
+  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(kSelectArchivedJobSql));
+  FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(id).Step());
+  if (!row) return JobNotFound(id);
+  FERRY_ASSIGN_OR_RETURN(JobRecord j, JobFromRow(*db_, st));
+  j.archived = true;
+  j.archived_ms = st.Int(18);
+  return j;
 }
 
-Result<std::vector<JobRecord>> SqliteStateStore::ListJobs() {
-  std::lock_guard lock(mu_);
-  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(std::string("SELECT ") + kJobColumns +
-                                               " FROM jobs ORDER BY created_ms DESC, id"));
+namespace {
+
+Result<std::vector<JobRecord>> ReadJobs(const Db& db, Stmt& st, bool archived) {
   std::vector<JobRecord> jobs;
   for (;;) {
     FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) return jobs;
-    FERRY_ASSIGN_OR_RETURN(JobRecord j, JobFromRow(*db_, st));
+    FERRY_ASSIGN_OR_RETURN(JobRecord j, JobFromRow(db, st));
+    j.archived = archived;
+    if (archived) j.archived_ms = st.Int(18);
     jobs.push_back(std::move(j));
   }
+}
+
+}  // namespace
+
+Result<std::vector<JobRecord>> SqliteStateStore::ListJobs() {
+  std::lock_guard lock(mu_);
+  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(kListJobsSql));
+  return ReadJobs(*db_, st, false);
+}
+
+Result<std::vector<JobRecord>> SqliteStateStore::ListArchivedJobs() {
+  std::lock_guard lock(mu_);
+  FERRY_ASSIGN_OR_RETURN(
+      Stmt st, db_->Prepare(kListArchivedJobsSql));
+  return ReadJobs(*db_, st, true);
+}
+
+Status SqliteStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
+  std::lock_guard lock(mu_);
+  Txn txn(*db_);
+  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
+  auto job = ReadJobLocked(id);
+  if (!job.ok() && job.status().code() == ErrorCode::kNotFound) {
+    FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare("SELECT 1 FROM archived_jobs WHERE id = ?"));
+    FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(id).Step());
+    return row ? Status::Ok() : JobNotFound(id);  // archived already
+  }
+  if (!job.ok()) return job.status();
+  if (job->state != JobState::kCompleted && job->state != JobState::kFailed &&
+      job->state != JobState::kCancelled) {
+    return Status(ErrorCode::kPreconditionFailed,
+                  "job " + id + " is " + ToString(job->state) + ", not finished");
+  }
+  {
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt st, db_->Prepare(kArchiveJobSql));
+    FERRY_RETURN_IF_ERROR(st.Bind(now_ms, id).Run());
+  }
+  {
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt st, db_->Prepare("INSERT OR REPLACE INTO archived_dlq SELECT * FROM dlq WHERE job = ?"));
+    FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
+  }
+  for (const char* table : {"dlq", "objects", "shards", "uploads", "parts"}) {
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt st, db_->Prepare(std::string("DELETE FROM ") + table + " WHERE job = ?"));
+    FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
+  }
+  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare("DELETE FROM jobs WHERE id = ?"));
+  FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
+  return txn.Commit();
+}
+
+Status SqliteStateStore::RestoreJob(const std::string& id) {
+  std::lock_guard lock(mu_);
+  Txn txn(*db_);
+  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
+  int64_t pending = 0;
+  {
+    FERRY_ASSIGN_OR_RETURN(Stmt st,
+                           db_->Prepare("SELECT pending FROM archived_jobs WHERE id = ?"));
+    FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(id).Step());
+    if (!row) return ReadJobLocked(id).status();  // live already, or no such job
+    pending = st.Int(0);
+    FERRY_RETURN_IF_ERROR(st.Run());
+  }
+  if (pending > 0) {
+    return Status(ErrorCode::kPreconditionFailed,
+                  "job " + id + " was archived with keys pending; they are gone");
+  }
+  {
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt st, db_->Prepare(kRestoreJobSql));
+    FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
+  }
+  {
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt st, db_->Prepare("INSERT INTO dlq SELECT * FROM archived_dlq WHERE job = ?"));
+    FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
+  }
+  for (const char* sql : {"DELETE FROM archived_dlq WHERE job = ?",
+                          "DELETE FROM archived_jobs WHERE id = ?"}) {
+    FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(sql));
+    FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
+  }
+  return txn.Commit();
 }
 
 Status SqliteStateStore::AcquireJob(const std::string& id, const std::string& runner,

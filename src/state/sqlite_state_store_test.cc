@@ -214,11 +214,40 @@ TEST_F(SqliteStateStoreTest, PathsThatCannotBeUsedAreClearErrors) {
   EXPECT_EQ(OpenSqliteStateStore("").status().code(), ErrorCode::kInvalidArgument);
 }
 
+// A state file from the ferry before the archive (schema version 1) is
+// upgraded in place when opened: its jobs and keys stay, the archive
+// tables appear.
+TEST_F(SqliteStateStoreTest, AVersionOneFileIsUpgradedWithItsJobsKept) {
+  const std::string path = Path("v1.db");
+  MakeFerryDb(path, 5);
+  ExecRaw(path,
+          "DROP TABLE archived_jobs; DROP TABLE archived_dlq; "
+          "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  auto store = OpenSqliteStateStore(path);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto job = (*store)->GetJob("j");
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->counters.pending, 5);
+  ASSERT_TRUE((*store)->SetJobState("j", JobState::kCancelled, 1, 0, true).ok());
+  ASSERT_TRUE((*store)->ArchiveJob("j", 2).ok()) << "the archive tables exist now";
+  store->reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st,
+                               nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "2");
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
 TEST_F(SqliteStateStoreTest, ANewerSchemaIsRefusedUnchanged) {
   const std::string path = Path("state.db");
   MakeFerryDb(path, 1);
   ExecRaw(path,
-          "PRAGMA journal_mode = DELETE; UPDATE meta SET value = '2' "
+          "PRAGMA journal_mode = DELETE; UPDATE meta SET value = '3' "
           "WHERE key = 'schema_version';");
   const std::string before = ReadBytes(path);
   auto store = OpenSqliteStateStore(path);

@@ -239,8 +239,9 @@ Result<std::vector<DeadLetter>> SqliteStateStore::ListDeadLetters(const std::str
   std::lock_guard lock(mu_);
   FERRY_ASSIGN_OR_RETURN(
       Stmt st, db_->Prepare("SELECT key, size, reason, attempts, last_error, at_ms FROM dlq "
-                            "WHERE job = ? ORDER BY key"));
-  st.Bind(job);
+                            "WHERE job = ? UNION ALL SELECT key, size, reason, attempts, "
+                            "last_error, at_ms FROM archived_dlq WHERE job = ? ORDER BY key"));
+  st.Bind(job, job);
   std::vector<DeadLetter> out;
   for (;;) {
     FERRY_ASSIGN_OR_RETURN(bool row, st.Step());

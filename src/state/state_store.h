@@ -73,6 +73,8 @@ struct JobRecord {
   std::string runner;       // owner of the current run ("" when none)
   int64_t runner_until_ms = 0;
   JobCounters counters;
+  bool archived = false;    // in the archive (ArchiveJob): finished, read-only
+  int64_t archived_ms = 0;
 };
 
 // One source listing to walk: the whole prefix, or (with parallel listing)
@@ -148,11 +150,28 @@ class StateStore {
  public:
   virtual ~StateStore() = default;
 
-  // Jobs. CreateJob fails with kAlreadyExists on a duplicate id.
+  // Jobs. CreateJob fails with kAlreadyExists on a duplicate id (archived
+  // jobs included).
   virtual Status CreateJob(const JobRecord& job, const std::vector<ShardRecord>& shards) = 0;
-  virtual Result<JobRecord> GetJob(const std::string& id) = 0;  // kNotFound
-  // Newest first.
+  // A live job, or else an archived one (archived set). kNotFound.
+  virtual Result<JobRecord> GetJob(const std::string& id) = 0;
+  // Live jobs (not archived), newest first.
   virtual Result<std::vector<JobRecord>> ListJobs() = 0;
+
+  // The archive, where finished jobs go so the live tables hold only the
+  // jobs still at work (Super Slurper kept years of history this way).
+  // ArchiveJob moves a finished job (completed, failed or cancelled): its
+  // row with its counters (the summary) and its dead-letter entries; its
+  // other rows (shards, keys a cancel left pending, uploads, parts) are
+  // deleted. An archived job is left as it is. kPreconditionFailed for a job
+  // that is not finished.
+  virtual Status ArchiveJob(const std::string& id, int64_t now_ms) = 0;
+  // Archived jobs, newest first.
+  virtual Result<std::vector<JobRecord>> ListArchivedJobs() = 0;
+  // Moves an archived job back to the live tables with its dead letters (to
+  // requeue them). A live job is left as it is. kPreconditionFailed for a
+  // job that had keys pending (a cancelled one: they are gone).
+  virtual Status RestoreJob(const std::string& id) = 0;
   // Takes the job for `runner` until `until_ms` when no other runner holds a
   // live claim (or `force`). Sets state running (and started_ms on the first
   // run). kPreconditionFailed when another live runner holds it.
@@ -198,6 +217,7 @@ class StateStore {
   virtual Result<bool> DeadLetterObject(const std::string& job, const std::string& owner,
                                         const DeadLetter& entry) = 0;
 
+  // The job's dead letters, live or archived.
   virtual Result<std::vector<DeadLetter>> ListDeadLetters(const std::string& job) = 0;
   // Puts every dead-lettered key back as pending (failed - n, attempts 0) and
   // returns n. The job's state is left to the caller.

@@ -246,13 +246,18 @@ expect_summary "$TMP/dry.json" completed "$LOCAL_N" "$LOCAL_N" 0 0
 import json,sys; j=json.load(sys.stdin)
 assert j['state']=='completed' and j['listed']==$N and j['transferred']==$N and j['pending']==0, j"
 "${M[@]}" status | grep -q '^state *completed' || fail "status of the newest job"
-"${M[@]}" list | grep -q "$JOB" || fail "list misses $JOB"
-[ "$("${M[@]}" list --json | wc -l)" -ge 10 ] || fail "list --json"
+# Finished jobs are in the archive: `list` shows the jobs still at work,
+# `list --all` every one, and status still reads an archived one.
+"${M[@]}" list >"$TMP/list.txt"; "${M[@]}" list --all >"$TMP/list-all.txt"
+grep -q "$JOB" "$TMP/list.txt" && fail "list shows the finished (archived) $JOB"
+grep -q "$JOB" "$TMP/list-all.txt" || fail "list --all misses $JOB"
+[ "$("${M[@]}" list --all --json | wc -l)" -ge 10 ] || fail "list --all --json"
+[ "$("${M[@]}" status "$JOB" --json | json_field archived)" = True ] || fail "status of an archived job"
 "${M[@]}" resume "$JOB" | grep -q 'already completed' || fail "resume of a completed job"
 "${M[@]}" dlq "$JOB" >"$TMP/dlq"; [ ! -s "$TMP/dlq" ] || fail "dlq of a clean job is not empty"
 
 # --- bad input: one line on stderr, non-zero, nothing created ---------------------
-jobs_before=$("${M[@]}" list --json | wc -l)
+jobs_before=$("${M[@]}" list --all --json | wc -l)
 bad() {  # bad WANT-REGEX CMD...: fails with one stderr line matching, no job made
   local want=$1; shift
   if "$@" >"$TMP/bad.out" 2>"$TMP/bad.err"; then fail "accepted: $*"; fi
@@ -277,7 +282,7 @@ bad 'newer-than' "${M[@]}" "$SRC" "$TMP/y" --newer-than yesterdayish
 [ ! -e "$TMP/y" ] || fail "a failed migrate created its destination"
 SECRETS=$AWS_SHARED_CREDENTIALS_FILE
 AWS_SHARED_CREDENTIALS_FILE="$TMP" bad 'credentials|read|directory' "${M[@]}" s3://bkt "$TMP/y" --src-profile src
-[ "$("${M[@]}" list --json | wc -l)" = "$jobs_before" ] || fail "bad input created a job"
+[ "$("${M[@]}" list --all --json | wc -l)" = "$jobs_before" ] || fail "bad input created a job"
 ! grep -rq "$TEST_SECRET" "$TMP"/*.json "$TMP/bad.err" || fail "a secret was printed"
 
 # A corrupt state file is reported, never reset.

@@ -67,6 +67,27 @@ TEST(PgSchema, ANewDatabaseGetsEveryMigrationOnceWhoeverRaces) {
   EXPECT_EQ(*again, kPgSchemaVersion);
 }
 
+// A database an older ferry made (version 1, before the archive) gets the
+// migrations after 1 only, and keeps its rows.
+TEST(PgSchema, AnOlderDatabaseGetsOnlyTheMissingMigrations) {
+  FERRY_REQUIRE_PG(db);
+  auto c = Connect(db);
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(MigrateSchema(*c).ok());
+  ASSERT_TRUE(c->ExecScript("DROP TABLE archived_jobs; DROP TABLE archived_dlq; "
+                            "DELETE FROM ferry_migrations WHERE version > 1; "
+                            "UPDATE ferry_meta SET value = '1' WHERE key = 'schema_version'; "
+                            "INSERT INTO dlq VALUES('j', 'k', 0, '', 0, '', 0, '', 0)")
+                  .ok());
+  auto found = MigrateSchema(*c);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(*found, 1);
+  EXPECT_EQ(Count(*c, "SELECT COUNT(*) FROM ferry_migrations"),
+            static_cast<int64_t>(Migrations().size()));
+  EXPECT_EQ(Count(*c, "SELECT COUNT(*) FROM archived_jobs"), 0);
+  EXPECT_EQ(Count(*c, "SELECT COUNT(*) FROM dlq"), 1) << "rows are kept";
+}
+
 TEST(PgSchema, ANewerOrForeignDatabaseIsRefusedAndLeftAlone) {
   FERRY_REQUIRE_PG(newer);
   auto c = Connect(newer);
