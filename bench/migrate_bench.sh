@@ -3,7 +3,7 @@
 # bucket to bucket between two ferry-test-s3 servers (memory mode, loopback),
 # in the same run on the same machine.
 #
-#   bench/migrate_bench.sh BUILD_DIR [75k|2m|all]      (default: all)
+#   bench/migrate_bench.sh BUILD_DIR [75k|2m|pool|all]      (default: all)
 #
 #   75k  Source filled with /_admin/populate: N75K objects (95% of 1-32 KiB,
 #        5% of 32 KiB-1 MiB, fixed seed) plus BIG_COUNT of BIG_SIZE bytes.
@@ -15,6 +15,8 @@
 #   2m   N2M empty objects, latency LATENCY_2M_MS: ferry only (rclone too if
 #        RCLONE_2M_TIMEOUT > 0, capped by `timeout`): time until listing_done,
 #        total objects/s, peak RSS, state-store size and rows left.
+#   pool 75k with the state in PostgreSQL and 1, 2, 4 `ferry worker`
+#        processes, beside the SQLite state (see bench_pool).
 #
 # The servers run with --retain-memory, and before the first run the
 # destination is filled once with as many bytes as a run brings (objects of
@@ -41,7 +43,7 @@ set -euo pipefail
 BUILD=${1:-build}
 BUILD=$(cd "$BUILD" && pwd)
 WHAT=${2:-all}
-case "$WHAT" in 75k | 2m | all) ;; *) echo "usage: $0 BUILD_DIR [75k|2m|all]" >&2; exit 2 ;; esac
+case "$WHAT" in 75k | 2m | pool | all) ;; *) echo "usage: $0 BUILD_DIR [75k|2m|pool|all]" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.."
 
 N75K=${N75K:-75000}
@@ -372,9 +374,105 @@ bench_2m() {
   stop_servers
 }
 
+# The worker pool on PostgreSQL: the 75k scenario with the state in a
+# throwaway PostgreSQL cluster (testing/pg/pg_cluster.sh) and 1, 2 and 4
+# `ferry worker` processes on this machine (POOL_WORKERS), beside the same
+# job with the embedded SQLite state, taking turns. Each PostgreSQL run gets
+# a fresh database; the job is made with --detach and the workers run it
+# with --once. Reports objects/s, the state store's calls per object and
+# share of the run (seconds callers waited in it, summed over workers and
+# threads, over the wall time), PostgreSQL's CPU, and the rows left.
+pg_cpu_ticks() {  # every server process's own CPU, plus what exited backends left in the postmaster
+  local p t=0
+  for p in $(pgrep -u "$PG_USER" -f "postgres" || true); do
+    t=$((t + $(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo $t
+}
+bench_pool() {
+  echo "== migrate pool: $N75K objects + $BIG_COUNT x $BIG_SIZE B, ${LATENCY_MS} ms latency, state in PostgreSQL"
+  local conninfo
+  chmod 711 "$TMP"
+  mkdir -p "$TMP/pg"
+  conninfo=$(testing/pg/pg_cluster.sh start "$TMP/pg") ||
+    die "the PostgreSQL cluster did not start (make setup installs it)"
+  PG_USER=$([ "$(id -u)" = 0 ] && echo nobody || id -un)
+  trap 'testing/pg/pg_cluster.sh stop "$TMP/pg" || true; cleanup' EXIT
+  start_servers "$LATENCY_MS"
+  local extra="" i
+  for i in $(seq 0 $((BIG_COUNT - 1))); do
+    extra+="${extra:+,}{\"key\":\"big/$i\",\"size\":$BIG_SIZE}"
+  done
+  populate "{\"bucket\":\"bkt\",\"prefix\":\"p/\",\"count\":$N75K,\"seed\":$SEED,
+    \"sizes\":[{\"weight\":95,\"min\":1024,\"max\":32768},{\"weight\":5,\"min\":32769,\"max\":1048576}],
+    \"extra\":[$extra],\"content_type\":\"application/octet-stream\"}"
+  local expect=$POP_CREATED bytes=$POP_BYTES
+  warm_destination "$N75K" $(( (BIG_COUNT * BIG_SIZE + (16 << 20) - 1) / (16 << 20) ))
+  cat >"$TMP/pool_run.sh" <<'SH'
+#!/usr/bin/env bash
+# pool_run.sh FERRY STATE WORKERS CONCURRENCY: a job for the pool, and WORKERS
+# workers that run it to the end.
+set -e
+"$1" migrate s3://bkt s3://bkt --src-profile a --dst-profile b --concurrency "$4" --state "$2" \
+  --detach -q >/dev/null
+pids=()
+for _ in $(seq 1 "$3"); do "$1" worker --once --state "$2" --json --poll-ms 50 & pids+=($!); done
+rc=0
+for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+exit $rc
+SH
+  chmod +x "$TMP/pool_run.sh"
+  local rows=() run=0 c=${POOL_CONCURRENCY:-256} sqlite_secs=""
+  # summed STATE FIELD over every summary line of a stamped log
+  summed() { awk -v f="\"$2\":" '{ i = index($0, f); if (i) { v = substr($0, i + length(f)); sub(/[,}].*/, "", v); s += v } } END { printf "%.2f", s }' "$1"; }
+  pool_row() {  # pool_row LABEL LOG PG_CPU ROWS
+    local calls secs
+    calls=$(summed "$2" state_calls) secs=$(summed "$2" state_seconds)
+    rows+=("| $1 | $R_SECS | $(rate "$expect" "$R_SECS") | $(mib "$R_RSS") | $R_USYS | $R_SRV | $3 | $R_BUSY% | $(awk -v c="$calls" -v n="$expect" 'BEGIN { printf "%.3f", c / n }') | $(awk -v s="$secs" -v w="$R_SECS" 'BEGIN { printf "%.0f%%", 100 * s / w }') | $4 |")
+    printf '  %-28s %7ss %6s obj/s  RSS %5s MiB  CPU %9ss  servers %9ss  postgres %5ss  busy %3s%%  state calls/object %s, waited %ss\n' \
+      "$1" "$R_SECS" "$(rate "$expect" "$R_SECS")" "$(mib "$R_RSS")" "$R_USYS" "$R_SRV" "$3" "$R_BUSY" \
+      "$(awk -v c="$calls" -v n="$expect" 'BEGIN { printf "%.3f", c / n }')" "$secs"
+  }
+  sqlite_run() {
+    run=$((run + 1))
+    measure "pool$run" "$expect" "$FERRY" migrate s3://bkt s3://bkt --src-profile a --dst-profile b \
+      --concurrency "$c" --state "$TMP/state.pool$run" --json
+    check_ferry "pool$run" "$expect"
+    pool_row "SQLite, 1 process" "$TMP/pool$run.log" "—" "$(py rows "$TMP/state.pool$run/migrate.db" | tr ' ' '\n' | grep -v '=0$' | tr '\n' ' ')"
+    [ -n "$sqlite_secs" ] || sqlite_secs=$R_SECS
+  }
+  pg_run() {  # pg_run WORKERS
+    run=$((run + 1))
+    local db="b$run" p0 p1 left
+    psql "$conninfo" -qc "CREATE DATABASE $db" >/dev/null || die "cannot create database $db"
+    p0=$(pg_cpu_ticks)
+    measure "pool$run" "$expect" "$TMP/pool_run.sh" "$FERRY" "postgres:$conninfo dbname=$db" "$1" "$c"
+    p1=$(pg_cpu_ticks)
+    check_ferry "pool$run" "$expect"
+    left=$(psql "$conninfo dbname=$db" -tAc "select 'jobs=' || (select count(*) from jobs) || ' shards=' || (select count(*) from shards) || ' objects=' || (select count(*) from objects) || ' uploads=' || (select count(*) from uploads) || ' parts=' || (select count(*) from parts) || ' dlq=' || (select count(*) from dlq) || ' archived_jobs=' || (select count(*) from archived_jobs) || ' archived_dlq=' || (select count(*) from archived_dlq)")
+    pool_row "PostgreSQL, $1 worker$([ "$1" = 1 ] || echo s)" "$TMP/pool$run.log" "$(secs_of_ticks $((p1 - p0)))" "$left"
+  }
+  local w
+  sqlite_run
+  for w in ${POOL_WORKERS:-1 2 4}; do pg_run "$w"; done
+  sqlite_run
+  {
+    echo
+    echo "### migrate pool: $N75K objects + $BIG_COUNT × $((BIG_SIZE >> 20)) MiB, state in PostgreSQL, 1/2/4 workers ($(date -u +%Y-%m-%d), $CORES cores)"
+    echo
+    echo "The 75k scenario (${LATENCY_MS} ms per request), every job at \`--concurrency $c\` per process. SQLite: \`ferry migrate\` alone (run first and last). PostgreSQL (Debian's 15, a throwaway cluster on this machine, fsync off): \`ferry migrate --detach\` then N \`ferry worker --once\`. state calls/object: StateStore calls over objects; state waited: seconds callers spent in them, summed over threads and workers, over the wall time. postgres CPU: the server's CPU seconds during the run. Rows left: what the database holds afterwards (zero counts omitted for SQLite)."
+    echo
+    echo "| state | seconds | objects/s | peak RSS MiB | ferry CPU s (user+sys) | servers CPU s (src+dst) | postgres CPU s | busy | state calls/object | state waited | rows left |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+  } >>"$OUT"
+  stop_servers
+}
+
 case "$WHAT" in
   75k) bench_75k ;;
   2m) bench_2m ;;
+  pool) bench_pool ;;
   all) bench_75k; bench_2m ;;
 esac
 echo "tables appended to $OUT"

@@ -23,6 +23,7 @@
 #include "migrate/runner.h"
 #include "migrate/split.h"
 #include "migrate/transfer.h"
+#include "state/metered_state_store.h"
 
 namespace ferry::cli {
 namespace {
@@ -147,13 +148,14 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
       std::fprintf(stderr, "ferry: circuit %s\n", e.reason.c_str());
     }
   };
-  auto r = migrate::RunJob(store, id, o);
+  state::MeteredStateStore metered(store);
+  auto r = migrate::RunJob(metered, id, o);
   std::lock_guard<std::mutex> lock(mu);
   if (printed_line) std::fprintf(stderr, "\n");
   if (!r.ok()) return Fail("job " + id, r.status());
   const state::JobRecord& job = r->job;
   if (a.json) {
-    std::printf("%s\n", SummaryJson(job, r->seconds).c_str());
+    std::printf("%s\n", SummaryJson(job, r->seconds, metered.calls(), metered.seconds()).c_str());
   } else if (!a.quiet) {
     const auto& c = job.counters;
     std::printf("%s%s: listed %lld, transferred %lld, skipped %lld, failed %lld, %s in %.1fs\n",

@@ -37,7 +37,8 @@ std::string Dump(const json& j) {
 
 }  // namespace
 
-std::string SummaryJson(const state::JobRecord& job, double seconds) {
+std::string SummaryJson(const state::JobRecord& job, double seconds, int64_t state_calls,
+                        double state_seconds) {
   json j;
   j["event"] = "summary";
   j["job"] = job.id;
@@ -45,6 +46,10 @@ std::string SummaryJson(const state::JobRecord& job, double seconds) {
   PutCounters(j, job.counters);
   j["pending"] = job.counters.pending;
   j["seconds"] = seconds;
+  if (state_calls >= 0) {
+    j["state_calls"] = state_calls;
+    j["state_seconds"] = state_seconds;
+  }
   return Dump(j);
 }
 

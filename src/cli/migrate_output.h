@@ -14,7 +14,10 @@ namespace ferry::cli {
 // The summary object: {"job","state","listed","transferred","skipped",
 // "failed","bytes","seconds", ...}; transferred + skipped + failed = listed
 // once a job has completed or failed.
-std::string SummaryJson(const state::JobRecord& job, double seconds);
+// With `state_calls` >= 0 it also carries this run's state-store calls and
+// the seconds callers waited in them (state/metered_state_store.h).
+std::string SummaryJson(const state::JobRecord& job, double seconds, int64_t state_calls = -1,
+                        double state_seconds = 0);
 std::string JobJson(const state::JobRecord& job);
 std::string DeadLetterJson(const state::DeadLetter& d);
 std::string ProgressJson(const std::string& job, const migrate::Progress& p);
