@@ -102,6 +102,12 @@ Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
 
 }  // namespace
 
+Result<std::chrono::milliseconds> LeaseOf(const MigrateArgs& a) {
+  FERRY_ASSIGN_OR_RETURN(int64_t ms, migrate::ParseDurationMs(a.lease));
+  if (ms < 1000) return Status::InvalidArgument("must be at least 1s");
+  return std::chrono::milliseconds(ms);
+}
+
 int RunInForeground(state::StateStore& store, const std::string& id, const MigrateArgs& a,
                     std::mutex* out_mu) {
   std::mutex own_mu;
@@ -112,12 +118,9 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
   if (!budget.ok()) return Fail("--max-buffer", budget.status());
   o.buffer_budget = *budget;
   o.force = a.force;
-  auto lease = migrate::ParseDurationMs(a.lease);
-  if (!lease.ok() || *lease < 1000) {
-    return Fail("--lease", lease.ok() ? Status::InvalidArgument("must be at least 1s")
-                                      : lease.status());
-  }
-  o.lease = std::chrono::milliseconds(*lease);
+  auto lease = LeaseOf(a);
+  if (!lease.ok()) return Fail("--lease", lease.status());
+  o.lease = *lease;
   bool tty = ::isatty(STDERR_FILENO) && !a.quiet && !a.json && out_mu == nullptr;
   bool printed_line = false;
   auto last_json = std::chrono::steady_clock::time_point{};

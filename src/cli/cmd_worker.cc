@@ -43,11 +43,13 @@ void Nap(std::chrono::milliseconds d) {
 }
 
 int RunWorker(MigrateArgs& a, bool once, int poll_ms) {
+  if (auto lease = LeaseOf(a); !lease.ok()) return Fail("--lease", lease.status());
   auto store = OpenState(a);
   if (!store.ok()) return Fail("", store.status());
   // A job whose run failed (its stores do not open, say) is tried again
   // later, not in a tight loop; the others go on meanwhile.
   std::map<std::string, Clock::time_point> not_before;
+  bool errored = false;  // with --once: a job's run failed, and is not tried again
   while (!CancelRequested()) {
     auto jobs = (*store)->ListJobs();
     if (!jobs.ok()) {
@@ -57,19 +59,19 @@ int RunWorker(MigrateArgs& a, bool once, int poll_ms) {
       continue;
     }
     const state::JobRecord* pick = nullptr;
-    bool waiting = false;  // a runnable job, backing off
+    bool waiting = false;  // a runnable job, backing off (not for good)
     for (auto it = jobs->rbegin(); it != jobs->rend(); ++it) {  // oldest first
       if (!Runnable(*it)) continue;
       auto nb = not_before.find(it->id);
       if (nb != not_before.end() && Clock::now() < nb->second) {
-        waiting = true;
+        waiting = waiting || nb->second != Clock::time_point::max();
         continue;
       }
       pick = &*it;
       break;
     }
     if (pick == nullptr) {
-      if (once && !waiting) return 0;
+      if (once && !waiting) return errored ? 1 : 0;
       Nap(std::chrono::milliseconds(poll_ms));
       continue;
     }
@@ -78,7 +80,10 @@ int RunWorker(MigrateArgs& a, bool once, int poll_ms) {
     std::fflush(stdout);
     int code = RunInForeground(**store, id, a);
     if (CancelRequested()) return 130;
-    if (code == 1) {
+    if (code == 1 && once) {
+      errored = true;
+      not_before[id] = Clock::time_point::max();
+    } else if (code == 1) {
       not_before[id] = Clock::now() + std::chrono::seconds(30);
     } else {
       not_before.erase(id);
@@ -98,7 +103,8 @@ void AddWorkerCommand(CLI::App& app, int* exit_code) {
       "Join the migration worker pool: run the jobs `ferry migrate --detach` made in the "
       "shared --state, beside other workers, until interrupted");
   AddStateOption(w, a.get());
-  w->add_flag("--once", *once, "Return when no pool job is left to work on");
+  w->add_flag("--once", *once,
+              "Return when no pool job is left to work on (exit 1 if a job's run failed)");
   w->add_option("--poll-ms", *poll, "How often to look for new jobs when idle")
       ->capture_default_str()
       ->check(CLI::Range(10, 600'000));

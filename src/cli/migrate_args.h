@@ -3,6 +3,7 @@
 // parsed options, opening the state store `--state` names, and running a job
 // in the foreground with progress output.
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -52,6 +53,9 @@ struct MigrateArgs {
 // Opens the state store `--state` names: a directory (SQLite, default
 // $XDG_STATE_HOME/ferry) or a PostgreSQL database (postgres://...).
 Result<std::unique_ptr<state::StateStore>> OpenState(const MigrateArgs& a);
+
+// --lease as a duration (at least 1 s).
+Result<std::chrono::milliseconds> LeaseOf(const MigrateArgs& a);
 
 // Runs a job in the foreground with progress output; returns the exit code.
 // With `out_mu` (several jobs printing at once) there is no live line, and

@@ -279,6 +279,14 @@ bad 'profile' "${M[@]}" s3://bkt "$TMP/y" --src-profile nosuchprofile
 bad 'glob|\[' "${M[@]}" "$SRC" "$TMP/y" --include 'a[b'
 bad 'overwrite' "${M[@]}" "$SRC" "$TMP/y" --overwrite sometimes
 bad 'newer-than' "${M[@]}" "$SRC" "$TMP/y" --newer-than yesterdayish
+bad 'detach.*split|split.*detach' "${M[@]}" "$SRC" "$TMP/y" --detach --split
+bad 'lease' "$FERRY" worker --state "$STATE" --once --lease 0s
+# A PostgreSQL that is not there, or a malformed connection string: one
+# line each, and the password never shown.
+bad 'cannot connect to PostgreSQL' "$FERRY" migrate --state "postgres://u:hunter2@127.0.0.1:1/db" list
+bad 'cannot connect to PostgreSQL' "$FERRY" worker --state "postgres://u:hunter2@127.0.0.1:1/db" --once
+bad 'connection string' "$FERRY" migrate --state "postgres:host=127.0.0.1 port" "$SRC" "$TMP/y"
+! grep -q hunter2 "$TMP/bad.err" || fail "a PostgreSQL password was printed"
 [ ! -e "$TMP/y" ] || fail "a failed migrate created its destination"
 SECRETS=$AWS_SHARED_CREDENTIALS_FILE
 AWS_SHARED_CREDENTIALS_FILE="$TMP" bad 'credentials|read|directory' "${M[@]}" s3://bkt "$TMP/y" --src-profile src
