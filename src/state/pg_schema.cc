@@ -61,6 +61,13 @@ CREATE TABLE archived_dlq(
   PRIMARY KEY(job, key));
 )sql";
 
+// Version 3: Claim's unowned rows in key order from an index that holds
+// only them. The rows a claim takes leave it, so the next claim does not
+// step over them (in objects_by_lease their old entries stay until vacuum).
+constexpr const char* kV3 = R"sql(
+CREATE INDEX objects_unowned ON objects(job, key) WHERE lease_until_ms = 0;
+)sql";
+
 Status NotOurs(const std::string& why) {
   return Status::Corruption("the PostgreSQL database is not a ferry state database (" + why +
                             "); refusing to touch it")
@@ -105,7 +112,7 @@ Result<int> CurrentVersion(Conn& c) {
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
-  static const std::vector<Migration> all = {{1, kV1}, {2, kV2}};
+  static const std::vector<Migration> all = {{1, kV1}, {2, kV2}, {3, kV3}};
   return all;
 }
 

@@ -39,6 +39,13 @@ class PgStateStore : public StateStore {
   // Connections kept open for reuse; more are opened while calls overlap.
   static constexpr size_t kMaxIdle = 8;
 
+  // The two hot statements (pg_state_store_work.cc), for the test that pins
+  // their plans to the indexes: Claim (binds job, now_ms, max, owner,
+  // lease_until_ms) reads objects_unowned and objects_by_lease; Finish
+  // (binds job, owner, keys[], bytes[], skipped[]) finds rows by primary key.
+  static const char* const kClaimSql;
+  static const char* const kFinishSql;
+
   // Connects, and creates or migrates the schema (pg_schema.h).
   static Result<std::unique_ptr<StateStore>> Open(const std::string& conninfo);
 

@@ -20,14 +20,17 @@ namespace {
 
 std::string Str(int64_t v) { return std::to_string(v); }
 
-// The claim, in one statement. Two index ranges of objects_by_lease (job,
-// lease_until_ms, key), as in the SQLite store: unowned rows in key order,
-// and expired leases. FOR UPDATE SKIP LOCKED lets claimers in other
-// processes pass each other: a row one claimer holds is skipped by the
-// rest, and READ COMMITTED re-checks each candidate's lease on its newest
-// version, so a row claimed and committed meanwhile is not taken twice.
-// Binds: job, now_ms, max, owner, lease_until_ms.
-constexpr const char* kClaimSql =
+}  // namespace
+
+// The claim, in one statement. Unowned rows in key order off
+// objects_unowned (job, key WHERE lease_until_ms = 0), and expired leases
+// as a short range of objects_by_lease (job, lease_until_ms, key). FOR
+// UPDATE SKIP LOCKED lets claimers in other processes pass each other: a
+// row one claimer holds is skipped by the rest, and READ COMMITTED
+// re-checks each candidate's lease on its newest version, so a row claimed
+// and committed meanwhile is not taken twice.
+
+const char* const PgStateStore::kClaimSql =
     "WITH unowned AS (SELECT key FROM objects WHERE job = $1 AND lease_until_ms = 0 "
     "  AND not_before_ms <= $2 ORDER BY key LIMIT $3 FOR UPDATE SKIP LOCKED), "
     "expired AS (SELECT key FROM objects WHERE job = $1 AND lease_until_ms > 0 "
@@ -41,21 +44,22 @@ constexpr const char* kClaimSql =
 
 // Finish, in one statement: the owned rows are deleted with their multipart
 // rows, and the job's counters move by what was deleted.
-// Binds: job, owner, keys[], bytes[], skipped[].
-constexpr const char* kFinishSql =
-    "WITH f AS (SELECT * FROM unnest($3::text[], $4::bigint[], $5::boolean[]) "
-    "  AS f(key, bytes, skipped)), "
-    "d AS (DELETE FROM objects o USING f WHERE o.job = $1 AND o.key = f.key AND o.owner = $2 "
-    "  AND o.lease_until_ms > 0 RETURNING o.key, f.bytes, f.skipped), "
+const char* const PgStateStore::kFinishSql =
+    "WITH d AS (DELETE FROM objects o WHERE o.job = $1 AND o.key = ANY($3::text[]) "
+    "  AND o.owner = $2 AND o.lease_until_ms > 0 RETURNING o.key), "
+    "f AS (SELECT f.* FROM unnest($3::text[], $4::bigint[], $5::boolean[]) "
+    "  AS f(key, bytes, skipped) JOIN d ON d.key = f.key), "
     "u AS (DELETE FROM uploads x USING d WHERE x.job = $1 AND x.key = d.key), "
     "p AS (DELETE FROM parts x USING d WHERE x.job = $1 AND x.key = d.key), "
     "j AS (UPDATE jobs SET "
-    "  transferred = transferred + (SELECT COUNT(*) FROM d WHERE NOT skipped), "
-    "  skipped = skipped + (SELECT COUNT(*) FROM d WHERE skipped), "
-    "  bytes = bytes + (SELECT COALESCE(SUM(bytes), 0) FROM d WHERE NOT skipped), "
+    "  transferred = transferred + (SELECT COUNT(*) FROM f WHERE NOT skipped), "
+    "  skipped = skipped + (SELECT COUNT(*) FROM f WHERE skipped), "
+    "  bytes = bytes + (SELECT COALESCE(SUM(bytes), 0) FROM f WHERE NOT skipped), "
     "  pending = pending - (SELECT COUNT(*) FROM d) "
     "  WHERE id = $1 AND EXISTS(SELECT 1 FROM d)) "
     "SELECT key FROM d";
+
+namespace {
 
 Status AddCounters(Conn& c, const std::string& job, int64_t failed, int64_t pending) {
   return c

@@ -75,6 +75,7 @@ TEST(PgSchema, AnOlderDatabaseGetsOnlyTheMissingMigrations) {
   ASSERT_TRUE(c);
   ASSERT_TRUE(MigrateSchema(*c).ok());
   ASSERT_TRUE(c->ExecScript("DROP TABLE archived_jobs; DROP TABLE archived_dlq; "
+                            "DROP INDEX objects_unowned; "
                             "DELETE FROM ferry_migrations WHERE version > 1; "
                             "UPDATE ferry_meta SET value = '1' WHERE key = 'schema_version'; "
                             "INSERT INTO dlq VALUES('j', 'k', 0, '', 0, '', 0, '', 0)")

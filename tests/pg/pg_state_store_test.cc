@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "pg/pg_test_cluster.h"
+#include "state/pg_state_store.h"
 #include "state/state_store.h"
 #include "state/state_store_conformance_test.h"
 
@@ -127,6 +128,39 @@ TEST(PgStateStore, SixteenClaimersOnFourStoresShareAJobExactly) {
   EXPECT_EQ(job->counters.bytes, n);
   EXPECT_EQ(job->counters.pending, 0);
   EXPECT_EQ(*first->CountRows("j"), 0);
+}
+
+// The hot statements stay on their indexes whatever the statistics say (a
+// queue's are always stale): Claim reads the unowned rows off
+// objects_unowned, Finish finds rows by primary key, and neither scans the
+// table. Before the store's session setting and the partial index, Finish
+// took a sequential scan and grew with the job.
+TEST(PgStateStore, ClaimAndFinishPlansUseTheirIndexes) {
+  FERRY_REQUIRE_PG(db);
+  auto store = Open(db);
+  ASSERT_TRUE(store);
+  MakeJobWithKeys(*store, "j", 3000);
+  auto got = store->Claim("j", "w", 1000, 1, 1'000'000'000);  // some leased, most not
+  ASSERT_TRUE(got.ok());
+  auto c = testing_pg::Connect(db);
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->ExecScript("SET enable_seqscan = off").ok());  // as the store's sessions
+  auto plan = [&](const std::string& sql, const std::string& args) {
+    std::string name = "p" + std::to_string(std::hash<std::string>()(sql) % 100000);
+    EXPECT_TRUE(c->ExecScript("PREPARE " + name + " AS " + sql).ok());
+    auto r = c->Exec("EXPLAIN EXECUTE " + name + args);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::string text;
+    for (int i = 0; r.ok() && i < r->size(); ++i) text += r->Text(i, 0) + "\n";
+    return text;
+  };
+  std::string claim = plan(PgStateStore::kClaimSql, "('j', 2, 256, 'w2', 999999999)");
+  EXPECT_NE(claim.find("objects_unowned"), std::string::npos) << claim;
+  EXPECT_EQ(claim.find("Seq Scan"), std::string::npos) << claim;
+  std::string finish =
+      plan(PgStateStore::kFinishSql, "('j', 'w', '{k00001,k00002}', '{1,1}', '{f,f}')");
+  EXPECT_NE(finish.find("objects_pkey"), std::string::npos) << finish;
+  EXPECT_EQ(finish.find("Seq Scan on objects"), std::string::npos) << finish;
 }
 
 // Listers of one job's shards, each in its own store, commit their last
