@@ -23,11 +23,15 @@ namespace {
 
 // Every statement the store runs has an index path by job, and a queue's
 // statistics are always stale (a job's objects table goes from empty to
-// millions of rows and back within one autovacuum period): with fresh-table
-// statistics the planner picked sequential scans for Finish and Claim, and
-// their time grew with the table. Taking sequential scans off the table for
-// the store's own sessions keeps every plan on its index.
-Status ConfigureSession(Conn& c) { return c.ExecScript("SET enable_seqscan = off"); }
+// millions of rows and back within one autovacuum period). With the
+// statistics of an empty table the planner picked sequential scans for
+// Finish, and for Claim a bitmap scan of every unowned row followed by a
+// sort (spilling to disk) to keep 256 of them: both grew with the job.
+// Without sequential and bitmap scans, each plan walks its index in order
+// and stops at the LIMIT.
+Status ConfigureSession(Conn& c) {
+  return c.ExecScript("SET enable_seqscan = off; SET enable_bitmapscan = off");
+}
 
 }  // namespace
 
