@@ -428,6 +428,9 @@ SH
   pool_row() {  # pool_row LABEL LOG PG_CPU ROWS
     local calls secs
     calls=$(summed "$2" state_calls) secs=$(summed "$2" state_seconds)
+    # busy counts PostgreSQL's CPU too: it shares the cores.
+    [ "$3" = "—" ] || R_BUSY=$(awk -v b="$R_BUSY" -v p="$3" -v w="$R_SECS" -v n="$CORES" \
+      'BEGIN { printf "%.0f", b + 100 * p / (w * n) }')
     rows+=("| $1 | $R_SECS | $(rate "$expect" "$R_SECS") | $(mib "$R_RSS") | $R_USYS | $R_SRV | $3 | $R_BUSY% | $(awk -v c="$calls" -v n="$expect" 'BEGIN { printf "%.3f", c / n }') | $(awk -v s="$secs" -v w="$R_SECS" 'BEGIN { printf "%.0f%%", 100 * s / w }') | $4 |")
     printf '  %-28s %7ss %6s obj/s  RSS %5s MiB  CPU %9ss  servers %9ss  postgres %5ss  busy %3s%%  state calls/object %s, waited %ss\n' \
       "$1" "$R_SECS" "$(rate "$expect" "$R_SECS")" "$(mib "$R_RSS")" "$R_USYS" "$R_SRV" "$3" "$R_BUSY" \
@@ -460,7 +463,7 @@ SH
     echo
     echo "### migrate pool: $N75K objects + $BIG_COUNT × $((BIG_SIZE >> 20)) MiB, state in PostgreSQL, 1/2/4 workers ($(date -u +%Y-%m-%d), $CORES cores)"
     echo
-    echo "The 75k scenario (${LATENCY_MS} ms per request), every job at \`--concurrency $c\` per process. SQLite: \`ferry migrate\` alone (run first and last). PostgreSQL (Debian's 15, a throwaway cluster on this machine, fsync off): \`ferry migrate --detach\` then N \`ferry worker --once\`. state calls/object: StateStore calls over objects; state waited: seconds callers spent in them, summed over threads and workers, over the wall time. postgres CPU: the server's CPU seconds during the run. Rows left: what the database holds afterwards (zero counts omitted for SQLite)."
+    echo "The 75k scenario (${LATENCY_MS} ms per request), every job at \`--concurrency $c\` per process. SQLite: \`ferry migrate\` alone (run first and last). PostgreSQL (Debian's 15, a throwaway cluster on this machine, fsync off): \`ferry migrate --detach\` then N \`ferry worker --once\`. state calls/object: StateStore calls over objects; state waited: seconds callers spent in them, summed over threads and workers, over the wall time. postgres CPU: the server's CPU seconds during the run. busy: ferry, the S3 servers and PostgreSQL over wall × $CORES cores. Rows left: what the database holds afterwards (zero counts omitted for SQLite)."
     echo
     echo "| state | seconds | objects/s | peak RSS MiB | ferry CPU s (user+sys) | servers CPU s (src+dst) | postgres CPU s | busy | state calls/object | state waited | rows left |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|"
