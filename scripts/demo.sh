@@ -68,6 +68,17 @@ JOB=$(awk '/^job /{print $2}' "$TMP/job.txt")
 "$FERRY" migrate --state "$STATE" status "$JOB" | grep -E "^(job|state|listed|transferred|note)"
 "$FERRY" migrate --state "$STATE" resume "$JOB"
 diff -r -x '.*' "$TMP/tree" "$TMP/back-tree" && echo "round trip: identical trees"
+
+step "the worker pool: a detached job, run by two ferry worker processes at once"
+# Here on the embedded SQLite file; with --state postgres://... the workers
+# can be on any number of machines.
+"$FERRY" migrate --state "$STATE" --concurrency 8 --detach s3://demo/tree/ "$TMP/pool-tree"
+"$FERRY" worker --state "$STATE" --once -q &
+W1=$!
+"$FERRY" worker --state "$STATE" --once -q
+wait $W1
+diff -r -x '.*' "$TMP/tree" "$TMP/pool-tree" && echo "pool copy: identical trees"
+# Finished jobs live in the archive: list shows the ones at work, --all all.
 "$FERRY" migrate --state "$STATE" list --all
 
 step "ferry cache serve: a caching proxy that keeps text zstd-compressed at rest"
