@@ -244,9 +244,9 @@ mib() { echo $(( $1 / 1024 )); }
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
 mbs() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.1f", b / 1e6 / s }'; }
 
-bench_75k() {
-  echo "== migrate 75k: $N75K objects + $BIG_COUNT x $BIG_SIZE B, ${LATENCY_MS} ms latency per request"
-  start_servers "$LATENCY_MS"
+# populate_75k: the 75k source (N75K objects of the 75k sizes, fixed seed,
+# plus BIG_COUNT of BIG_SIZE) on server a, and the destination warmed.
+populate_75k() {
   local extra="" i
   for i in $(seq 0 $((BIG_COUNT - 1))); do
     extra+="${extra:+,}{\"key\":\"big/$i\",\"size\":$BIG_SIZE}"
@@ -254,8 +254,14 @@ bench_75k() {
   populate "{\"bucket\":\"bkt\",\"prefix\":\"p/\",\"count\":$N75K,\"seed\":$SEED,
     \"sizes\":[{\"weight\":95,\"min\":1024,\"max\":32768},{\"weight\":5,\"min\":32769,\"max\":1048576}],
     \"extra\":[$extra],\"content_type\":\"application/octet-stream\"}"
-  local expect=$POP_CREATED bytes=$POP_BYTES
   warm_destination "$N75K" $(( (BIG_COUNT * BIG_SIZE + (16 << 20) - 1) / (16 << 20) ))
+}
+
+bench_75k() {
+  echo "== migrate 75k: $N75K objects + $BIG_COUNT x $BIG_SIZE B, ${LATENCY_MS} ms latency per request"
+  start_servers "$LATENCY_MS"
+  populate_75k
+  local expect=$POP_CREATED bytes=$POP_BYTES
   local rows=() best_f="" best_fs="" best_r="" best_rs="" best_all="" best_alls="" run=0
 
   row() {  # row TOOL SETTINGS [LISTING_DONE]: one table line from the R_* of the last run
@@ -399,15 +405,8 @@ bench_pool() {
   PG_USER=$([ "$(id -u)" = 0 ] && echo nobody || id -un)
   trap 'testing/pg/pg_cluster.sh stop "$TMP/pg" || true; cleanup' EXIT
   start_servers "$LATENCY_MS"
-  local extra="" i
-  for i in $(seq 0 $((BIG_COUNT - 1))); do
-    extra+="${extra:+,}{\"key\":\"big/$i\",\"size\":$BIG_SIZE}"
-  done
-  populate "{\"bucket\":\"bkt\",\"prefix\":\"p/\",\"count\":$N75K,\"seed\":$SEED,
-    \"sizes\":[{\"weight\":95,\"min\":1024,\"max\":32768},{\"weight\":5,\"min\":32769,\"max\":1048576}],
-    \"extra\":[$extra],\"content_type\":\"application/octet-stream\"}"
+  populate_75k
   local expect=$POP_CREATED bytes=$POP_BYTES
-  warm_destination "$N75K" $(( (BIG_COUNT * BIG_SIZE + (16 << 20) - 1) / (16 << 20) ))
   cat >"$TMP/pool_run.sh" <<'SH'
 #!/usr/bin/env bash
 # pool_run.sh FERRY STATE WORKERS CONCURRENCY: a job for the pool, and WORKERS

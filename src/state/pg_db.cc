@@ -35,39 +35,39 @@ Status ClassifySqlState(std::string_view state, std::string message) {
   return Status::Internal(std::move(message));
 }
 
-std::string TextArray(const std::vector<std::string>& items) {
+namespace {
+
+// "{a,b,c}" with `text(item)` for each item.
+template <class T, class F>
+std::string Braced(const std::vector<T>& items, F text) {
   std::string out = "{";
   for (size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ',';
-    out += '"';
-    for (char ch : items[i]) {
-      if (ch == '"' || ch == '\\') out += '\\';
-      out += ch;
-    }
-    out += '"';
+    out += text(items[i]);
   }
   out += '}';
   return out;
+}
+
+}  // namespace
+
+std::string TextArray(const std::vector<std::string>& items) {
+  return Braced(items, [](const std::string& item) {
+    std::string quoted = "\"";
+    for (char ch : item) {
+      if (ch == '"' || ch == '\\') quoted += '\\';
+      quoted += ch;
+    }
+    return quoted + '"';
+  });
 }
 
 std::string IntArray(const std::vector<int64_t>& items) {
-  std::string out = "{";
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += ',';
-    out += std::to_string(items[i]);
-  }
-  out += '}';
-  return out;
+  return Braced(items, [](int64_t v) { return std::to_string(v); });
 }
 
 std::string BoolArray(const std::vector<bool>& items) {
-  std::string out = "{";
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += ',';
-    out += items[i] ? 't' : 'f';
-  }
-  out += '}';
-  return out;
+  return Braced(items, [](bool v) { return std::string(v ? "t" : "f"); });
 }
 
 Rows::Rows(pg_result* r) : r_(r) {}

@@ -61,10 +61,7 @@ Status SqliteStateStore::DeleteUploadRowsLocked(const std::string& job, const st
 Result<std::vector<ClaimedObject>> SqliteStateStore::Claim(const std::string& job,
                                                            const std::string& owner, int max,
                                                            int64_t now_ms, int64_t lease_until_ms) {
-  if (owner.empty()) return Status::InvalidArgument("claim owner is empty");
-  if (lease_until_ms <= now_ms || lease_until_ms <= 0) {
-    return Status::InvalidArgument("claim lease must end after now");
-  }
+  FERRY_RETURN_IF_ERROR(CheckClaimArguments(owner, now_ms, lease_until_ms));
   std::vector<ClaimedObject> rows;
   if (max <= 0) return rows;
   std::lock_guard lock(mu_);

@@ -26,6 +26,14 @@ std::optional<JobState> JobStateFromString(const std::string& s) {
   return std::nullopt;
 }
 
+Status CheckClaimArguments(const std::string& owner, int64_t now_ms, int64_t lease_until_ms) {
+  if (owner.empty()) return Status::InvalidArgument("claim owner is empty");
+  if (lease_until_ms <= now_ms || lease_until_ms <= 0) {
+    return Status::InvalidArgument("claim lease must end after now");
+  }
+  return Status::Ok();
+}
+
 namespace {
 bool StartsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 }  // namespace

@@ -240,6 +240,10 @@ class StateStore {
   virtual Result<int64_t> CountRows(const std::string& job) = 0;
 };
 
+// For implementations: the argument checks every Claim makes (a non-empty
+// owner, a lease that ends after now).
+Status CheckClaimArguments(const std::string& owner, int64_t now_ms, int64_t lease_until_ms);
+
 // Opens (creating when absent) the SQLite state database at `path`: WAL mode,
 // a busy timeout so several processes can share it. A file that is not a
 // ferry state database, or is damaged, is kCorruption with a one-line reason;

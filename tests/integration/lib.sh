@@ -167,6 +167,37 @@ state_sql() {
   fi
 }
 
+# make_objects DIR N DIRS MAX_BYTES: N files of 0..MAX_BYTES random bytes
+# (seeded by N) spread over DIRS directories under DIR.
+make_objects() {
+  /usr/bin/python3 - "$@" <<'PY'
+import os, random, sys
+root, n, dirs, most = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+r = random.Random(n)
+for i in range(n):
+    d = os.path.join(root, f"d{i % dirs:02d}")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"o{i:05d}"), "wb") as f:
+        f.write(r.randbytes(r.randint(0, most)))
+PY
+}
+
+# seed_source N DIRS MAX_BYTES: make_objects in $TMP/src, copied by
+# "${M[@]}" into bucket bkt of profile src.
+seed_source() {
+  make_objects "$TMP/src" "$@"
+  "${M[@]}" "$TMP/src" s3://bkt/ --dst-profile src --json -q >"$TMP/seed.json" || fail "seeding failed"
+  [ "$(json_field listed <"$TMP/seed.json")" = "$1" ] ||
+    fail "seed listed $(json_field listed <"$TMP/seed.json")"
+}
+
+# bucket_listing PROFILE: "key size etag" for every object of bucket bkt,
+# sorted by key.
+bucket_listing() {
+  awsp "$1" s3api list-objects-v2 --bucket bkt --output json |
+    /usr/bin/python3 -c "import json,sys; [print(o['Key'], o['Size'], o['ETag']) for o in sorted(json.load(sys.stdin).get('Contents', []), key=lambda o: o['Key'])]"
+}
+
 # start_migrate_pair: two test servers, A (profile "src", A_URL) and B
 # (profile "dst", B_URL), and M=(ferry migrate --state $STATE).
 start_migrate_pair() {

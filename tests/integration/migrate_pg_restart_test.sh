@@ -31,19 +31,7 @@ STATE="postgres:$CONNINFO"
 M=("$FERRY" migrate --state "$STATE")
 
 N=6000
-SRC="$TMP/src"
-/usr/bin/python3 - "$SRC" $N <<'PY'
-import os, random, sys
-root, n = sys.argv[1], int(sys.argv[2])
-r = random.Random(n)
-for i in range(n):
-    d = os.path.join(root, f"d{i % 20:02d}")
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, f"o{i:05d}"), "wb") as f:
-        f.write(r.randbytes(r.randint(0, 4096)))
-PY
-"${M[@]}" "$SRC" s3://bkt/ --dst-profile src --json -q >"$TMP/seed.json" || fail "seeding failed"
-[ "$(json_field listed <"$TMP/seed.json")" = $N ] || fail "seed listed $(json_field listed <"$TMP/seed.json")"
+seed_source $N 20 4096
 
 # About 15 s of transfers: 8 at a time, 20 ms per destination request.
 curl -sf -XPOST "$B_URL/_admin/faults" -d '{"latency_ms":20}' >/dev/null
@@ -71,11 +59,7 @@ assert s["event"] == "summary", s
 assert s["state"] == "completed", s
 assert s["listed"] == n and s["transferred"] == n and s["skipped"] == 0 and s["failed"] == 0, s
 PY
-listing() {
-  awsp "$1" s3api list-objects-v2 --bucket bkt --output json |
-    /usr/bin/python3 -c "import json,sys; [print(o['Key'], o['Size'], o['ETag']) for o in sorted(json.load(sys.stdin)['Contents'], key=lambda o: o['Key'])]"
-}
-listing src >"$TMP/la"; listing dst >"$TMP/lb"
+bucket_listing src >"$TMP/la"; bucket_listing dst >"$TMP/lb"
 [ "$(wc -l <"$TMP/lb")" = $N ] || fail "destination has $(wc -l <"$TMP/lb") objects"
 diff "$TMP/la" "$TMP/lb" >/dev/null || fail "destination differs: $(diff "$TMP/la" "$TMP/lb" | head -5)"
 puts=$(( $(stat_of "$B_URL" put requests) - $(stat_of "$B_URL" put errors) ))

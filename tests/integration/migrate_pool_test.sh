@@ -15,19 +15,7 @@ need curl
 
 start_migrate_pair
 N=20000
-SRC="$TMP/src"
-/usr/bin/python3 - "$SRC" $N <<'PY'
-import os, random, sys
-root, n = sys.argv[1], int(sys.argv[2])
-r = random.Random(n)
-for i in range(n):
-    d = os.path.join(root, f"d{i % 40:02d}")
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, f"o{i:05d}"), "wb") as f:
-        f.write(r.randbytes(r.randint(0, 2048)))
-PY
-"${M[@]}" "$SRC" s3://bkt/ --dst-profile src --json -q >"$TMP/seed.json" || fail "seeding failed"
-[ "$(json_field listed <"$TMP/seed.json")" = $N ] || fail "seed listed $(json_field listed <"$TMP/seed.json")"
+seed_source $N 40 2048
 curl -sf -XPOST "$B_URL/_admin/faults" -d '{"kind":"503","every":97}' >/dev/null
 
 # The job, for the pool: nothing runs it yet.
@@ -73,11 +61,7 @@ assert (s["listed"], s["transferred"], s["skipped"]) == (j["listed"], j["transfe
 PY
 curl -sf -XPOST "$B_URL/_admin/faults" -d '{}' >/dev/null
 
-listing() {
-  awsp "$1" s3api list-objects-v2 --bucket bkt --output json |
-    /usr/bin/python3 -c "import json,sys; [print(o['Key'], o['Size'], o['ETag']) for o in sorted(json.load(sys.stdin)['Contents'], key=lambda o: o['Key'])]"
-}
-listing src >"$TMP/la"; listing dst >"$TMP/lb"
+bucket_listing src >"$TMP/la"; bucket_listing dst >"$TMP/lb"
 [ "$(wc -l <"$TMP/lb")" = $N ] || fail "destination has $(wc -l <"$TMP/lb") objects"
 diff "$TMP/la" "$TMP/lb" >/dev/null || fail "destination differs: $(diff "$TMP/la" "$TMP/lb" | head -5)"
 puts=$(( $(stat_of "$B_URL" put requests) - $(stat_of "$B_URL" put errors) ))
