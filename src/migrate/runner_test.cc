@@ -203,7 +203,11 @@ TEST_F(RunnerTest, UnwritableKeysAreDeadLetteredAndRequeued) {
   ASSERT_EQ(dl->size(), 50u);
   EXPECT_EQ((*dl)[0].reason, "conflicts at destination");
   EXPECT_EQ((*dl)[0].attempts, 1);
-  // The obstacle goes; the requeued keys complete.
+  // The failed job went to the archive, dead letters and all; it comes back
+  // (as `dlq --retry` brings it), the obstacle goes, the requeued keys
+  // complete.
+  EXPECT_TRUE(r->job.archived);
+  ASSERT_TRUE(store_->RestoreJob(job->id).ok());
   fs::remove(root_ + "/dst/d0");
   ASSERT_EQ(*store_->RequeueDeadLetters(job->id), 50);
   r = RunJob(*store_, job->id, RunOptions{});
