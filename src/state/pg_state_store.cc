@@ -43,20 +43,28 @@ Result<std::unique_ptr<StateStore>> PgStateStore::Open(const std::string& connin
 }
 
 PgStateStore::Lease::~Lease() {
-  if (conn_ == nullptr || !conn_->healthy() || !conn_->idle()) return;  // dropped
-  std::lock_guard lock(store_->mu_);
-  if (store_->idle_.size() < kMaxIdle) store_->idle_.push_back(std::move(conn_));
+  if (store_ == nullptr) return;  // moved from
+  const bool usable = conn_ != nullptr && conn_->healthy() && conn_->idle();
+  {
+    std::lock_guard lock(store_->mu_);
+    --store_->in_use_;
+    if (usable) store_->idle_.push_back(std::move(conn_));
+  }
+  store_->freed_.notify_one();
 }
 
 Result<PgStateStore::Lease> PgStateStore::Take() {
   std::unique_ptr<Conn> c;
   {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
+    freed_.wait(lock, [&] { return !idle_.empty() || in_use_ + idle_.size() < kMaxOpen; });
+    ++in_use_;
     if (!idle_.empty()) {
       c = std::move(idle_.back());
       idle_.pop_back();
     }
   }
+  Lease lease(this);  // holds the slot from here, given back on every path
   if (c != nullptr && !c->CheckAlive()) {
     // The server went away while this connection sat idle (a restart):
     // connect again, or report the outage as a retryable error.
@@ -69,7 +77,8 @@ Result<PgStateStore::Lease> PgStateStore::Take() {
     c = std::move(*opened);
     FERRY_RETURN_IF_ERROR(ConfigureSession(*c));
   }
-  return Lease(this, std::move(c));
+  lease.set(std::move(c));
+  return lease;
 }
 
 // ---- Jobs ----

@@ -24,6 +24,7 @@
 // even one whose commit may or may not have happened: ownership and list
 // sequence checks make a repeat change nothing.
 
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -36,8 +37,10 @@ namespace ferry::state {
 
 class PgStateStore : public StateStore {
  public:
-  // Connections kept open for reuse; more are opened while calls overlap.
-  static constexpr size_t kMaxIdle = 8;
+  // Connections open at once, at most: a call beyond them waits for one
+  // (a runner's hundreds of worker threads must not open hundreds of
+  // sessions). They stay open between calls.
+  static constexpr size_t kMaxOpen = 12;
 
   // The two hot statements (pg_state_store_work.cc), for the test that pins
   // their plans to the indexes: Claim (binds job, now_ms, max, owner,
@@ -112,20 +115,25 @@ class PgStateStore : public StateStore {
 
   const std::string conninfo_;
   std::mutex mu_;
+  std::condition_variable freed_;                // a connection was given back
   std::vector<std::unique_ptr<pg::Conn>> idle_;  // guarded by mu_
+  size_t in_use_ = 0;  // slots checked out (in_use_ + idle_ <= kMaxOpen); guarded by mu_
 };
 
+// One of the kMaxOpen slots, and the connection in it once there is one.
 class PgStateStore::Lease {
  public:
-  Lease(PgStateStore* store, std::unique_ptr<pg::Conn> conn)
-      : store_(store), conn_(std::move(conn)) {}
-  Lease(Lease&&) = default;
+  explicit Lease(PgStateStore* store) : store_(store) {}
+  Lease(Lease&& other) noexcept : store_(other.store_), conn_(std::move(other.conn_)) {
+    other.store_ = nullptr;
+  }
   Lease& operator=(Lease&&) = delete;
-  ~Lease();
+  ~Lease();  // gives the slot back, and the connection to the idle list when usable
+  void set(std::unique_ptr<pg::Conn> conn) { conn_ = std::move(conn); }
   pg::Conn& conn() { return *conn_; }
 
  private:
-  PgStateStore* store_;
+  PgStateStore* store_;  // null once moved from
   std::unique_ptr<pg::Conn> conn_;
 };
 

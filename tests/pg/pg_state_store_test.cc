@@ -167,6 +167,41 @@ TEST(PgStateStore, ClaimAndFinishPlansUseTheirIndexes) {
   EXPECT_EQ(finish.find("Seq Scan on objects"), std::string::npos) << finish;
 }
 
+// Hundreds of threads on one store (a runner's workers reporting at once)
+// share at most kMaxOpen server sessions: the rest wait for one.
+TEST(PgStateStore, ManyThreadsShareABoundedNumberOfSessions) {
+  FERRY_REQUIRE_PG(db);
+  auto store = Open(db);
+  ASSERT_TRUE(store);
+  MakeJobWithKeys(*store, "j", 10);
+  auto watcher = testing_pg::Connect(db);
+  ASSERT_TRUE(watcher);
+  std::atomic<bool> done{false};
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 128; ++t) {
+    threads.emplace_back([&] {
+      while (!done) {
+        if (!store->GetJob("j").ok()) ++errors;
+      }
+    });
+  }
+  int64_t most = 0;
+  for (int i = 0; i < 40; ++i) {
+    auto n = watcher->Exec(
+        "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
+        "AND pid <> pg_backend_pid()");
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    most = std::max(most, n->Int(0, 0));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  done = true;
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_GE(most, 2) << "the threads did share the work";
+  EXPECT_LE(most, static_cast<int64_t>(PgStateStore::kMaxOpen));
+}
+
 // Listers of one job's shards, each in its own store, commit their last
 // pages at once: whichever commits last must see every shard done, or the
 // job would wait for a listing that already ended. (In READ COMMITTED each
