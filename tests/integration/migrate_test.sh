@@ -253,6 +253,15 @@ grep -q "$JOB" "$TMP/list.txt" && fail "list shows the finished (archived) $JOB"
 grep -q "$JOB" "$TMP/list-all.txt" || fail "list --all misses $JOB"
 [ "$("${M[@]}" list --all --json | wc -l)" -ge 10 ] || fail "list --all --json"
 [ "$("${M[@]}" status "$JOB" --json | json_field archived)" = True ] || fail "status of an archived job"
+if [ -n "${PG_STATE:-}" ]; then
+  # The usual PG* variables fill in what a bare postgresql:// leaves out.
+  declare -A pg=()
+  for kv in $PG_STATE; do pg[${kv%%=*}]=${kv#*=}; done
+  PGHOST=${pg[host]} PGPORT=${pg[port]} PGUSER=${pg[user]} PGDATABASE=${pg[dbname]} \
+    "$FERRY" migrate --state postgresql:// list --all >"$TMP/list-env.txt" ||
+    fail "--state postgresql:// with PG* variables failed"
+  cmp -s "$TMP/list-all.txt" "$TMP/list-env.txt" || fail "the PG* variables named another database"
+fi
 "${M[@]}" resume "$JOB" | grep -q 'already completed' || fail "resume of a completed job"
 "${M[@]}" dlq "$JOB" >"$TMP/dlq"; [ ! -s "$TMP/dlq" ] || fail "dlq of a clean job is not empty"
 
