@@ -98,8 +98,13 @@ struct Server {
   std::unique_ptr<ChildProcess> process;
   std::string endpoint;
   std::string access_key, secret_key;
-  std::string dir;
+  std::string dir;  // removed when the server is done with (it was left behind)
   std::string error;
+  ~Server() {
+    process.reset();  // stopped first: it writes in dir
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+  }
 };
 
 class S3Factory : public StoreFixtureFactory {
