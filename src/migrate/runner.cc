@@ -200,6 +200,8 @@ class Runner {
     return o;
   }
   CircuitBreaker src_circuit_{Circuits()}, dst_circuit_{Circuits()}, state_circuit_{Circuits()};
+  // Writes stop half a lease before this runner's leases may lapse.
+  LeaseFence fence_{0, opt_.lease.count() / 2};
   std::unique_ptr<RateLimiter> tps_, bw_;
   std::unique_ptr<ByteBudget> budget_;
   std::unique_ptr<BufferPool> buffers_;  // recycles large buffers within the budget
@@ -285,6 +287,14 @@ Status Runner::Setup() {
   int64_t now = NowUnixMs();
   bool dead = !job_.runner.empty() && RunnerIsDead(job_.runner);
   Status got = store_.AcquireJob(id_, runner_, now, now + opt_.lease.count(), opt_.force || dead);
+  if (spec_.pool && got.code() == ErrorCode::kNotFound) {
+    // Finished and archived by another runner since the read above.
+    auto again = store_.GetJob(id_);
+    if (again.ok() && again->archived) {
+      over_ = true;
+      return Status::Ok();
+    }
+  }
   if (spec_.pool && got.code() == ErrorCode::kPreconditionFailed) {
     lister_ = false;  // another runner lists; this one transfers beside it
   } else if (!got.ok()) {
@@ -345,6 +355,7 @@ Status Runner::Setup() {
   ctx_.bwlimit = bw_.get();
   ctx_.budget = budget_.get();
   ctx_.buffers = buffers_.get();
+  ctx_.fence = &fence_;
   pending_ = job_.counters.pending;
   queue_ = std::make_unique<WorkQueue>(static_cast<size_t>(std::max(8, spec_.concurrency * 2)));
   return Status::Ok();
@@ -361,7 +372,8 @@ void Runner::Dispatch() {
     }
     int64_t now = NowUnixMs();
     int want = static_cast<int>(std::min<size_t>(room, static_cast<size_t>(opt_.claim_batch)));
-    auto claimed = store_.Claim(id_, runner_, want, now, now + opt_.lease.count());
+    const int64_t lease_until = now + opt_.lease.count();
+    auto claimed = store_.Claim(id_, runner_, want, now, lease_until);
     if (!claimed.ok()) {
       state_circuit_.OnFailure(claimed.status());
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -373,6 +385,7 @@ void Runner::Dispatch() {
       continue;
     }
     for (auto& c : *claimed) {
+      c.lease_until_ms = lease_until;
       if (CanTransferAsync(ctx_, c)) {
         queue_->PushAsync(std::move(c));
       } else {
@@ -603,6 +616,7 @@ Result<RunResult> Runner::Run() {
     return done;
   }
   auto start = Clock::now();
+  fence_.Renewed(NowUnixMs() + opt_.lease.count());  // every claim comes after this
   int64_t done0 = job_.counters.transferred + job_.counters.skipped;
   int64_t bytes0 = job_.counters.bytes;
   // An earlier run may have been cancelled mid-way; this one is a resume.
@@ -620,11 +634,13 @@ Result<RunResult> Runner::Run() {
     lc.list_concurrency = spec_.list_concurrency;
     lc.stop = &list_stop_;
     lc.wait_for_room = [&] {
+      // Also when the listing lease is lost meanwhile: the monitor may be
+      // joining this thread to list again itself.
       while (pending_.load() >= opt_.max_pending) {
-        if (Stopping()) return false;
+        if (Stopping() || list_stop_) return false;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
-      return !Stopping();
+      return !Stopping() && !list_stop_;
     };
     lc.on_page = [&](int64_t n) { pending_ += n; };
     listing_status = RunListing(lc);
@@ -676,16 +692,23 @@ Result<RunResult> Runner::Run() {
           start_lister();
         }
       }
-      (void)store_.RenewLeases(id_, runner_, until);
+      if (store_.RenewLeases(id_, runner_, until).ok()) fence_.Renewed(until);
       last_renew = now;
     }
     if (now - last_report < std::chrono::milliseconds(100)) continue;
     auto job = store_.GetJob(id_);
-    if (!job.ok()) {
+    if (job.ok()) {
+      state_circuit_.OnSuccess();
+    } else {
       state_circuit_.OnFailure(job.status());
-      continue;
     }
-    state_circuit_.OnSuccess();
+    // Reported also while the state store is away: that is when it opens.
+    std::string c = CircuitText();
+    if (c != circuits) {
+      Emit({Event::Kind::kCircuit, "", c.empty() ? "closed" : c, "", 0});
+      circuits = c;
+    }
+    if (!job.ok()) continue;
     job_ = *job;
     // In the pool, other runners finish keys too: the listing's
     // back-pressure follows the shared count.
@@ -695,11 +718,6 @@ Result<RunResult> Runner::Run() {
                        job_.state == state::JobState::kCancelled)) {
       final_state = job_.state;  // another runner of the pool ended it
       break;
-    }
-    std::string c = CircuitText();
-    if (c != circuits) {
-      Emit({Event::Kind::kCircuit, "", c.empty() ? "closed" : c, "", 0});
-      circuits = c;
     }
     if (job_.listing_done && !listing_announced) {
       listing_announced = true;
@@ -767,9 +785,15 @@ Result<RunResult> Runner::Run() {
   if (spec_.pool && final_state == state::JobState::kRunning) {
     // Stopped early, in the pool: the others go on with the job. Give the
     // listing back at once if this runner held it.
+    // Only the lease is ended (it lapses now, if still ours): the job's
+    // state is left to the runners still at it, which may have finished or
+    // cancelled it meanwhile.
     if (lister_) {
-      FERRY_RETURN_IF_ERROR(
-          store_.SetJobState(id_, state::JobState::kRunning, NowUnixMs(), result.seconds, true));
+      Status gave = store_.RenewJob(id_, runner_, NowUnixMs());
+      if (!gave.ok() && gave.code() != ErrorCode::kPreconditionFailed &&
+          gave.code() != ErrorCode::kNotFound) {
+        return gave;
+      }
     }
   } else {
     state::JobState leave = final_state == state::JobState::kRunning

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <cstdio>
 #include <fstream>
@@ -17,6 +18,7 @@
 
 #include "migrate/create.h"
 #include "migrate/job_spec.h"
+#include "state/metered_state_store.h"
 
 namespace ferry::migrate {
 namespace {
@@ -235,6 +237,59 @@ TEST_F(RunnerTest, ALiveRunnerKeepsItsJob) {
   ::gethostname(host, sizeof(host) - 1);
   EXPECT_TRUE(RunnerIsDead(std::string(host) + ":999999999:x"));
   EXPECT_FALSE(RunnerIsDead("otherhost:1:x"));  // another machine: wait for its lease
+}
+
+// A state store under heavy load: renewals fail, and the first claim
+// answers late, when too little of those objects' lease is left to write.
+class LateFirstClaim : public state::MeteredStateStore {
+ public:
+  LateFirstClaim(state::StateStore& inner, std::chrono::milliseconds late)
+      : MeteredStateStore(inner), late_(late) {}
+  Result<std::vector<state::ClaimedObject>> Claim(const std::string& job, const std::string& owner,
+                                                  int max, int64_t now_ms,
+                                                  int64_t lease_until_ms) override {
+    auto r = MeteredStateStore::Claim(job, owner, max, now_ms, lease_until_ms);
+    if (r.ok() && !r->empty() && !slowed_.exchange(true)) {
+      first_batch_ = static_cast<int>(r->size());
+      std::this_thread::sleep_for(late_);
+    }
+    return r;
+  }
+  // Renewals fail throughout: what a claim took is all a lease has.
+  Status RenewLeases(const std::string&, const std::string&, int64_t) override {
+    return Status::Network("the state store is too busy to renew");
+  }
+  Result<bool> Release(const std::string& job, const std::string& owner, const std::string& key,
+                       int64_t not_before_ms) override {
+    ++released_;
+    return MeteredStateStore::Release(job, owner, key, not_before_ms);
+  }
+  std::atomic<int> first_batch_{0}, released_{0};
+
+ private:
+  const std::chrono::milliseconds late_;
+  std::atomic<bool> slowed_{false};
+};
+
+TEST_F(RunnerTest, ObjectsWhoseLeaseIsNearlyOverAreReleasedUnwritten) {
+  MakeTree("src", 40, 2, 9);
+  auto job = Create("src", "dst", 1);
+  ASSERT_TRUE(job.ok());
+  // A 400 ms lease: writes need 200 ms of it left; the first batch's claim
+  // returns after 300 ms. Another runner could claim those objects 100 ms
+  // later, so this one must not write them: it gives them back, and claims
+  // them again (a fresh lease) to copy them.
+  LateFirstClaim late(*store_, std::chrono::milliseconds(300));
+  RunOptions o;
+  o.lease = std::chrono::milliseconds(400);
+  auto r = RunJob(late, job->id, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->job.state, state::JobState::kCompleted);
+  EXPECT_EQ(r->job.counters.transferred, 40);
+  EXPECT_EQ(r->job.counters.failed, 0);
+  EXPECT_GT(late.first_batch_.load(), 0);
+  EXPECT_GE(late.released_.load(), late.first_batch_.load());
+  ExpectSameTree(root_ + "/src", root_ + "/dst");
 }
 
 }  // namespace

@@ -44,6 +44,12 @@ TransferResult Skipped(const char* reason) {
   return r;
 }
 
+// Whether the object is still this runner's to write (LeaseFence).
+Status MayWrite(const TransferContext& ctx, int64_t lease_until_ms) {
+  if (ctx.fence == nullptr) return Status::Ok();
+  return ctx.fence->Check(NowUnixMs(), lease_until_ms);
+}
+
 TransferResult Transferred(uint64_t bytes) {
   TransferResult r;
   r.outcome = state::Outcome::kTransferred;
@@ -173,13 +179,15 @@ Result<PutOptions> PutAfterGet(const ObjectInfo& got, std::string_view data) {
 }
 
 TransferResult CopySmall(const TransferContext& ctx, const std::string& key,
-                         const std::string& dst_key, uint64_t listed_size) {
+                         const std::string& dst_key, uint64_t listed_size,
+                         int64_t lease_until_ms) {
   BudgetHold hold(ctx.budget, listed_size);
   BufferSink buf(ctx, static_cast<size_t>(listed_size), /*hash_md5=*/false);
   auto got = ctx.src->Get(key, GetOptions{}, buf);
   if (!got.ok()) return Failed(got.status(), Side::kSource);
   auto put = PutAfterGet(*got, buf.data());
   if (!put.ok()) return Failed(put.status(), Side::kSource);
+  if (Status s = MayWrite(ctx, lease_until_ms); !s.ok()) return Failed(s, Side::kState);
   ViewSource body(buf.data());
   auto stored = ctx.dst->Put(dst_key, body, got->size, *put);
   if (!stored.ok()) return Failed(stored.status(), Side::kDestination);
@@ -211,14 +219,16 @@ struct SmallCopy {
 };
 
 TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
-                             const std::string& dst_key) {
+                             const std::string& dst_key, int64_t lease_until_ms) {
   auto info = ctx.src->Head(key);
   if (!info.ok()) return Failed(info.status(), Side::kSource);
   PartPolicy policy;
   policy.threshold = ctx.spec.multipart_threshold;
   policy.part_size = ctx.spec.part_size;
   PartPlan plan = PlanParts(info->size, Limited(policy, ctx.dst->Features()));
-  if (!plan.multipart) return CopySmall(ctx, key, dst_key, info->size);  // shrank since listed
+  if (!plan.multipart) {  // shrank since listed
+    return CopySmall(ctx, key, dst_key, info->size, lease_until_ms);
+  }
 
   auto rec = ctx.state->GetUpload(ctx.job, key);
   if (!rec.ok()) return Failed(rec.status(), Side::kState);
@@ -362,6 +372,8 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
   }
   std::vector<PartInfo> parts;
   for (auto& [n, p] : done) parts.push_back(p);
+  // The parts stay (the upload is kept for whoever completes it).
+  if (Status s = MayWrite(ctx, lease_until_ms); !s.ok()) return Failed(s, Side::kState);
   auto complete = ctx.dst->CompleteMultipart(dst_key, upload.upload_id, parts);
   if (!complete.ok()) return give_up(complete.status(), Side::kDestination);
   // What S3 (and ferry's stores) answer for an upload of exactly these parts.
@@ -431,10 +443,15 @@ void TransferObjectAsync(const TransferContext& ctx, const state::ClaimedObject&
   auto op = std::make_shared<SmallCopy>(ctx, obj.size, budget_taken);
   op->dst_key = ctx.keys.DstKey(obj.key);
   op->done = std::move(done);
-  ctx.src->Async()->GetAsync(obj.key, GetOptions{}, *op->buf, [&ctx, op](Result<ObjectInfo> got) {
+  const int64_t lease_until_ms = claimed.lease_until_ms;
+  ctx.src->Async()->GetAsync(obj.key, GetOptions{}, *op->buf, [&ctx, op, lease_until_ms](
+                                                                  Result<ObjectInfo> got) {
     if (!got.ok()) return op->Finish(Failed(got.status(), Side::kSource));
     auto put = PutAfterGet(*got, op->buf->data());
     if (!put.ok()) return op->Finish(Failed(put.status(), Side::kSource));
+    if (Status s = MayWrite(ctx, lease_until_ms); !s.ok()) {
+      return op->Finish(Failed(s, Side::kState));
+    }
     op->body.emplace(op->buf->data());
     uint64_t size = got->size;
     ctx.dst->Async()->PutAsync(op->dst_key, *op->body, size, *put,
@@ -471,6 +488,7 @@ TransferResult TransferObject(const TransferContext& ctx, const state::ClaimedOb
   if (ctx.spec.dry_run) return Transferred(obj.size);
   if (ctx.same_store && ctx.spec.server_side_copy &&
       obj.size <= ctx.dst->Features().max_single_put) {
+    if (Status s = MayWrite(ctx, claimed.lease_until_ms); !s.ok()) return Failed(s, Side::kState);
     auto copied = ctx.dst->Copy(obj.key, dst_key, std::nullopt);
     if (!copied.ok()) return Failed(copied.status(), Side::kDestination);
     if (IsMd5Hex(obj.etag) && IsMd5Hex(copied->etag) &&
@@ -482,18 +500,18 @@ TransferResult TransferObject(const TransferContext& ctx, const state::ClaimedOb
     return Transferred(obj.size);
   }
   if (obj.size >= ctx.spec.multipart_threshold && ctx.dst->Features().multipart) {
-    return CopyMultipart(ctx, obj.key, dst_key);
+    return CopyMultipart(ctx, obj.key, dst_key, claimed.lease_until_ms);
   }
-  TransferResult r = CopySmall(ctx, obj.key, dst_key, obj.size);
+  TransferResult r = CopySmall(ctx, obj.key, dst_key, obj.size, claimed.lease_until_ms);
   if (r.status.code() == ErrorCode::kPreconditionFailed &&
       r.status.message().find(kGrew) != std::string::npos) {
     // Rewritten larger since the listing: take the route its size needs now.
     auto head = ctx.src->Head(obj.key);
     if (!head.ok()) return Failed(head.status(), Side::kSource);
     if (head->size >= ctx.spec.multipart_threshold && ctx.dst->Features().multipart) {
-      return CopyMultipart(ctx, obj.key, dst_key);
+      return CopyMultipart(ctx, obj.key, dst_key, claimed.lease_until_ms);
     }
-    return CopySmall(ctx, obj.key, dst_key, head->size);
+    return CopySmall(ctx, obj.key, dst_key, head->size, claimed.lease_until_ms);
   }
   return r;
 }

@@ -25,6 +25,7 @@
 #include "engine/byte_budget.h"
 #include "engine/rate_limiter.h"
 #include "migrate/job_spec.h"
+#include "migrate/lease_fence.h"
 #include "migrate/policy.h"
 #include "state/state_store.h"
 #include "store/object_store.h"
@@ -43,6 +44,9 @@ struct TransferContext {
   RateLimiter* bwlimit = nullptr;  // bytes read from the source; may be null
   ByteBudget* budget = nullptr;    // may be null (unbounded)
   BufferPool* buffers = nullptr;   // recycles large buffers; may be null
+  // Checked before every write to the destination (PUT, copy, completion of
+  // a multipart upload) against the object's claim; null: write always.
+  const LeaseFence* fence = nullptr;
 };
 
 enum class Side { kSource, kDestination, kState };

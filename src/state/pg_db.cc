@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 #include <poll.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -19,7 +20,50 @@ std::string OneLine(const char* m) {
   return s.empty() ? "unknown error" : s;
 }
 
+// The password a connection string gives, "" when none (or unparsable).
+std::string PasswordOf(const std::string& conninfo) {
+  PQconninfoOption* opts = PQconninfoParse(conninfo.c_str(), nullptr);
+  if (opts == nullptr) return "";
+  std::string pw;
+  for (PQconninfoOption* o = opts; o->keyword != nullptr; ++o) {
+    if (std::strcmp(o->keyword, "password") == 0 && o->val != nullptr) pw = o->val;
+  }
+  PQconninfoFree(opts);
+  return pw;
+}
+
 }  // namespace
+
+std::string HideSecrets(std::string message, const std::string& conninfo,
+                        const std::string& password) {
+  const bool uri = conninfo.find("://") != std::string::npos;
+  const bool has_secret = !password.empty() || conninfo.find("password") != std::string::npos ||
+                          (uri && conninfo.find('@') != std::string::npos);
+  if (!has_secret) return message;
+  constexpr std::string_view kHidden = "(hidden)";
+  if (!password.empty()) {
+    for (size_t at = message.find(password); at != std::string::npos;
+         at = message.find(password, at + kHidden.size())) {
+      message.replace(at, password.size(), kHidden);
+    }
+  }
+  std::string out;
+  size_t i = 0;
+  while (i < message.size()) {
+    size_t open = message.find('"', i);
+    size_t close = open == std::string::npos ? open : message.find('"', open + 1);
+    if (close == std::string::npos) break;
+    std::string quoted = message.substr(open + 1, close - open - 1);
+    out.append(message, i, open + 1 - i);
+    // One character ("=", ":") says where the parse stopped, not a secret.
+    out += quoted.size() > 1 && conninfo.find(quoted) != std::string::npos ? std::string(kHidden)
+                                                                           : quoted;
+    out += '"';
+    i = close + 1;
+  }
+  out.append(message, std::min(i, message.size()), std::string::npos);
+  return out;
+}
 
 Status ClassifySqlState(std::string_view state, std::string message) {
   auto starts = [&](std::string_view p) { return state.substr(0, p.size()) == p; };
@@ -103,13 +147,12 @@ int64_t Rows::affected() const {
 }
 
 Result<std::unique_ptr<Conn>> Conn::Open(const std::string& conninfo) {
-  // Parse first: a malformed string is the caller's error, and libpq's
-  // parser says what is wrong without echoing the string (which may hold a
-  // password).
+  // Parse first: a malformed string is the caller's error. libpq's parser
+  // quotes the piece it could not take, which may be a password: hidden.
   char* err = nullptr;
   PQconninfoOption* opts = PQconninfoParse(conninfo.c_str(), &err);
   if (opts == nullptr) {
-    std::string m = OneLine(err);
+    std::string m = HideSecrets(OneLine(err), conninfo, "");
     if (err) PQfreemem(err);
     return Status::InvalidArgument("bad PostgreSQL connection string: " + m);
   }
@@ -122,7 +165,7 @@ Result<std::unique_ptr<Conn>> Conn::Open(const std::string& conninfo) {
   pg_conn* c = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (c == nullptr) return Status::Internal("libpq could not allocate a connection");
   if (PQstatus(c) != CONNECTION_OK) {
-    std::string m = OneLine(PQerrorMessage(c));
+    std::string m = HideSecrets(OneLine(PQerrorMessage(c)), conninfo, PasswordOf(conninfo));
     PQfinish(c);
     // libpq gives no SQLSTATE for a failed connection: tell the permanent
     // refusals (authentication, a missing database or role) from a server

@@ -36,6 +36,15 @@ namespace ferry::state::pg {
 // Status message.
 Status ClassifySqlState(std::string_view sqlstate, std::string message);
 
+// libpq's messages about a connection string quote pieces of it (a bad
+// percent-escape, a word without "=", a host or port that took in part of
+// a password holding an unescaped "@" or "/"). When `conninfo` carries a
+// password (`password`, from parsing it, or any user-info or password=
+// when it could not be parsed), every quoted piece of `message` taken from
+// `conninfo`, and the password itself, is replaced by "(hidden)".
+std::string HideSecrets(std::string message, const std::string& conninfo,
+                        const std::string& password);
+
 using Param = std::optional<std::string>;  // nullopt = SQL NULL
 
 // Array parameters, as PostgreSQL's text form of an array: a batch of keys

@@ -211,14 +211,20 @@ Result<std::vector<JobRecord>> JobsFromRows(const Rows& r, bool archived) {
 }  // namespace
 
 Result<JobRecord> PgStateStore::GetJob(const std::string& id) {
-  return Run([&](Conn& c) -> Result<JobRecord> {
-    auto live = ReadJob(c, id);
-    if (live.ok() || live.status().code() != ErrorCode::kNotFound) return live;
-    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kSelectArchivedJobSql, {id}));
-    if (r.size() == 0) return Status::NotFound("no job " + id);
-    FERRY_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, JobsFromRows(r, true));
-    return std::move(jobs.front());
-  });
+  // A live job is one read. Otherwise both tables are read again in one
+  // snapshot: a job moving between them meanwhile is found in one of them.
+  auto live = Run([&](Conn& c) { return ReadJob(c, id); });
+  if (live.ok() || live.status().code() != ErrorCode::kNotFound) return live;
+  return RunTxn(
+      [&](Conn& c) -> Result<JobRecord> {
+        auto again = ReadJob(c, id);
+        if (again.ok() || again.status().code() != ErrorCode::kNotFound) return again;
+        FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kSelectArchivedJobSql, {id}));
+        if (r.size() == 0) return Status::NotFound("no job " + id);
+        FERRY_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, JobsFromRows(r, true));
+        return std::move(jobs.front());
+      },
+      kSnapshot);
 }
 
 Result<std::vector<JobRecord>> PgStateStore::ListJobs() {
@@ -237,7 +243,12 @@ Result<std::vector<JobRecord>> PgStateStore::ListArchivedJobs() {
 
 Status PgStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
   return RunTxn([&](Conn& c) -> Status {
-    // The row lock keeps runners from changing the job while it moves.
+    // The row locks keep runners from changing the job while it moves,
+    // taken in the order every writer takes them: the job's object rows,
+    // then its jobs row (a Finish racing the archive waits, never
+    // deadlocks).
+    FERRY_RETURN_IF_ERROR(
+        c.Exec("SELECT 1 FROM objects WHERE job = $1 ORDER BY key FOR UPDATE", {id}).status());
     FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec("SELECT state FROM jobs WHERE id = $1 FOR UPDATE", {id}));
     if (r.size() == 0) {
       FERRY_ASSIGN_OR_RETURN(Rows a, c.Exec("SELECT 1 FROM archived_jobs WHERE id = $1", {id}));

@@ -111,7 +111,9 @@ class PgStateStore : public StateStore {
   // Runs `f(conn)` inside BEGIN ... COMMIT; an error (from `f` or the
   // commit) rolls back.
   template <class F>
-  auto RunTxn(F f) -> decltype(f(std::declval<pg::Conn&>()));
+  auto RunTxn(F f, const char* begin = "BEGIN") -> decltype(f(std::declval<pg::Conn&>()));
+  // For reads of several statements that must agree: one snapshot.
+  static constexpr const char* kSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
 
   const std::string conninfo_;
   std::mutex mu_;
@@ -144,10 +146,10 @@ auto PgStateStore::Run(F f) -> decltype(f(std::declval<pg::Conn&>())) {
 }
 
 template <class F>
-auto PgStateStore::RunTxn(F f) -> decltype(f(std::declval<pg::Conn&>())) {
+auto PgStateStore::RunTxn(F f, const char* begin) -> decltype(f(std::declval<pg::Conn&>())) {
   FERRY_ASSIGN_OR_RETURN(Lease lease, Take());
   pg::Conn& c = lease.conn();
-  FERRY_RETURN_IF_ERROR(c.ExecScript("BEGIN"));
+  FERRY_RETURN_IF_ERROR(c.ExecScript(begin));
   auto r = f(c);
   if (!r.ok()) {
     (void)c.ExecScript("ROLLBACK");  // when it fails, the connection is not reused

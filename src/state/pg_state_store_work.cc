@@ -230,16 +230,20 @@ Result<std::vector<DeadLetter>> PgStateStore::ListDeadLetters(const std::string&
 
 Result<int64_t> PgStateStore::RequeueDeadLetters(const std::string& job) {
   return RunTxn([&](Conn& c) -> Result<int64_t> {
+    // One statement, so the rows moved are exactly the rows deleted: a
+    // dead letter a worker adds meanwhile is either moved or left whole.
     // The last error stays, for the next attempt's logs.
     FERRY_ASSIGN_OR_RETURN(
-        Rows ins, c.Exec("INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
-                         "lease_until_ms, not_before_ms, attempts, claims, last_error) "
-                         "SELECT job, key, size, etag, last_modified_ms, '', 0, 0, 0, 0, "
-                         "last_error FROM dlq WHERE job = $1 ON CONFLICT(job, key) DO NOTHING",
-                         {job}));
-    FERRY_ASSIGN_OR_RETURN(Rows del, c.Exec("DELETE FROM dlq WHERE job = $1", {job}));
-    const int64_t n = del.affected();
-    if (n > 0) FERRY_RETURN_IF_ERROR(AddCounters(c, job, -n, ins.affected()));
+        Rows r, c.Exec("WITH d AS (DELETE FROM dlq WHERE job = $1 RETURNING job, key, size, etag, "
+                       "last_modified_ms, last_error), "
+                       "i AS (INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
+                       "lease_until_ms, not_before_ms, attempts, claims, last_error) "
+                       "SELECT job, key, size, etag, last_modified_ms, '', 0, 0, 0, 0, last_error "
+                       "FROM d ON CONFLICT(job, key) DO NOTHING RETURNING 1) "
+                       "SELECT (SELECT count(*) FROM d), (SELECT count(*) FROM i)",
+                       {job}));
+    const int64_t n = r.Int(0, 0);
+    if (n > 0) FERRY_RETURN_IF_ERROR(AddCounters(c, job, -n, r.Int(0, 1)));
     return n;
   });
 }
@@ -333,7 +337,7 @@ Result<std::optional<UploadRecord>> PgStateStore::GetUpload(const std::string& j
                                               "WHERE job = $1 AND key = $2 ORDER BY number",
                                               {job, key}));
     return std::optional<UploadRecord>(std::move(ReadUploads(ups, parts).front().second));
-  });
+  }, kSnapshot);
 }
 
 Status PgStateStore::DeleteUpload(const std::string& job, const std::string& key) {
@@ -350,7 +354,7 @@ Result<std::vector<std::pair<std::string, UploadRecord>>> PgStateStore::ListUplo
                                               "WHERE job = $1 ORDER BY key, number",
                                               {job}));
     return ReadUploads(ups, parts);
-  });
+  }, kSnapshot);
 }
 
 Result<int64_t> PgStateStore::CountRows(const std::string& job) {

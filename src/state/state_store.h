@@ -114,6 +114,7 @@ struct ClaimedObject {
   int attempts = 0;       // failed attempts so far
   int claims = 0;         // times claimed, this one included (>1: retried or resumed)
   std::string last_error;
+  int64_t lease_until_ms = 0;  // the lease this claim took (set by the claimer; 0: unknown)
 };
 
 enum class Outcome { kTransferred, kSkipped };

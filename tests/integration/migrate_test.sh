@@ -296,6 +296,8 @@ bad 'cannot connect to PostgreSQL' "$FERRY" migrate --state "postgres://u:hunter
 bad 'cannot connect to PostgreSQL' "$FERRY" worker --state "postgres://u:hunter2@127.0.0.1:1/db" --once
 bad 'connection string' "$FERRY" migrate --state "postgres:host=127.0.0.1 port" "$SRC" "$TMP/y"
 ! grep -q hunter2 "$TMP/bad.err" || fail "a PostgreSQL password was printed"
+bad 'connection string' "$FERRY" migrate --state "postgres://u:50%zzoff@127.0.0.1:1/db" list
+! grep -q zzoff "$TMP/bad.err" || fail "a malformed connection string's password was printed"
 [ ! -e "$TMP/y" ] || fail "a failed migrate created its destination"
 SECRETS=$AWS_SHARED_CREDENTIALS_FILE
 AWS_SHARED_CREDENTIALS_FILE="$TMP" bad 'credentials|read|directory' "${M[@]}" s3://bkt "$TMP/y" --src-profile src

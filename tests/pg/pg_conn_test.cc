@@ -92,6 +92,32 @@ TEST(PgConn, ConnectFailuresSayWhyAndNeverShowThePassword) {
   EXPECT_EQ(down.status().ToString().find('\n'), std::string::npos);
 }
 
+TEST(PgConn, MalformedStringsWithAPasswordQuoteNoneOfIt) {
+  // Each is refused by libpq's own parser, which quotes the piece it could
+  // not take; with a password in the string, that piece is hidden.
+  for (const std::string bad : {"postgres://u:50%zzoff@127.0.0.1:1/db",
+                                "host=127.0.0.1 password=two words",
+                                "postgresql://u:pa/ss@127.0.0.1/db?sslmode=s3cretish"}) {
+    auto c = Conn::Open(bad);
+    ASSERT_FALSE(c.ok()) << bad;
+    const std::string m = c.status().ToString();
+    for (const char* secret : {"50%zz", "zzoff", "words", "ss@127", "s3cretish"}) {
+      EXPECT_EQ(m.find(secret), std::string::npos) << bad << " -> " << m;
+    }
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+}
+
+TEST(PgConn, HideSecretsKeepsWhatCarriesNoPassword) {
+  EXPECT_EQ(HideSecrets("could not translate host name \"nohost\"", "host=nohost dbname=x", ""),
+            "could not translate host name \"nohost\"");
+  EXPECT_EQ(HideSecrets("invalid integer value \"pa\" for connection option \"port\"",
+                        "postgres://u:pa:ss@h/db", ""),
+            "invalid integer value \"(hidden)\" for connection option \"port\"");
+  EXPECT_EQ(HideSecrets("auth for hunter2 failed", "host=h password=hunter2", "hunter2"),
+            "auth for (hidden) failed");
+}
+
 TEST(PgConn, ARestartBreaksTheConnectionRetryablyAndResetRecovers) {
   FERRY_PRIVATE_PG(cluster);
   auto c = Connect(cluster.conninfo());
