@@ -143,6 +143,7 @@ nlohmann::json FaultConfigToJson(const FaultConfig& c) {
                       {"count", c.count},
                       {"rules", std::move(rules)}};
   if (c.seed) j["seed"] = *c.seed;
+  j["list_quirks"] = ListQuirkNames(c.list_quirks);
   return j;
 }
 
@@ -166,6 +167,11 @@ Result<FaultConfig> FaultConfigFromJson(const nlohmann::json& j) {
           return Status::InvalidArgument("seed must be a non-negative integer");
         }
         if (!v.is_null()) c.seed = v.get<uint64_t>();
+      } else if (name == "list_quirks") {
+        if (!v.is_array()) return Status::InvalidArgument("\"list_quirks\" must be an array");
+        for (const auto& item : v) {
+          FERRY_RETURN_IF_ERROR(AddListQuirk(item.get<std::string>(), &c.list_quirks));
+        }
       } else if (name == "rules") {
         if (!v.is_array()) return Status::InvalidArgument("\"rules\" must be an array");
         for (const auto& item : v) {
@@ -236,6 +242,11 @@ Status FaultPolicy::Configure(FaultConfig config) {
 FaultConfig FaultPolicy::config() const {
   std::lock_guard lock(mu_);
   return config_;
+}
+
+ListQuirks FaultPolicy::list_quirks() const {
+  std::lock_guard lock(mu_);
+  return config_.list_quirks;
 }
 
 bool FaultPolicy::Fires(ActiveRule& r, std::string_view op, std::string_view key) {

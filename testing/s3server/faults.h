@@ -20,6 +20,9 @@
 // RNG falls below `probability` (no draw when it is 1). The first rule that
 // fires decides the fault, and the rules after it do not see the request.
 // Latency and bandwidth are global, not per rule.
+//
+// List quirks (listing_quirks.h) are part of the config too: listings that
+// are wrong on purpose, for every ListObjects request while set.
 
 #include <chrono>
 #include <cstdint>
@@ -34,6 +37,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "base/status.h"
+#include "listing_quirks.h"
 
 namespace ferry::s3server {
 
@@ -83,10 +87,12 @@ struct FaultConfig {
   // and latency jitter) with it, so a run with the same request order
   // repeats its faults. Unset: the RNG keeps its state (seeded at random).
   std::optional<uint64_t> seed;
+  ListQuirks list_quirks;  // none by default
 };
 
 // JSON form, with the field names above ("rules" is an array of objects with
-// the FaultRule field names; "seed" is omitted when unset). FromJson starts
+// the FaultRule field names; "seed" is omitted when unset; "list_quirks" is
+// an array of quirk names, always present). FromJson starts
 // from defaults, so absent fields reset to their default; unknown fields, in
 // the config or in a rule, are an error, and so is a rule without "kind".
 // Values are range-checked by FaultPolicy::Configure, not here.
@@ -114,6 +120,8 @@ class FaultPolicy {
   // active configuration is unchanged.
   Status Configure(FaultConfig config);
   FaultConfig config() const;
+  // config().list_quirks, without copying the rest.
+  ListQuirks list_quirks() const;
 
   // Counts this request as a candidate of each rule it reaches, and returns
   // the fault to inject (kNone for most requests).

@@ -320,6 +320,27 @@ TEST(FaultRulesJson, RoundTrip) {
   EXPECT_FALSE(ParseFaultRule("{kind").ok());
 }
 
+TEST(FaultConfigJson, ListQuirks) {
+  auto parsed = FaultConfigFromJson(
+      nlohmann::json::parse(R"({"list_quirks": ["unordered", "forget-prefixes"]})"));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_TRUE(parsed->list_quirks.unordered && parsed->list_quirks.forget_prefixes &&
+              !parsed->list_quirks.ignore_start_after);
+  nlohmann::json j = FaultConfigToJson(*parsed);
+  EXPECT_EQ(j["list_quirks"], nlohmann::json::parse(R"(["forget-prefixes", "unordered"])"));
+  FaultPolicy p;
+  ASSERT_TRUE(p.Configure(*parsed).ok());
+  EXPECT_EQ(p.list_quirks(), parsed->list_quirks);
+  // Absent means none, as for every other field.
+  EXPECT_EQ(FaultConfigToJson(FaultConfig{})["list_quirks"], nlohmann::json::array());
+  ASSERT_TRUE(p.Configure(*FaultConfigFromJson(nlohmann::json::object())).ok());
+  EXPECT_FALSE(p.list_quirks().any());
+  for (const char* bad : {R"({"list_quirks": ["sorted"]})", R"({"list_quirks": "unordered"})",
+                          R"({"list_quirks": [1]})"}) {
+    EXPECT_FALSE(FaultConfigFromJson(nlohmann::json::parse(bad)).ok()) << bad;
+  }
+}
+
 // A config is refused when FromJson or Configure refuses it, which is what
 // POST /_admin/faults answers with 400.
 Status Install(FaultPolicy& p, std::string_view text) {

@@ -35,6 +35,12 @@ ListResult ListKeys(const KeyIndex& index, const ListParams& params) {
     if (!common.empty()) {
       if (!params.prefix_after.empty() && common <= params.prefix_after) continue;
       if (!result.common_prefixes.empty() && result.common_prefixes.back() == common) continue;
+      // A common prefix's keys are contiguous: it is listed at its first key
+      // directly under it.
+      if (params.forget_prefixes &&
+          key.find(params.delimiter, common.size()) != std::string::npos) {
+        continue;
+      }
     }
     if (emitted == max_keys) {
       result.truncated = true;
@@ -49,7 +55,23 @@ ListResult ListKeys(const KeyIndex& index, const ListParams& params) {
       result.last_item = std::move(common);
     }
   }
+  if (result.truncated) result.resume_after = result.last_item;
   return result;
+}
+
+ListParams ByteOrderParams(const ListRequest& request) {
+  ListParams params;
+  params.prefix = request.prefix;
+  params.delimiter = request.delimiter;
+  params.max_keys = request.max_keys;
+  params.after = request.start_after;
+  if (!request.v2) {
+    params.prefix_after = request.start_after;
+  } else if (request.token) {
+    params.prefix_after = *request.token;
+    params.after = std::max(params.after, *request.token);
+  }
+  return params;
 }
 
 std::string EncodeContinuationToken(std::string_view last_item) {

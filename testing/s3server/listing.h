@@ -12,8 +12,12 @@
 //    towards max_keys;
 //  - common prefixes <= `prefix_after` are skipped: a continuation token (or
 //    a V1 marker) that names a common prefix resumes after all its keys.
+//
+// Servers that get listings wrong are imitated by listing_quirks.h, on top
+// of this.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,16 +33,39 @@ struct ListParams {
   std::string after;      // keys must be > after ("" = from the start)
   std::string prefix_after;  // skip common prefixes <= this ("" = none)
   int max_keys = 1000;       // 0..1000
+  // Quirk forget-prefixes (listing_quirks.h): a common prefix is returned
+  // only if one of the keys considered has no delimiter after it, so one
+  // whose keys all sit a level deeper is left out. Default off.
+  bool forget_prefixes = false;
 };
 
 struct ListResult {
   std::vector<ObjectRecord> objects;         // in key order
   std::vector<std::string> common_prefixes;  // in order
   bool truncated = false;
-  // The last key or common prefix returned: the V1 NextMarker and the
-  // content of the V2 continuation token. "" when nothing was returned.
+  // The last key or common prefix returned: the V1 NextMarker. "" when
+  // nothing was returned.
   std::string last_item;
+  // Where the next page resumes: the content of the V2 continuation token,
+  // set when `truncated`. ListKeys sets it to last_item; the walk-order
+  // listing (listing_quirks.h) to the key at which last_item was listed.
+  std::string resume_after;
 };
+
+// One ListObjects request's paging arguments, as the client sent them.
+struct ListRequest {
+  std::string prefix;
+  std::string delimiter;             // "" for a flat listing
+  int max_keys = 1000;               // 0..1000
+  bool v2 = true;                    // ListObjectsV2; false for V1
+  std::string start_after;           // V2 start-after, or the V1 marker ("" = none)
+  std::optional<std::string> token;  // V2 only: the decoded continuation token
+};
+
+// What `request` means to ListKeys, as S3 defines it: keys <= start_after
+// are skipped; a V2 token also skips everything up to the item it names,
+// common prefixes included, and so does a V1 marker.
+ListParams ByteOrderParams(const ListRequest& request);
 
 using KeyIndex = std::map<std::string, ObjectRecord>;
 

@@ -23,44 +23,44 @@ HttpResponse HandleListObjects(HandlerContext& ctx, bool v2) {
   auto max_keys = QueryInt(t, "max-keys", 1000);
   if (!max_keys.ok()) return ErrorResponse(max_keys.status(), ctx);
 
-  ListParams params;
-  params.prefix = q("prefix");
-  params.delimiter = q("delimiter");
-  params.max_keys = static_cast<int>(std::min<int64_t>(*max_keys, 1000));
+  ListRequest request;
+  request.prefix = q("prefix");
+  request.delimiter = q("delimiter");
+  request.max_keys = static_cast<int>(std::min<int64_t>(*max_keys, 1000));
+  request.v2 = v2;
   std::string token = q("continuation-token");
   if (v2) {
-    params.after = q("start-after");
+    request.start_after = q("start-after");
     if (t.HasQuery("continuation-token")) {
       auto decoded = DecodeContinuationToken(token);
       if (!decoded.ok()) return ErrorResponse(decoded.status(), ctx);
-      params.prefix_after = *decoded;
-      params.after = std::max(params.after, *decoded);
+      request.token = *std::move(decoded);
     }
   } else {
-    params.after = q("marker");
-    params.prefix_after = params.after;
+    request.start_after = q("marker");
   }
-  auto listed = ctx.service.storage().ListObjects(t.bucket, params);
+  auto listed =
+      ctx.service.storage().ListObjects(t.bucket, request, ctx.service.faults().list_quirks());
   if (!listed.ok()) return ErrorResponse(listed.status(), ctx);
   const ListResult& r = *listed;
 
   XmlWriter w("ListBucketResult");
   w.Element("Name", t.bucket);
-  w.Element("Prefix", ListingEncode(params.prefix, url));
+  w.Element("Prefix", ListingEncode(request.prefix, url));
   if (v2) {
     if (t.HasQuery("start-after")) w.Element("StartAfter", ListingEncode(q("start-after"), url));
     if (t.HasQuery("continuation-token")) w.Element("ContinuationToken", token);
     w.Element("KeyCount", std::to_string(r.objects.size() + r.common_prefixes.size()));
   } else {
-    w.Element("Marker", ListingEncode(params.after, url));
+    w.Element("Marker", ListingEncode(request.start_after, url));
     if (r.truncated) w.Element("NextMarker", ListingEncode(r.last_item, url));
   }
   w.Element("MaxKeys", std::to_string(*max_keys > 1000 ? 1000 : *max_keys));
-  if (!params.delimiter.empty()) w.Element("Delimiter", ListingEncode(params.delimiter, url));
+  if (!request.delimiter.empty()) w.Element("Delimiter", ListingEncode(request.delimiter, url));
   if (url) w.Element("EncodingType", "url");
   w.Element("IsTruncated", r.truncated ? "true" : "false");
   if (v2 && r.truncated) {
-    w.Element("NextContinuationToken", EncodeContinuationToken(r.last_item));
+    w.Element("NextContinuationToken", EncodeContinuationToken(r.resume_after));
   }
   bool owner = !v2 || q("fetch-owner") == "true";
   for (const auto& obj : r.objects) {

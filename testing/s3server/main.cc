@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   std::string fault_kind = "none";
   std::vector<std::string> fault_rules;
   std::optional<uint64_t> fault_seed;
+  std::vector<std::string> list_quirks;
   bool no_auth = false;
   bool retain_memory = false;
   int idle_timeout_s = static_cast<int>(server.idle_timeout.count());
@@ -99,6 +100,9 @@ int main(int argc, char** argv) {
                  "a fault rule as JSON, tried after the --fault one (repeatable), e.g. "
                  "'{\"kind\":\"503\",\"probability\":0.05}'");
   app.add_option("--fault-seed", fault_seed, "seed for the fault probabilities and jitter");
+  app.add_option("--list-quirk", list_quirks,
+                 "answer listings like a broken server: forget-prefixes|ignore-start-after|"
+                 "unordered (repeatable; see README)");
   CLI11_PARSE(app, argc, argv);
 
   ferry::RaiseOpenFileLimit();
@@ -123,6 +127,14 @@ int main(int argc, char** argv) {
       return 2;
     }
     faults.rules.push_back(std::move(rule).value());
+  }
+
+  for (const std::string& name : list_quirks) {
+    ferry::Status quirk = AddListQuirk(name, &faults.list_quirks);
+    if (!quirk.ok()) {
+      std::fprintf(stderr, "ferry-test-s3: --list-quirk: %s\n", quirk.ToString().c_str());
+      return 2;
+    }
   }
 
   std::unique_ptr<Storage> storage;

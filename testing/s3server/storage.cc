@@ -108,6 +108,7 @@ Status Storage::PutObject(const std::string& bucket, ObjectRecord record) {
   auto it = buckets_.find(bucket);
   if (it == buckets_.end()) return NoSuchBucket(bucket);
   if (catalog_) FERRY_RETURN_IF_ERROR(catalog_->SaveObject(bucket, record));
+  if (it->second.walk) it->second.walk->Add(record.key);
   std::string key = record.key;
   it->second.objects.insert_or_assign(std::move(key), std::move(record));
   return Status::Ok();
@@ -132,6 +133,7 @@ Status Storage::DeleteObject(const std::string& bucket, const std::string& key) 
   auto obj = it->second.objects.find(key);
   if (obj == it->second.objects.end()) return Status::Ok();
   if (catalog_) FERRY_RETURN_IF_ERROR(catalog_->RemoveObject(bucket, key));
+  if (it->second.walk) it->second.walk->Remove(key);
   it->second.objects.erase(obj);
   return Status::Ok();
 }
@@ -142,6 +144,16 @@ Result<ListResult> Storage::ListObjects(const std::string& bucket,
   auto it = buckets_.find(bucket);
   if (it == buckets_.end()) return NoSuchBucket(bucket);
   return ListKeys(it->second.objects, params);
+}
+
+Result<ListResult> Storage::ListObjects(const std::string& bucket, const ListRequest& request,
+                                        ListQuirks quirks) {
+  std::lock_guard lock(mu_);
+  auto it = buckets_.find(bucket);
+  if (it == buckets_.end()) return NoSuchBucket(bucket);
+  BucketState& b = it->second;
+  if (quirks.unordered && !b.walk) b.walk = std::make_unique<WalkIndex>(b.objects);
+  return ListWithQuirks(b.objects, b.walk.get(), request, quirks);
 }
 
 Result<std::string> Storage::CreateUpload(const std::string& bucket, const std::string& key,
@@ -236,9 +248,10 @@ Result<ObjectRecord> Storage::CompleteUpload(const std::string& bucket, const st
   std::lock_guard lock(mu_);
   // Another Complete or an Abort may have won the race meanwhile.
   FERRY_RETURN_IF_ERROR(FindUploadLocked(bucket, key, upload_id).status());
-  auto& objects = buckets_[bucket].objects;
+  BucketState& b = buckets_[bucket];
   if (catalog_) FERRY_RETURN_IF_ERROR(catalog_->SaveObject(bucket, record));
-  objects.insert_or_assign(key, record);
+  if (b.walk) b.walk->Add(key);
+  b.objects.insert_or_assign(key, record);
   uploads_.erase(upload_id);
   return record;
 }

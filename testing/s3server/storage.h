@@ -18,6 +18,7 @@
 #include "base/status.h"
 #include "blob.h"
 #include "listing.h"
+#include "listing_quirks.h"
 #include "s3_types.h"
 
 namespace ferry::s3server {
@@ -25,6 +26,9 @@ namespace ferry::s3server {
 struct BucketState {
   TimePoint created{};
   KeyIndex objects;
+  // The same keys in walk order, for the unordered list quirk: null until
+  // the bucket's first unordered listing, then kept in step with `objects`.
+  std::unique_ptr<WalkIndex> walk;
 };
 
 // Persistence of buckets and object records (directory mode). Calls are made
@@ -63,7 +67,12 @@ class Storage {
   Result<ObjectRecord> GetObject(const std::string& bucket, const std::string& key) const;
   // Deleting a missing key succeeds.
   Status DeleteObject(const std::string& bucket, const std::string& key);
+  // The byte-ordered listing, without quirks.
   Result<ListResult> ListObjects(const std::string& bucket, const ListParams& params) const;
+  // A ListObjects request with list quirks (ListWithQuirks); the first
+  // unordered listing of a bucket builds its WalkIndex.
+  Result<ListResult> ListObjects(const std::string& bucket, const ListRequest& request,
+                                 ListQuirks quirks);
 
   Result<std::string> CreateUpload(const std::string& bucket, const std::string& key,
                                    ObjectMeta meta);

@@ -132,6 +132,42 @@ TEST_P(StorageTest, ObjectsAndBuckets) {
   EXPECT_EQ(s.object_count(), 0u);
 }
 
+// The unordered list quirk's walk index, built by the first unordered
+// listing, follows every later write: PUT, multipart complete, DELETE.
+TEST_P(StorageTest, UnorderedListingFollowsWrites) {
+  Storage& s = *storage_;
+  ListQuirks unordered;
+  unordered.unordered = true;
+  auto list = [&]() {
+    auto r = s.ListObjects("bkt", ListRequest{}, unordered);
+    EXPECT_TRUE(r.ok());
+    std::vector<std::string> keys;
+    for (const auto& o : r->objects) keys.push_back(o.key);
+    return keys;
+  };
+  auto put = [&](const std::string& key) {
+    ObjectRecord rec;
+    rec.key = key;
+    rec.blob = MakeBlob(s, "v");
+    rec.size = 1;
+    rec.etag = HexLower(Md5("v"));
+    ASSERT_TRUE(s.PutObject("bkt", rec).ok());
+  };
+  put("x-1");
+  EXPECT_EQ(list(), (std::vector<std::string>{"x-1"}));
+  put("x/1");
+  put("x/1");
+  auto id = s.CreateUpload("bkt", "x!", {});
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(s.PutPart("bkt", "x!", *id, Part(s, 1, "p")).ok());
+  ASSERT_TRUE(s.CompleteUpload("bkt", "x!", *id, {{1, HexLower(Md5("p"))}}, 0).ok());
+  EXPECT_EQ(list(), (std::vector<std::string>{"x/1", "x!", "x-1"}));
+  ASSERT_TRUE(s.DeleteObject("bkt", "x/1").ok());
+  EXPECT_EQ(list(), (std::vector<std::string>{"x!", "x-1"}));
+  EXPECT_EQ(s.ListObjects("nobkt", ListRequest{}, unordered).status().remote_code(),
+            "NoSuchBucket");
+}
+
 TEST(DirectoryStorage, SurvivesReopen) {
   auto root = std::filesystem::temp_directory_path() /
               ("ferry-s3server-reopen-" + std::to_string(::getpid()));
