@@ -56,6 +56,7 @@ Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
   s.dst_profile = a.dst_profile.empty() ? a.global.profile : a.dst_profile;
   s.concurrency = a.concurrency;
   s.list_concurrency = a.list_concurrency;
+  s.list_by_prefixes = a.list_by == "prefixes";
   s.part_concurrency = a.part_concurrency;
   s.filter.include = a.include;
   s.filter.exclude = a.exclude;
@@ -150,6 +151,10 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
     } else if (e.kind == migrate::Event::Kind::kCircuit && !a.quiet && !tty) {
       std::fprintf(stderr, "ferry: circuit %s\n", e.reason.c_str());
     }
+    if (e.kind == migrate::Event::Kind::kWarning) {  // also with --json and -q: it matters
+      std::fprintf(stderr, "%sferry: warning: %s\n", printed_line ? "\r\x1b[K" : "",
+                   e.error.c_str());
+    }
   };
   state::MeteredStateStore metered(store);
   auto r = migrate::RunJob(metered, id, o);
@@ -158,7 +163,12 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
   if (!r.ok()) return Fail("job " + id, r.status());
   const state::JobRecord& job = r->job;
   if (a.json) {
-    std::printf("%s\n", SummaryJson(job, r->seconds, metered.calls(), metered.seconds()).c_str());
+    RunFigures run;
+    run.seconds = r->seconds;
+    run.state_calls = metered.calls();
+    run.state_seconds = metered.seconds();
+    run.listing_seconds = r->listing_seconds;
+    std::printf("%s\n", SummaryJson(job, run).c_str());
   } else if (!a.quiet) {
     const auto& c = job.counters;
     std::printf("%s%s: listed %lld, transferred %lld, skipped %lld, failed %lld, %s in %.1fs\n",
@@ -196,10 +206,12 @@ int RunSplit(state::StateStore& store, const migrate::JobSpec& whole, MigrateArg
     if (!job.ok()) return Fail(part.src, job.status());
     ids.push_back(job->id);
     if (a.json) {
-      std::printf("{\"event\":\"job\",\"job\":\"%s\",\"src\":%s}\n", job->id.c_str(),
-                  nlohmann::json(part.src).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+      nlohmann::json j = {{"event", "job"}, {"job", job->id}, {"src", part.src}};
+      if (!part.range_after.empty()) j["after"] = part.range_after;
+      if (!part.range_upper.empty()) j["upper"] = part.range_upper;
+      std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else {
-      std::printf("job %s %s\n", job->id.c_str(), part.src.c_str());
+      std::printf("job %s %s\n", job->id.c_str(), migrate::DescribePart(part).c_str());
     }
   }
   std::fflush(stdout);
@@ -244,7 +256,9 @@ int RunSplit(state::StateStore& store, const migrate::JobSpec& whole, MigrateArg
     if (j->state != state::JobState::kCompleted) total.state = j->state;
   }
   if (a.json) {
-    std::string line = SummaryJson(total, total.run_seconds);
+    RunFigures run;
+    run.seconds = total.run_seconds;
+    std::string line = SummaryJson(total, run);
     std::string jobs = nlohmann::json(ids).dump();
     line.insert(line.size() - 1, ",\"jobs\":" + jobs);
     std::printf("%s\n", line.c_str());
@@ -465,7 +479,15 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
   m->add_option("dst", a->dst, "Destination: s3://bucket[/prefix] or a local directory");
   AddStateOption(m, a.get());
   m->add_option("--concurrency", a->concurrency, "Objects in flight")->capture_default_str()->check(CLI::Range(1, 4096));
-  m->add_option("--list-concurrency", a->list_concurrency, "Common prefixes listed at once")->capture_default_str()->check(CLI::Range(1, 256));
+  m->add_option("--list-concurrency", a->list_concurrency,
+                "Listings at once (1: one flat listing)")->capture_default_str()->check(CLI::Range(1, 256));
+  m->add_option("--list-by", a->list_by,
+                "How parallel listings split an S3 source: ranges (key ranges listed flat, "
+                "complete whatever the server's delimiter listing says) or prefixes (one listing "
+                "per common prefix, as ferry did before; trusts the server to report every "
+                "prefix)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ranges", "prefixes"}));
   m->add_option("--part-concurrency", a->part_concurrency, "Parts in flight per large object")->capture_default_str()->check(CLI::Range(1, 256));
   m->add_option("--include", a->include, "Only keys matching this glob (repeatable; * ** ? [..] {a,b})");
   m->add_option("--exclude", a->exclude, "Leave out keys matching this glob (repeatable; wins over --include)");

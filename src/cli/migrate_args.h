@@ -26,6 +26,7 @@ struct MigrateArgs {
   std::string state_dir;
   int concurrency = 64;
   int list_concurrency = 4;
+  std::string list_by = "ranges";
   int part_concurrency = 4;
   std::vector<std::string> include, exclude;
   std::string min_size, max_size, newer_than, older_than;

@@ -37,18 +37,21 @@ std::string Dump(const json& j) {
 
 }  // namespace
 
-std::string SummaryJson(const state::JobRecord& job, double seconds, int64_t state_calls,
-                        double state_seconds) {
+std::string SummaryJson(const state::JobRecord& job, const RunFigures& run) {
   json j;
   j["event"] = "summary";
   j["job"] = job.id;
   j["state"] = state::ToString(job.state);
   PutCounters(j, job.counters);
   j["pending"] = job.counters.pending;
-  j["seconds"] = seconds;
-  if (state_calls >= 0) {
-    j["state_calls"] = state_calls;
-    j["state_seconds"] = state_seconds;
+  j["seconds"] = run.seconds;
+  if (run.listing_seconds > 0) j["listing_seconds"] = run.listing_seconds;
+  if (run.state_calls >= 0) {
+    j["state_calls"] = run.state_calls;
+    j["state_seconds"] = run.state_seconds;
+  }
+  if (!run.verify_json.empty()) {
+    j["verify"] = json::parse(run.verify_json, nullptr, /*allow_exceptions=*/false);
   }
   return Dump(j);
 }

@@ -11,13 +11,19 @@
 
 namespace ferry::cli {
 
+// What a run's summary says beyond the job's record.
+struct RunFigures {
+  double seconds = 0;          // this run
+  int64_t state_calls = -1;    // >= 0: state-store calls (state/metered_state_store.h)
+  double state_seconds = 0;    // the seconds callers waited in them
+  double listing_seconds = 0;  // > 0: this run listed, and its listing took this long
+  std::string verify_json;     // non-empty: a JSON object, the verify counts (--verify)
+};
+
 // The summary object: {"job","state","listed","transferred","skipped",
 // "failed","bytes","seconds", ...}; transferred + skipped + failed = listed
 // once a job has completed or failed.
-// With `state_calls` >= 0 it also carries this run's state-store calls and
-// the seconds callers waited in them (state/metered_state_store.h).
-std::string SummaryJson(const state::JobRecord& job, double seconds, int64_t state_calls = -1,
-                        double state_seconds = 0);
+std::string SummaryJson(const state::JobRecord& job, const RunFigures& run);
 std::string JobJson(const state::JobRecord& job);
 std::string DeadLetterJson(const state::DeadLetter& d);
 std::string ProgressJson(const std::string& job, const migrate::Progress& p);

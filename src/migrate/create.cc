@@ -35,9 +35,14 @@ std::string Canonical(const std::string& path) {
   }
 }
 
+struct Probed {
+  ListPage first;          // one key of it
+  StoreFeatures features;
+};
+
 // Opens the store `loc` names and lists one key of it: proof that it
 // exists and that the credentials work. Errors name the location as typed.
-Result<ListPage> Probe(const Location& loc, const OpenOptions& o, const std::string& typed) {
+Result<Probed> Probe(const Location& loc, const OpenOptions& o, const std::string& typed) {
   auto store = OpenStore(loc, o);
   if (!store.ok()) return store.status().WithContext(typed);
   ListOptions probe;
@@ -45,7 +50,25 @@ Result<ListPage> Probe(const Location& loc, const OpenOptions& o, const std::str
   probe.max_keys = 1;
   auto page = (*store)->List(probe);
   if (!page.ok()) return page.status().WithContext(typed);
-  return page;
+  return Probed{std::move(*page), (*store)->Features()};
+}
+
+// The job's first shard (state_store.h ShardRecord): a range shard where
+// the source lists by ranges, else a prefix shard (delimited when listing
+// by prefixes in parallel).
+state::ShardRecord FirstShard(const JobSpec& spec, const KeyMap& keys, bool range_listing) {
+  state::ShardRecord s;
+  s.prefix = keys.src_prefix;
+  const bool ranged_part = !spec.range_after.empty() || !spec.range_upper.empty();
+  if (range_listing && !spec.top_level_only && !spec.list_by_prefixes &&
+      (spec.list_concurrency > 1 || ranged_part)) {
+    s.ranged = true;
+    s.lower = spec.range_after;
+    s.upper = spec.range_upper;
+  } else {
+    s.delimiter = spec.list_concurrency > 1 || spec.top_level_only ? "/" : "";
+  }
+  return s;
 }
 
 }  // namespace
@@ -100,10 +123,11 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   }
 
   // Both stores must open and list before anything is recorded.
-  FERRY_RETURN_IF_ERROR(Probe(src, so, spec.src).status());
+  FERRY_ASSIGN_OR_RETURN(Probed sprobe, Probe(src, so, spec.src));
   OpenOptions dcreate = dopt;
   dcreate.create_local = true;
-  FERRY_ASSIGN_OR_RETURN(ListPage dfirst, Probe(dst, dcreate, spec.dst));
+  FERRY_ASSIGN_OR_RETURN(Probed dprobe, Probe(dst, dcreate, spec.dst));
+  const ListPage& dfirst = dprobe.first;
   spec.dst_empty_at_start = dfirst.objects.empty() && dfirst.common_prefixes.empty();
   // Local sides are stored absolute, so a resume from another directory works.
   if (!src.is_s3()) spec.src = src.path;
@@ -116,11 +140,8 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   job.spec = SpecToJson(spec);
   job.state = state::JobState::kCreated;
   job.created_ms = NowUnixMs();
-  state::ShardRecord shard0;
-  shard0.shard = 0;
-  shard0.prefix = KeyMapFor(src, dst).src_prefix;
-  shard0.delimiter = spec.list_concurrency > 1 || spec.top_level_only ? "/" : "";
-  FERRY_RETURN_IF_ERROR(store.CreateJob(job, {shard0}));
+  FERRY_RETURN_IF_ERROR(store.CreateJob(
+      job, {FirstShard(spec, KeyMapFor(src, dst), sprobe.features.range_listing)}));
   return store.GetJob(job.id);
 }
 

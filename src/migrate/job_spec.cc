@@ -47,6 +47,9 @@ std::string SpecToJson(const JobSpec& s) {
   j["pool"] = s.pool;
   j["filter_prefix"] = s.filter_prefix;
   j["top_level_only"] = s.top_level_only;
+  if (!s.range_after.empty()) j["range_after"] = s.range_after;
+  if (!s.range_upper.empty()) j["range_upper"] = s.range_upper;
+  if (s.list_by_prefixes) j["list_by_prefixes"] = true;
   return j.dump();
 }
 
@@ -82,6 +85,9 @@ Result<JobSpec> SpecFromJson(const std::string& text) {
     s.pool = j.value("pool", false);
     s.filter_prefix = j.value("filter_prefix", "");
     s.top_level_only = j.value("top_level_only", false);
+    s.range_after = j.value("range_after", "");
+    s.range_upper = j.value("range_upper", "");
+    s.list_by_prefixes = j.value("list_by_prefixes", false);
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(std::string("job spec: ") + e.what());
   }

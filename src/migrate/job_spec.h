@@ -40,6 +40,14 @@ struct JobSpec {
   // directly under its prefix (the part that keeps the top level).
   std::string filter_prefix;
   bool top_level_only = false;
+  // A part of a job split into key ranges (split.h): only the source keys
+  // in (range_after, range_upper] ("" = no bound) are its own.
+  std::string range_after, range_upper;
+  // List a store that can be listed by key ranges (S3) by the common
+  // prefixes of a delimiter listing instead, as ferry did before ranges.
+  // Kept for comparison only: a server whose delimiter listing forgets a
+  // prefix loses its keys this way.
+  bool list_by_prefixes = false;
   // Set at creation: the destination had no object under its prefix, so a
   // first attempt need not ask it whether a key is there.
   bool dst_empty_at_start = false;

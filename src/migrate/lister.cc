@@ -1,19 +1,18 @@
 #include "migrate/lister.h"
 
 #include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
 #include <random>
-#include <set>
 #include <thread>
 #include <vector>
 
-#include "base/unix_time.h"
 #include "base/cancel.h"
 #include "base/crash_point.h"
+#include "base/unix_time.h"
 #include "engine/circuit_breaker.h"
 #include "engine/retry.h"
+#include "migrate/key_range.h"
+#include "migrate/range_split.h"
+#include "migrate/shard_queue.h"
 
 namespace ferry::migrate {
 namespace {
@@ -29,53 +28,6 @@ void Nap(const ListerContext& ctx, std::chrono::milliseconds d) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 }
-
-// Shards waiting to be listed, shared by the listing threads. A thread that
-// lists shard 0 may add shards, so the queue is finished only when it is
-// empty and no thread is still listing.
-class ShardQueue {
- public:
-  void Push(const state::ShardRecord& s) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!seen_.insert(s.shard).second) return;
-    queue_.push_back(s);
-    cv_.notify_one();
-  }
-  // False when there is nothing left to list.
-  bool Pop(state::ShardRecord* out) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return !queue_.empty() || active_ == 0 || failed_; });
-    if (queue_.empty() || failed_) return false;
-    *out = queue_.front();
-    queue_.pop_front();
-    ++active_;
-    return true;
-  }
-  void Done() {
-    std::lock_guard<std::mutex> lock(mu_);
-    --active_;
-    cv_.notify_all();
-  }
-  void Fail(const Status& s) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!failed_) error_ = s;
-    failed_ = true;
-    cv_.notify_all();
-  }
-  Status error() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return error_;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<state::ShardRecord> queue_;
-  std::set<int> seen_;
-  int active_ = 0;
-  bool failed_ = false;
-  Status error_;
-};
 
 // Lists one page, retrying what can be retried: a bounded number of times
 // for transient errors, and for as long as it takes during an outage (the
@@ -106,17 +58,72 @@ auto StateRetry(const ListerContext& ctx, F f) -> decltype(f()) {
   }
 }
 
-// Lists `shard` to its end, committing page after page.
-Status ListShard(const ListerContext& ctx, state::ShardRecord shard, ShardQueue* queue) {
+// The job's listing: threads taking shards from a ShardQueue (see lister.h).
+class Lister {
+ public:
+  explicit Lister(const ListerContext& ctx) : ctx_(ctx) {
+    list_ = [this](const ListOptions& o) { return ListWithRetry(ctx_, o); };
+  }
+  Status Run();
+
+ private:
+  // A fresh range job: its first page, probes, and split at prefixes.
+  Status Plan(const state::ShardRecord& shard0);
+  void Thread();
+  Status ListPrefixShard(LiveShard& live);
+  Status ListRangeShard(LiveShard& live);
+  // Lists and commits one page of a range shard; `probe`: check start-after
+  // before committing (a fresh job's first page).
+  Status ListRangePage(LiveShard& live, bool probe);
+  void Split(LiveShard& victim);
+  // The filters applied to objects[0, n) of a page, into `commit`.
+  void Admit(const std::vector<ObjectInfo>& objects, size_t n, state::ListPageCommit* commit);
+  // Reads `live`'s record again after a commit the store refused.
+  Status Reload(LiveShard& live);
+  Status FallBack(const std::string& why);
+
+  const ListerContext& ctx_;
+  ListFn list_;
+  ShardQueue queue_;
+  std::string prefix_;  // of the range shards
+};
+
+void Lister::Admit(const std::vector<ObjectInfo>& objects, size_t n,
+                   state::ListPageCommit* commit) {
+  commit->objects.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const ObjectInfo& obj = objects[i];
+    int64_t lm = UnixMs(obj.last_modified);
+    std::string rel = ctx_.filter_prefix + std::string(ctx_.keys.Relative(obj.key));
+    if (!migrate::Admit(ctx_.filter, rel, obj.size, lm)) continue;
+    commit->objects.push_back({obj.key, obj.size, obj.etag, lm});
+  }
+}
+
+Status Lister::Reload(LiveShard& live) {
+  FERRY_ASSIGN_OR_RETURN(auto shards, StateRetry(ctx_, [&] { return ctx_.state->GetShards(ctx_.job); }));
+  for (const auto& s : shards) {
+    if (s.shard == live.rec.shard) {
+      live.rec = s;
+      return Status::Ok();
+    }
+  }
+  live.rec.done = true;  // gone: the listing was replaced (a fallback elsewhere)
+  return Status::Ok();
+}
+
+// A prefix shard, to its end, committing page after page.
+Status Lister::ListPrefixShard(LiveShard& live) {
+  state::ShardRecord& shard = live.rec;
   while (!shard.done) {
-    if (Stopped(ctx) || (ctx.wait_for_room && !ctx.wait_for_room())) return Status::Ok();
+    if (Stopped(ctx_) || (ctx_.wait_for_room && !ctx_.wait_for_room())) return Status::Ok();
     ListOptions o;
     o.prefix = shard.prefix;
     o.delimiter = shard.delimiter;
     o.continuation_token = shard.token;
-    o.max_keys = ctx.page_size;
-    auto listed = ListWithRetry(ctx, o);
-    if (Stopped(ctx)) return Status::Ok();
+    o.max_keys = ctx_.page_size;
+    auto listed = ListWithRetry(ctx_, o);
+    if (Stopped(ctx_)) return Status::Ok();
     if (!listed.ok()) return listed.status();
     ListPage& page = *listed;
     state::ListPageCommit commit;
@@ -125,67 +132,211 @@ Status ListShard(const ListerContext& ctx, state::ShardRecord shard, ShardQueue*
     commit.done = !page.truncated;
     commit.next_token = page.truncated ? page.next_continuation_token : "";
     if (page.truncated && commit.next_token.empty()) {
-      return Status::Protocol("listing of " + ctx.src->Describe() +
+      return Status::Protocol("listing of " + ctx_.src->Describe() +
                               " is truncated but has no continuation token");
     }
-    commit.objects.reserve(page.objects.size());
-    for (const auto& obj : page.objects) {
-      int64_t lm = UnixMs(obj.last_modified);
-      std::string rel = ctx.filter_prefix + std::string(ctx.keys.Relative(obj.key));
-      if (!Admit(ctx.filter, rel, obj.size, lm)) continue;
-      commit.objects.push_back({obj.key, obj.size, obj.etag, lm});
-    }
-    if (!ctx.top_level_only) commit.new_shards = page.common_prefixes;
+    Admit(page.objects, page.objects.size(), &commit);
+    if (!ctx_.top_level_only) commit.new_shards = page.common_prefixes;
     FERRY_ASSIGN_OR_RETURN(state::ListPageResult r,
-                           StateRetry(ctx, [&] { return ctx.state->CommitListPage(ctx.job, commit); }));
+                           StateRetry(ctx_, [&] { return ctx_.state->CommitListPage(ctx_.job, commit); }));
     if (!r.applied) {
       // Someone else committed this page (another runner): continue from
       // what the state store says.
-      FERRY_ASSIGN_OR_RETURN(auto shards,
-                             StateRetry(ctx, [&] { return ctx.state->GetShards(ctx.job); }));
-      for (const auto& s : shards) {
-        if (s.shard == shard.shard) shard = s;
-      }
+      FERRY_RETURN_IF_ERROR(Reload(live));
       continue;
     }
     CrashPoint("list-page");
-    if (ctx.on_page) ctx.on_page(r.enqueued);
+    if (ctx_.on_page) ctx_.on_page(r.enqueued);
     shard.seq = commit.seq;
     shard.token = commit.next_token;
     shard.done = commit.done;
     if (!commit.new_shards.empty()) {
       FERRY_ASSIGN_OR_RETURN(auto shards,
-                             StateRetry(ctx, [&] { return ctx.state->GetShards(ctx.job); }));
+                             StateRetry(ctx_, [&] { return ctx_.state->GetShards(ctx_.job); }));
       for (const auto& s : shards) {
-        if (!s.done && s.shard != shard.shard) queue->Push(s);
+        if (!s.done && s.shard != shard.shard) queue_.Push(s);
       }
     }
   }
   return Status::Ok();
 }
 
+Status Lister::ListRangePage(LiveShard& live, bool probe) {
+  state::ShardRecord seen;
+  {
+    std::lock_guard<std::mutex> lock(live.mu);
+    seen = live.rec;
+  }
+  ListOptions o;
+  o.prefix = seen.prefix;
+  o.start_after = std::max(seen.lower, seen.cursor);
+  o.max_keys = ctx_.page_size;
+  auto listed = ListWithRetry(ctx_, o);
+  if (Stopped(ctx_)) return Status::Ok();
+  if (!listed.ok()) return listed.status();
+  const ListPage& page = *listed;
+  RangePageCheck check = CheckRangePage(page.objects, o.prefix, o.start_after, seen.upper);
+  if (check.in_order && page.truncated && page.objects.empty()) {
+    check.in_order = false;
+    check.why = "a page after \"" + o.start_after + "\" is truncated but holds no key";
+  }
+  if (check.in_order && probe && page.truncated) {
+    FERRY_ASSIGN_OR_RETURN(check.why, ProbeStartAfter(list_, o.prefix, page));
+    check.in_order = check.why.empty();
+  }
+  if (!check.in_order) {
+    queue_.RequestFallback(check.why);
+    return Status::Ok();
+  }
+  state::ListPageResult r;
+  {
+    std::lock_guard<std::mutex> lock(live.mu);
+    state::ShardRecord& rec = live.rec;
+    if (rec.upper != seen.upper) {  // split meanwhile: the rest is another shard's
+      check = CheckRangePage(page.objects, o.prefix, o.start_after, rec.upper);
+    }
+    state::ListPageCommit commit;
+    commit.shard = rec.shard;
+    commit.seq = rec.seq + 1;
+    commit.upper = rec.upper;
+    commit.done = check.past_upper || !page.truncated;
+    if (check.keep > 0) commit.cursor = page.objects[check.keep - 1].key;
+    Admit(page.objects, check.keep, &commit);
+    FERRY_ASSIGN_OR_RETURN(r, StateRetry(ctx_, [&] { return ctx_.state->CommitListPage(ctx_.job, commit); }));
+    if (!r.applied) return Reload(live);
+    rec.seq = commit.seq;
+    if (!commit.cursor.empty()) rec.cursor = commit.cursor;
+    rec.done = commit.done;
+    ++live.pages;
+    live.more = !commit.done;
+  }
+  CrashPoint("list-page");
+  if (ctx_.on_page) ctx_.on_page(r.enqueued);
+  queue_.Progress();
+  return Status::Ok();
+}
+
+Status Lister::ListRangeShard(LiveShard& live) {
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(live.mu);
+      if (live.rec.done) return Status::Ok();
+    }
+    if (Stopped(ctx_) || queue_.stopped()) return Status::Ok();
+    if (ctx_.wait_for_room && !ctx_.wait_for_room()) return Status::Ok();
+    FERRY_RETURN_IF_ERROR(ListRangePage(live, false));
+  }
+}
+
+void Lister::Split(LiveShard& victim) {
+  state::ShardRecord seen;
+  {
+    std::lock_guard<std::mutex> lock(victim.mu);
+    seen = victim.rec;
+  }
+  std::string after = std::max(seen.lower, seen.cursor);
+  auto search = FindSplit(list_, seen.prefix, after, seen.upper);
+  if (!search.ok() || Stopped(ctx_)) return;  // no split this time; listing goes on
+  if (!search->disorder.empty()) {
+    queue_.RequestFallback(search->disorder);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(victim.mu);
+  if (!search->at) {
+    victim.no_split_tried = true;
+    victim.no_split_at = seen.cursor;
+    return;
+  }
+  state::ShardRecord& rec = victim.rec;
+  if (rec.done || rec.upper != seen.upper || *search->at <= std::max(rec.lower, rec.cursor)) {
+    return;  // it listed past the point meanwhile: look again later
+  }
+  auto made = StateRetry(ctx_, [&] {
+    return ctx_.state->SplitShard(ctx_.job, rec.shard, rec.upper, {*search->at});
+  });
+  if (!made.ok() || made->empty()) return;
+  rec.upper = *search->at;
+  queue_.Push(made->front());
+}
+
+void Lister::Thread() {
+  const bool may_split = ctx_.list_concurrency > 1;
+  for (;;) {
+    ShardQueue::Next next = queue_.Take(may_split);
+    if (next.kind == ShardQueue::Next::Kind::kDone) return;
+    LiveShard& live = *next.shard;
+    if (next.kind == ShardQueue::Next::Kind::kSplit) {
+      Split(live);
+      queue_.SplitDone(next.shard);
+      continue;
+    }
+    Status s = live.ranged ? ListRangeShard(live) : ListPrefixShard(live);
+    if (!s.ok()) queue_.Fail(s);
+    queue_.Done(next.shard);
+  }
+}
+
+Status Lister::Plan(const state::ShardRecord& shard0) {
+  LiveShard live;
+  live.rec = shard0;
+  live.ranged = true;
+  FERRY_RETURN_IF_ERROR(ListRangePage(live, /*probe=*/true));
+  if (!queue_.fallback().empty() || Stopped(ctx_) || live.rec.done || live.rec.seq == 0) {
+    return Status::Ok();
+  }
+  auto bounds = PrefixSplitPoints(list_, live.rec.prefix, live.rec.cursor, live.rec.upper, 255);
+  if (!bounds.ok() || bounds->empty()) return Status::Ok();  // stealing splits it instead
+  auto made = StateRetry(ctx_, [&] {
+    return ctx_.state->SplitShard(ctx_.job, live.rec.shard, live.rec.upper, *bounds);
+  });
+  if (!made.ok() && made.status().code() != ErrorCode::kPreconditionFailed) return made.status();
+  return Status::Ok();
+}
+
+Status Lister::FallBack(const std::string& why) {
+  FERRY_ASSIGN_OR_RETURN(state::ShardRecord flat, StateRetry(ctx_, [&] {
+                           return ctx_.state->FallBackToFlatListing(ctx_.job, prefix_);
+                         }));
+  if (ctx_.on_warning) {
+    ctx_.on_warning(ctx_.src->Describe() + ": " + why +
+                    "; listing it as one flat listing instead of key ranges" +
+                    (flat.relist ? " (keys listed before are listed again and checked at the "
+                                   "destination)"
+                                 : ""));
+  }
+  return Status::Ok();
+}
+
+Status Lister::Run() {
+  FERRY_ASSIGN_OR_RETURN(auto shards, ctx_.state->GetShards(ctx_.job));
+  for (const auto& s : shards) {
+    if (s.ranged) prefix_ = s.prefix;
+  }
+  const bool fresh = shards.size() == 1 && shards[0].ranged && shards[0].seq == 0 &&
+                     !shards[0].done;
+  if (fresh && ctx_.list_concurrency > 1) FERRY_RETURN_IF_ERROR(Plan(shards[0]));
+  if (queue_.fallback().empty()) {
+    FERRY_ASSIGN_OR_RETURN(shards, ctx_.state->GetShards(ctx_.job));
+    for (const auto& s : shards) {
+      if (!s.done) queue_.Push(s);
+    }
+    int n = std::max(1, ctx_.list_concurrency);
+    std::vector<std::thread> threads;
+    for (int i = 1; i < n; ++i) threads.emplace_back([this] { Thread(); });
+    Thread();
+    for (auto& t : threads) t.join();
+  }
+  std::string why = queue_.fallback();
+  if (why.empty() || Stopped(ctx_)) return queue_.error();
+  // A broken promise: one flat listing from the start, on a queue of its own.
+  FERRY_RETURN_IF_ERROR(FallBack(why));
+  ListerContext one = ctx_;
+  one.list_concurrency = 1;
+  return Lister(one).Run();
+}
+
 }  // namespace
 
-Status RunListing(const ListerContext& ctx) {
-  FERRY_ASSIGN_OR_RETURN(auto shards, ctx.state->GetShards(ctx.job));
-  ShardQueue queue;
-  for (const auto& s : shards) {
-    if (!s.done) queue.Push(s);
-  }
-  auto worker = [&] {
-    state::ShardRecord shard;
-    while (queue.Pop(&shard)) {
-      Status s = ListShard(ctx, shard, &queue);
-      if (!s.ok()) queue.Fail(s);
-      queue.Done();
-    }
-  };
-  int n = std::max(1, ctx.list_concurrency);
-  std::vector<std::thread> threads;
-  for (int i = 1; i < n; ++i) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
-  return queue.error();
-}
+Status RunListing(const ListerContext& ctx) { return Lister(ctx).Run(); }
 
 }  // namespace ferry::migrate

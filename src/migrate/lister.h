@@ -2,13 +2,31 @@
 // The listing stage of a migration: walks the source and enqueues what the
 // job's filters admit into the state store, one committed page at a time.
 //
-// Each list page is committed with its sequence number and the continuation
-// token for the next page, in one transaction with the keys it enqueues, so
-// a restart continues after the last committed page and a page listed twice
-// is recognised and enqueues nothing (state_store.h). With list_concurrency
-// > 1, shard 0 lists the top level with delimiter "/" and each common prefix
-// it finds becomes a shard of its own, listed flat, up to list_concurrency
-// at once. Listing runs ahead of the transfers, paced only by `wait_for_room`
+// Each list page is committed with its sequence number and its cursor (the
+// last key, or the continuation token), in one transaction with the keys it
+// enqueues, so a restart continues after the last committed page and a page
+// listed twice is recognised and enqueues nothing (state_store.h).
+//
+// A job on a store that lists by key ranges (StoreFeatures::range_listing,
+// S3) with list_concurrency > 1 is listed as range shards (key_range.h): flat
+// listings of (lower, upper] with start-after, up to list_concurrency at
+// once, which tile the key space, so a common prefix a server forgets to
+// report costs no key. A fresh job's first page is checked, the server's
+// start-after probed, and the range split at the common prefixes of one
+// delimiter listing; while listing, a thread with nothing to list splits the
+// busiest range at a point found by probing (range_split.h), so one huge
+// prefix does not serialise the job. Every page is checked for the promises
+// ranges rest on (start-after honoured, byte order); when one is broken the
+// job falls back to one flat listing paged by continuation tokens, with a
+// warning (keys listed before then are listed again and checked at the
+// destination, never copied twice).
+//
+// Other jobs (a local directory's walk, list_concurrency 1, a split job's
+// top part) list prefix shards: the whole prefix paged by continuation
+// token, or with delimiter "/" on shard 0, each common prefix it finds
+// becoming a shard of its own.
+//
+// Listing runs ahead of the transfers, paced only by `wait_for_room`
 // (back-pressure on the number of keys pending in the state store).
 
 #include <atomic>
@@ -40,6 +58,8 @@ struct ListerContext {
   std::function<void(int64_t enqueued)> on_page;
   // Outage-class list errors are retried until this says stop.
   const std::atomic<bool>* stop = nullptr;
+  // Something the user should know (a fallback to one flat listing): one line.
+  std::function<void(const std::string&)> on_warning;
 };
 
 // Lists every shard not yet done. Returns OK when listing finished (or was

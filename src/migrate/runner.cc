@@ -214,6 +214,7 @@ class Runner {
   std::atomic<bool> stop_{false};         // the run is ending: no new work
   std::atomic<bool> list_stop_{false};    // the listing stops (stop_, or the lease lost)
   std::atomic<bool> listing_done_{false};
+  std::atomic<double> listing_seconds_{0};  // this run's listing, once done
   std::atomic<int64_t> pending_{0};       // keys in the state store (estimate)
   std::atomic<int64_t> in_flight_{0};
   std::mutex event_mu_;
@@ -643,8 +644,12 @@ Result<RunResult> Runner::Run() {
       return !Stopping() && !list_stop_;
     };
     lc.on_page = [&](int64_t n) { pending_ += n; };
+    lc.on_warning = [&](const std::string& w) { Emit({Event::Kind::kWarning, "", "", w, 0}); };
     listing_status = RunListing(lc);
-    if (listing_status.ok() && !Stopping() && !list_stop_) listing_done_ = true;
+    if (listing_status.ok() && !Stopping() && !list_stop_) {
+      listing_done_ = true;
+      listing_seconds_ = std::chrono::duration<double>(Clock::now() - start).count();
+    }
     if (!listing_status.ok()) stop_ = true;
   }); };
   if (lister_) start_lister();
@@ -765,6 +770,7 @@ Result<RunResult> Runner::Run() {
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   result.interrupted = CancelRequested();
   result.buffers_reused = buffers_->reused();
+  result.listing_seconds = listing_seconds_.load();
   if (final_state != state::JobState::kRunning) {
     // The job is over (cancelled, completed or failed): no upload of it may
     // stay open at the destination. (Only a cancelled job normally has any.)

@@ -56,6 +56,15 @@ class MeteredStateStore : public StateStore {
                                         const ListPageCommit& page) override {
     return Meter([&] { return inner_.CommitListPage(job, page); });
   }
+  Result<std::vector<ShardRecord>> SplitShard(const std::string& job, int shard,
+                                              const std::string& expect_upper,
+                                              const std::vector<std::string>& bounds) override {
+    return Meter([&] { return inner_.SplitShard(job, shard, expect_upper, bounds); });
+  }
+  Result<ShardRecord> FallBackToFlatListing(const std::string& job,
+                                            const std::string& prefix) override {
+    return Meter([&] { return inner_.FallBackToFlatListing(job, prefix); });
+  }
   Result<std::vector<ClaimedObject>> Claim(const std::string& job, const std::string& owner,
                                            int max, int64_t now_ms,
                                            int64_t lease_until_ms) override {

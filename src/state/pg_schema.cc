@@ -68,6 +68,16 @@ constexpr const char* kV3 = R"sql(
 CREATE INDEX objects_unowned ON objects(job, key) WHERE lease_until_ms = 0;
 )sql";
 
+// Version 4: range shards (state_store.h ShardRecord): the bounds of a
+// shard's key range, the last key it committed, and whether it relists.
+constexpr const char* kV4 = R"sql(
+ALTER TABLE shards ADD COLUMN ranged BOOLEAN NOT NULL DEFAULT false,
+  ADD COLUMN lower TEXT COLLATE "C" NOT NULL DEFAULT '',
+  ADD COLUMN upper TEXT COLLATE "C" NOT NULL DEFAULT '',
+  ADD COLUMN cursor TEXT COLLATE "C" NOT NULL DEFAULT '',
+  ADD COLUMN relist BOOLEAN NOT NULL DEFAULT false;
+)sql";
+
 Status NotOurs(const std::string& why) {
   return Status::Corruption("the PostgreSQL database is not a ferry state database (" + why +
                             "); refusing to touch it")
@@ -112,7 +122,7 @@ Result<int> CurrentVersion(Conn& c) {
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
-  static const std::vector<Migration> all = {{1, kV1}, {2, kV2}, {3, kV3}};
+  static const std::vector<Migration> all = {{1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}};
   return all;
 }
 

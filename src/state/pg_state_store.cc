@@ -139,13 +139,6 @@ Result<JobRecord> JobFromRow(const Rows& r, int i) {
   return j;
 }
 
-Result<JobRecord> ReadJob(Conn& c, const std::string& id) {
-  FERRY_ASSIGN_OR_RETURN(
-      Rows r, c.Exec(kSelectJobSql, {id}));
-  if (r.size() == 0) return Status::NotFound("no job " + id);
-  return JobFromRow(r, 0);
-}
-
 Status NotHeld(const std::string& id, const std::string& holder, int64_t until_ms, int64_t now_ms) {
   std::string msg = "job " + id + " is held by runner '" + holder + "'";
   if (now_ms > 0) msg += " for another " + std::to_string((until_ms - now_ms + 999) / 1000) + " s";
@@ -157,23 +150,18 @@ std::string Bool(bool v) { return v ? "true" : "false"; }
 
 }  // namespace
 
+Result<JobRecord> PgStateStore::ReadJob(Conn& c, const std::string& id) {
+  FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kSelectJobSql, {id}));
+  if (r.size() == 0) return Status::NotFound("no job " + id);
+  return JobFromRow(r, 0);
+}
+
 Status PgStateStore::CreateJob(const JobRecord& job, const std::vector<ShardRecord>& shards) {
   if (job.id.empty()) return Status::InvalidArgument("job id is empty");
   std::vector<ShardRecord> all = shards;
   if (all.empty()) all.emplace_back();  // shard 0 always exists
   bool listing_done = true;
-  std::vector<int64_t> number, seq;
-  std::vector<std::string> prefix, delimiter, token;
-  std::vector<bool> done;
-  for (const ShardRecord& s : all) {
-    listing_done = listing_done && s.done;
-    number.push_back(s.shard);
-    prefix.push_back(s.prefix);
-    delimiter.push_back(s.delimiter);
-    seq.push_back(s.seq);
-    token.push_back(s.token);
-    done.push_back(s.done);
-  }
+  for (const ShardRecord& s : all) listing_done = listing_done && s.done;
   return RunTxn([&](Conn& c) -> Status {
     FERRY_ASSIGN_OR_RETURN(Rows old, c.Exec("SELECT 1 FROM archived_jobs WHERE id = $1", {job.id}));
     if (old.size() > 0) return Status::AlreadyExists("job " + job.id + " already exists (archived)");
@@ -185,13 +173,7 @@ Status PgStateStore::CreateJob(const JobRecord& job, const std::vector<ShardReco
                 Str(job.started_ms), Str(job.finished_ms), std::to_string(job.run_seconds),
                 Bool(listing_done), job.runner, Str(job.runner_until_ms)}));
     if (ins.affected() == 0) return Status::AlreadyExists("job " + job.id + " already exists");
-    return c
-        .Exec("INSERT INTO shards(job, shard, prefix, delimiter, seq, token, done) "
-              "SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], "
-              "$6::text[], $7::boolean[])",
-              {job.id, pg::IntArray(number), pg::TextArray(prefix), pg::TextArray(delimiter),
-               pg::IntArray(seq), pg::TextArray(token), pg::BoolArray(done)})
-        .status();
+    return InsertShards(c, job.id, all);
   });
 }
 
@@ -350,95 +332,6 @@ Status PgStateStore::SetJobState(const std::string& id, JobState state, int64_t 
     // A completed job lists nothing again: its shards' tokens are of no
     // more use.
     return c.Exec("DELETE FROM shards WHERE job = $1", {id}).status();
-  });
-}
-
-// ---- Listing ----
-
-Result<std::vector<ShardRecord>> PgStateStore::GetShards(const std::string& job) {
-  return Run([&](Conn& c) -> Result<std::vector<ShardRecord>> {
-    FERRY_ASSIGN_OR_RETURN(
-        Rows r, c.Exec("SELECT shard, prefix, delimiter, seq, token, done FROM shards "
-                       "WHERE job = $1 ORDER BY shard",
-                       {job}));
-    std::vector<ShardRecord> shards;
-    for (int i = 0; i < r.size(); ++i) {
-      ShardRecord s;
-      s.shard = static_cast<int>(r.Int(i, 0));
-      s.prefix = r.Text(i, 1);
-      s.delimiter = r.Text(i, 2);
-      s.seq = r.Int(i, 3);
-      s.token = r.Text(i, 4);
-      s.done = r.Bool(i, 5);
-      shards.push_back(std::move(s));
-    }
-    if (shards.empty()) FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
-    return shards;
-  });
-}
-
-Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
-                                                    const ListPageCommit& page) {
-  std::vector<std::string> keys, etags;
-  std::vector<int64_t> sizes, times;
-  for (const ListedObject& o : page.objects) {
-    keys.push_back(o.key);
-    etags.push_back(o.etag);
-    sizes.push_back(static_cast<int64_t>(o.size));
-    times.push_back(o.last_modified_ms);
-  }
-  return RunTxn([&](Conn& c) -> Result<ListPageResult> {
-    ListPageResult result;
-    // The sequence test and the shard's advance are one statement under the
-    // shard's row lock: two listers committing the same page apply it once.
-    FERRY_ASSIGN_OR_RETURN(
-        Rows adv, c.Exec("UPDATE shards SET seq = $3, token = $4, done = $5 "
-                         "WHERE job = $1 AND shard = $2 AND seq = $3 - 1",
-                         {job, Str(page.shard), Str(page.seq), page.done ? "" : page.next_token,
-                          Bool(page.done)}));
-    if (adv.affected() == 0) {
-      FERRY_ASSIGN_OR_RETURN(Rows has, c.Exec("SELECT 1 FROM shards WHERE job = $1 AND shard = $2",
-                                              {job, Str(page.shard)}));
-      if (has.size() > 0) return result;  // a replay or a gap: nothing changes
-      FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
-      return Status::NotFound("job " + job + " has no shard " + std::to_string(page.shard));
-    }
-    if (!keys.empty()) {
-      FERRY_ASSIGN_OR_RETURN(
-          Rows ins,
-          c.Exec("INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
-                 "lease_until_ms, not_before_ms, attempts, claims, last_error) "
-                 "SELECT $1, k, s, e, m, '', 0, 0, 0, 0, '' "
-                 "FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) AS u(k, s, e, m) "
-                 "ON CONFLICT(job, key) DO NOTHING",
-                 {job, pg::TextArray(keys), pg::IntArray(sizes), pg::TextArray(etags),
-                  pg::IntArray(times)}));
-      result.enqueued = ins.affected();
-    }
-    if (!page.new_shards.empty()) {
-      FERRY_RETURN_IF_ERROR(
-          c.Exec("INSERT INTO shards(job, shard, prefix, delimiter, seq, token, done) "
-                 "SELECT $1, last.n + u.i, u.p, '', 0, '', false "
-                 "FROM unnest($2::text[]) WITH ORDINALITY AS u(p, i), "
-                 "(SELECT COALESCE(MAX(shard), -1) AS n FROM shards WHERE job = $1) AS last",
-                 {job, pg::TextArray(page.new_shards)})
-              .status());
-    }
-    // listing_done asks about every shard, and other listers may be ending
-    // theirs right now: in READ COMMITTED each would see the others' shards
-    // as still listing, and the last to commit would leave the job waiting
-    // for ever. Taking the job's row lock first (after the shard and object
-    // rows, the order Finish uses too) makes those ends take turns, and the
-    // next statement's snapshot sees every shard that ended before.
-    FERRY_RETURN_IF_ERROR(c.Exec("SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE", {job}).status());
-    FERRY_RETURN_IF_ERROR(
-        c.Exec("UPDATE jobs SET listed = listed + $2, pending = pending + $2, "
-               "listing_done = NOT EXISTS(SELECT 1 FROM shards WHERE job = $1 AND NOT done) "
-               "WHERE id = $1",
-               {job, Str(result.enqueued)})
-            .status());
-    result.applied = true;
-    return result;
   });
 }
 

@@ -67,6 +67,11 @@ class PgStateStore : public StateStore {
   Result<std::vector<ShardRecord>> GetShards(const std::string& job) override;
   Result<ListPageResult> CommitListPage(const std::string& job,
                                         const ListPageCommit& page) override;
+  Result<std::vector<ShardRecord>> SplitShard(const std::string& job, int shard,
+                                              const std::string& expect_upper,
+                                              const std::vector<std::string>& bounds) override;
+  Result<ShardRecord> FallBackToFlatListing(const std::string& job,
+                                            const std::string& prefix) override;
 
   Result<std::vector<ClaimedObject>> Claim(const std::string& job, const std::string& owner,
                                            int max, int64_t now_ms,
@@ -98,6 +103,14 @@ class PgStateStore : public StateStore {
 
  private:
   PgStateStore(std::string conninfo, std::unique_ptr<pg::Conn> first);
+
+  // Statements shared by several calls, run on the caller's connection.
+  static Result<JobRecord> ReadJob(pg::Conn& c, const std::string& id);
+  static Status InsertShards(pg::Conn& c, const std::string& job,
+                             const std::vector<ShardRecord>& shards);
+  // The job's shards in shard order, locked FOR UPDATE when `lock`.
+  static Result<std::vector<ShardRecord>> ReadShards(pg::Conn& c, const std::string& job,
+                                                     bool lock);
 
   // A pooled connection for one call: checked out, and given back when
   // still usable (healthy, no transaction open).

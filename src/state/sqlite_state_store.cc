@@ -5,7 +5,7 @@
 // collation, S3's order; a PostgreSQL port needs COLLATE "C"). Times are Unix
 // milliseconds; booleans are INTEGER 0/1.
 //
-//   meta(key PK, value)        ('app', 'ferry-state'), ('schema_version', '2').
+//   meta(key PK, value)        ('app', 'ferry-state'), ('schema_version', '3').
 //                              A database without this table is not ours.
 //   jobs(id PK, src, dst, spec, state, created_ms, started_ms, finished_ms,
 //        run_seconds, listing_done, runner, runner_until_ms,
@@ -15,9 +15,12 @@
 //                              that changes the rows it counts, so
 //                              transferred + skipped + failed + pending = listed.
 //                              pending = the job's rows in objects.
-//   shards(job, shard, prefix, delimiter, seq, token, done; PK(job, shard))
-//                              One source listing each; seq = pages committed,
-//                              token = continuation for page seq + 1.
+//   shards(job, shard, prefix, delimiter, seq, token, done, ranged, lower,
+//          upper, cursor, relist; PK(job, shard))
+//                              One source listing each (ShardRecord); seq =
+//                              pages committed, token = continuation for page
+//                              seq + 1. (version 3) ranged/lower/upper/cursor:
+//                              a range shard's bounds and last key; relist.
 //   objects(job, key, size, etag, last_modified_ms, owner, lease_until_ms,
 //           not_before_ms, attempts, claims, last_error; PK(job, key))
 //                              Keys still to move. Unowned: owner '' and
@@ -73,7 +76,7 @@ using sqlite::Stmt;
 using sqlite::Txn;
 
 constexpr const char* kApp = "ferry-state";
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -121,6 +124,16 @@ CREATE TABLE archived_dlq(
   job TEXT NOT NULL, key TEXT NOT NULL, size BIGINT NOT NULL, etag TEXT NOT NULL,
   last_modified_ms BIGINT NOT NULL, reason TEXT NOT NULL, attempts INTEGER NOT NULL,
   last_error TEXT NOT NULL, at_ms BIGINT NOT NULL, PRIMARY KEY(job, key));
+)sql";
+
+// Version 3: range shards (state_store.h ShardRecord): the bounds of a
+// shard's key range, the last key it committed, and whether it relists.
+constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE shards ADD COLUMN ranged INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE shards ADD COLUMN lower TEXT NOT NULL DEFAULT '';
+ALTER TABLE shards ADD COLUMN upper TEXT NOT NULL DEFAULT '';
+ALTER TABLE shards ADD COLUMN cursor TEXT NOT NULL DEFAULT '';
+ALTER TABLE shards ADD COLUMN relist INTEGER NOT NULL DEFAULT 0;
 )sql";
 
 Status NotOurs(const std::string& path, const std::string& reason) {
@@ -184,6 +197,7 @@ Result<int> VerifyMeta(Db& db) {
 // caller's write transaction.
 Status Upgrade(Db& db, int version) {
   if (version < 2) FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV2));
+  if (version < 3) FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV3));
   FERRY_ASSIGN_OR_RETURN(Stmt st, db.Prepare("UPDATE meta SET value = ? WHERE key = ?"));
   return st.Bind(std::to_string(kSchemaVersion), "schema_version").Run();
 }
@@ -212,6 +226,7 @@ Status InitOrVerify(Db& db) {
   }
   FERRY_RETURN_IF_ERROR(db.Exec(kSchema));
   FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV2));
+  FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV3));
   {
     FERRY_ASSIGN_OR_RETURN(Stmt st,
                            db.Prepare("INSERT INTO meta(key, value) VALUES(?, ?), (?, ?)"));
@@ -369,13 +384,7 @@ Status SqliteStateStore::CreateJob(const JobRecord& job, const std::vector<Shard
     FERRY_RETURN_IF_ERROR(st.Run());
     if (st.Changes() == 0) return Status::AlreadyExists("job " + job.id + " already exists");
   }
-  FERRY_ASSIGN_OR_RETURN(
-      Stmt st, db_->Prepare("INSERT INTO shards(job, shard, prefix, delimiter, seq, token, done) "
-                            "VALUES(?, ?, ?, ?, ?, ?, ?)"));
-  for (const ShardRecord& s : all) {
-    FERRY_RETURN_IF_ERROR(
-        st.Bind(job.id, s.shard, s.prefix, s.delimiter, s.seq, s.token, s.done ? 1 : 0).Run());
-  }
+  for (const ShardRecord& s : all) FERRY_RETURN_IF_ERROR(InsertShardLocked(job.id, s));
   return txn.Commit();
 }
 
@@ -560,94 +569,6 @@ Status SqliteStateStore::SetJobState(const std::string& id, JobState state, int6
     FERRY_RETURN_IF_ERROR(del.Bind(id).Run());
   }
   return txn.Commit();
-}
-
-// ---- Listing ----
-
-Result<std::vector<ShardRecord>> SqliteStateStore::GetShards(const std::string& job) {
-  std::lock_guard lock(mu_);
-  Txn txn(*db_);
-  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kRead));
-  std::vector<ShardRecord> shards;
-  {
-    FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare("SELECT shard, prefix, delimiter, seq, token, done FROM shards "
-                              "WHERE job = ? ORDER BY shard"));
-    st.Bind(job);
-    for (;;) {
-      FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
-      if (!row) break;
-      ShardRecord s;
-      s.shard = static_cast<int>(st.Int(0));
-      s.prefix = st.Text(1);
-      s.delimiter = st.Text(2);
-      s.seq = st.Int(3);
-      s.token = st.Text(4);
-      s.done = st.Int(5) != 0;
-      shards.push_back(std::move(s));
-    }
-  }
-  if (shards.empty()) FERRY_RETURN_IF_ERROR(ReadJobLocked(job).status());
-  return shards;
-}
-
-Result<ListPageResult> SqliteStateStore::CommitListPage(const std::string& job,
-                                                        const ListPageCommit& page) {
-  std::lock_guard lock(mu_);
-  Txn txn(*db_);
-  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
-  ListPageResult result;
-  {
-    FERRY_ASSIGN_OR_RETURN(Stmt st,
-                           db_->Prepare("SELECT seq FROM shards WHERE job = ? AND shard = ?"));
-    FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(job, page.shard).Step());
-    if (!row) {
-      FERRY_RETURN_IF_ERROR(ReadJobLocked(job).status());
-      return Status::NotFound("job " + job + " has no shard " + std::to_string(page.shard));
-    }
-    if (page.seq != st.Int(0) + 1) return result;  // a replay or a gap: nothing changes
-  }
-  {
-    FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare("INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
-                              "lease_until_ms, not_before_ms, attempts, claims, last_error) "
-                              "VALUES(?, ?, ?, ?, ?, '', 0, 0, 0, 0, '') "
-                              "ON CONFLICT(job, key) DO NOTHING"));
-    for (const ListedObject& o : page.objects) {
-      FERRY_RETURN_IF_ERROR(
-          st.Bind(job, o.key, static_cast<int64_t>(o.size), o.etag, o.last_modified_ms).Run());
-      result.enqueued += st.Changes();
-    }
-  }
-  {
-    FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare("UPDATE shards SET seq = ?, token = ?, done = ? "
-                                                 "WHERE job = ? AND shard = ?"));
-    FERRY_RETURN_IF_ERROR(
-        st.Bind(page.seq, page.done ? "" : page.next_token, page.done ? 1 : 0, job, page.shard)
-            .Run());
-  }
-  if (!page.new_shards.empty()) {
-    FERRY_ASSIGN_OR_RETURN(
-        Stmt max, db_->Prepare("SELECT COALESCE(MAX(shard), -1) + 1 FROM shards WHERE job = ?"));
-    FERRY_ASSIGN_OR_RETURN(bool row, max.Bind(job).Step());
-    int64_t shard = row ? max.Int(0) : 0;
-    FERRY_ASSIGN_OR_RETURN(
-        Stmt ins, db_->Prepare("INSERT INTO shards(job, shard, prefix, delimiter, seq, token, "
-                               "done) VALUES(?, ?, ?, '', 0, '', 0)"));
-    for (const std::string& prefix : page.new_shards) {
-      FERRY_RETURN_IF_ERROR(ins.Bind(job, shard++, prefix).Run());
-    }
-  }
-  {
-    FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare("UPDATE jobs SET listed = listed + ?, pending = pending + ?, "
-                              "listing_done = CASE WHEN EXISTS(SELECT 1 FROM shards "
-                              "WHERE job = ? AND done = 0) THEN 0 ELSE 1 END WHERE id = ?"));
-    FERRY_RETURN_IF_ERROR(st.Bind(result.enqueued, result.enqueued, job, job).Run());
-  }
-  FERRY_RETURN_IF_ERROR(txn.Commit());
-  result.applied = true;
-  return result;
 }
 
 }  // namespace ferry::state

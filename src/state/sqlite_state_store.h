@@ -52,6 +52,11 @@ class SqliteStateStore : public StateStore {
   Result<std::vector<ShardRecord>> GetShards(const std::string& job) override;
   Result<ListPageResult> CommitListPage(const std::string& job,
                                         const ListPageCommit& page) override;
+  Result<std::vector<ShardRecord>> SplitShard(const std::string& job, int shard,
+                                              const std::string& expect_upper,
+                                              const std::vector<std::string>& bounds) override;
+  Result<ShardRecord> FallBackToFlatListing(const std::string& job,
+                                            const std::string& prefix) override;
 
   Result<std::vector<ClaimedObject>> Claim(const std::string& job, const std::string& owner,
                                            int max, int64_t now_ms,
@@ -84,6 +89,8 @@ class SqliteStateStore : public StateStore {
  private:
   // Helpers that run inside the caller's transaction, under mu_.
   Result<JobRecord> ReadJobLocked(const std::string& id);
+  Status InsertShardLocked(const std::string& job, const ShardRecord& s);
+  Result<std::vector<ShardRecord>> ReadShardsLocked(const std::string& job);
   Status DeleteUploadRowsLocked(const std::string& job, const std::string& key);
   // Adds the deltas to the job's counter columns.
   Status AddCountersLocked(const std::string& job, int64_t listed, int64_t transferred,

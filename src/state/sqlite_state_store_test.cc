@@ -28,6 +28,12 @@ INSTANTIATE_TEST_SUITE_P(Sqlite, StateStoreConformanceTest,
                          ::testing::Values(StateStoreParam{"Sqlite", MakeSqlite}),
                          StateStoreParamName);
 
+// Takes a current database's shards back to schema version 2.
+constexpr const char* kDropV3 =
+    "ALTER TABLE shards DROP COLUMN ranged; ALTER TABLE shards DROP COLUMN lower; "
+    "ALTER TABLE shards DROP COLUMN upper; ALTER TABLE shards DROP COLUMN cursor; "
+    "ALTER TABLE shards DROP COLUMN relist; ";
+
 std::string ReadBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream out;
@@ -220,9 +226,9 @@ TEST_F(SqliteStateStoreTest, PathsThatCannotBeUsedAreClearErrors) {
 TEST_F(SqliteStateStoreTest, AVersionOneFileIsUpgradedWithItsJobsKept) {
   const std::string path = Path("v1.db");
   MakeFerryDb(path, 5);
-  ExecRaw(path,
-          "DROP TABLE archived_jobs; DROP TABLE archived_dlq; "
-          "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  ExecRaw(path, std::string(kDropV3) +
+                    "DROP TABLE archived_jobs; DROP TABLE archived_dlq; "
+                    "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   auto store = OpenSqliteStateStore(path);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   auto job = (*store)->GetJob("j");
@@ -238,16 +244,34 @@ TEST_F(SqliteStateStoreTest, AVersionOneFileIsUpgradedWithItsJobsKept) {
                                nullptr),
             SQLITE_OK);
   ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "2");
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "3");
   sqlite3_finalize(st);
   sqlite3_close(db);
+}
+
+// A state file from the ferry before range shards (schema version 2) gets
+// the shards' new columns; a job listing by prefixes goes on as it was.
+TEST_F(SqliteStateStoreTest, AVersionTwoFileIsUpgradedWithItsShardsKept) {
+  const std::string path = Path("v2.db");
+  MakeFerryDb(path, 5);
+  ExecRaw(path, std::string(kDropV3) + "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+  auto store = OpenSqliteStateStore(path);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto shards = (*store)->GetShards("j");
+  ASSERT_TRUE(shards.ok()) << shards.status().ToString();
+  ASSERT_EQ(shards->size(), 1u);
+  EXPECT_FALSE(shards->front().ranged);
+  EXPECT_EQ(shards->front().seq, 1);
+  auto flat = (*store)->FallBackToFlatListing("j", "");
+  ASSERT_TRUE(flat.ok()) << flat.status().ToString();
+  EXPECT_TRUE(flat->relist) << "the columns exist now";
 }
 
 TEST_F(SqliteStateStoreTest, ANewerSchemaIsRefusedUnchanged) {
   const std::string path = Path("state.db");
   MakeFerryDb(path, 1);
   ExecRaw(path,
-          "PRAGMA journal_mode = DELETE; UPDATE meta SET value = '3' "
+          "PRAGMA journal_mode = DELETE; UPDATE meta SET value = '4' "
           "WHERE key = 'schema_version';");
   const std::string before = ReadBytes(path);
   auto store = OpenSqliteStateStore(path);

@@ -53,4 +53,44 @@ Result<std::unique_ptr<StateStore>> OpenPgStateStore(const std::string& conninfo
   return PgStateStore::Open(conninfo);
 }
 
+Status CheckSplit(const ShardRecord& shard, const std::string& expect_upper,
+                  const std::vector<std::string>& bounds) {
+  const std::string where = "shard " + std::to_string(shard.shard);
+  if (bounds.empty()) return Status::InvalidArgument("no split points for " + where);
+  for (size_t i = 1; i < bounds.size(); ++i) {
+    if (bounds[i] <= bounds[i - 1]) {
+      return Status::InvalidArgument("split points for " + where + " are not ascending");
+    }
+  }
+  auto changed = [&](const std::string& why) {
+    return Status(ErrorCode::kPreconditionFailed, where + " cannot be split: " + why);
+  };
+  if (!shard.ranged) return changed("not a range shard");
+  if (shard.done) return changed("it is done");
+  if (shard.upper != expect_upper) return changed("its upper bound moved");
+  if (bounds.front() <= shard.lower || bounds.front() <= shard.cursor) {
+    return changed("it has listed past the split point");
+  }
+  if (!shard.upper.empty() && bounds.back() >= shard.upper) {
+    return Status::InvalidArgument("split points for " + where + " are not below its upper bound");
+  }
+  return Status::Ok();
+}
+
+std::vector<ShardRecord> SplitOff(const ShardRecord& shard, const std::vector<std::string>& bounds,
+                                  int first_id) {
+  std::vector<ShardRecord> out;
+  for (size_t i = 0; i < bounds.size(); ++i) {
+    ShardRecord s;
+    s.shard = first_id + static_cast<int>(i);
+    s.prefix = shard.prefix;
+    s.ranged = true;
+    s.lower = bounds[i];
+    s.upper = i + 1 < bounds.size() ? bounds[i + 1] : shard.upper;
+    s.relist = shard.relist;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace ferry::state

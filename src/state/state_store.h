@@ -15,7 +15,9 @@
 //    seq is not exactly the shard's next one does nothing and says so: a page
 //    listed twice (a retry, a restart) is never enqueued twice. A key already
 //    present in the job (enqueued by another shard, or still pending) is not
-//    counted twice either.
+//    counted twice either. (A relisting shard, FallBackToFlatListing, is the
+//    one exception: a key it lists again after it finished counts again,
+//    and its transfer finds it at the destination and skips it.)
 //  - An object row is owned while its lease is live (lease_until > now).
 //    Claim takes only rows that are unowned or whose lease expired, and whose
 //    not_before has passed. Finish/Retry/DeadLetter/Release act only when the
@@ -77,15 +79,31 @@ struct JobRecord {
   int64_t archived_ms = 0;
 };
 
-// One source listing to walk: the whole prefix, or (with parallel listing)
-// one common prefix of it. Shard 0 always exists.
+// One source listing to walk. Two kinds:
+//  - A range shard (ranged): the keys under `prefix` in (lower, upper] in
+//    byte order (migrate/key_range.h), listed flat, each page asked for with
+//    start-after = the greater of lower and cursor (the last key committed).
+//    Range shards tile the key space, so none is lost whatever the split
+//    points; SplitShard cuts one's unlisted part in two.
+//  - A prefix shard: the whole `prefix`, paged by continuation `token`; with
+//    delimiter "/" (shard 0 of a local walk or a split job's top part) the
+//    common prefixes it finds become prefix shards of their own.
+// Shard numbers are never reused within a job.
 struct ShardRecord {
   int shard = 0;
   std::string prefix;
-  std::string delimiter;  // "/" on shard 0 when listing is split, else ""
+  std::string delimiter;  // "/" on shard 0 when listing by prefixes, else ""
   int64_t seq = 0;        // pages committed so far
   std::string token;      // continuation token for page seq+1; "" = start
   bool done = false;
+  bool ranged = false;
+  std::string lower;   // exclusive; "" = from the first key
+  std::string upper;   // inclusive; "" = to the last key
+  std::string cursor;  // the last key committed ("" = none yet)
+  // The shard lists again what other shards of the job listed before (a
+  // fallback, FallBackToFlatListing): the keys it enqueues count as claimed
+  // once already, so their transfer asks the destination first.
+  bool relist = false;
 };
 
 struct ListedObject {
@@ -98,7 +116,9 @@ struct ListedObject {
 struct ListPageCommit {
   int shard = 0;
   int64_t seq = 0;          // must be the shard's seq + 1
+  std::string upper;        // must be the shard's upper (a split may have moved it)
   std::string next_token;   // "" with done
+  std::string cursor;       // range shards: the last key of the page (kept when "")
   bool done = false;        // the shard has no more pages
   std::vector<ListedObject> objects;
   std::vector<std::string> new_shards;  // common prefixes to list as shards
@@ -185,10 +205,28 @@ class StateStore {
   virtual Status SetJobState(const std::string& id, JobState state, int64_t now_ms,
                              double add_run_seconds, bool release) = 0;
 
-  // Listing.
+  // Listing. CommitListPage applies a page only when its seq is the shard's
+  // next and its upper is the shard's upper; otherwise nothing changes and
+  // applied is false (the caller reads the shards again).
   virtual Result<std::vector<ShardRecord>> GetShards(const std::string& job) = 0;
   virtual Result<ListPageResult> CommitListPage(const std::string& job,
                                                 const ListPageCommit& page) = 0;
+  // Cuts the unlisted part of range shard `shard` at `bounds` (ascending,
+  // each above the shard's lower and cursor and below its upper): the shard
+  // keeps (.., bounds[0]], new shards take (bounds[i], bounds[i+1]] and
+  // (bounds.back(), its old upper]. Returns the new shards. Nothing changes
+  // and kPreconditionFailed is returned when the shard is done, is not a
+  // range shard, its upper is no longer `expect_upper`, or its cursor has
+  // passed bounds[0]; kInvalidArgument for bounds out of order.
+  virtual Result<std::vector<ShardRecord>> SplitShard(const std::string& job, int shard,
+                                                      const std::string& expect_upper,
+                                                      const std::vector<std::string>& bounds) = 0;
+  // Replaces every shard of the job with one prefix shard listing `prefix`
+  // flat from its start (for a server whose listing cannot be split into
+  // ranges). When the job has listed keys already, the new shard relists.
+  // The job's listing is not done afterwards. Returns the new shard.
+  virtual Result<ShardRecord> FallBackToFlatListing(const std::string& job,
+                                                    const std::string& prefix) = 0;
 
   // Work. Claims up to `max` rows for `owner` with a lease until `lease_until_ms`.
   virtual Result<std::vector<ClaimedObject>> Claim(const std::string& job,
@@ -244,6 +282,14 @@ class StateStore {
 // For implementations: the argument checks every Claim makes (a non-empty
 // owner, a lease that ends after now).
 Status CheckClaimArguments(const std::string& owner, int64_t now_ms, int64_t lease_until_ms);
+
+// For implementations of SplitShard: whether `shard` (as stored now) may be
+// cut at `bounds` (the checks and errors SplitShard documents), and the new
+// shards it makes, numbered from `first_id`.
+Status CheckSplit(const ShardRecord& shard, const std::string& expect_upper,
+                  const std::vector<std::string>& bounds);
+std::vector<ShardRecord> SplitOff(const ShardRecord& shard, const std::vector<std::string>& bounds,
+                                  int first_id);
 
 // Opens (creating when absent) the SQLite state database at `path`: WAL mode,
 // a busy timeout so several processes can share it. A file that is not a

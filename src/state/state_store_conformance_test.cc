@@ -11,6 +11,18 @@
 
 namespace ferry::state {
 
+ShardRecord PrefixShard(int shard, std::string prefix, std::string delimiter, int64_t seq,
+                        std::string token, bool done) {
+  ShardRecord s;
+  s.shard = shard;
+  s.prefix = std::move(prefix);
+  s.delimiter = std::move(delimiter);
+  s.seq = seq;
+  s.token = std::move(token);
+  s.done = done;
+  return s;
+}
+
 std::string StateStoreParamName(const ::testing::TestParamInfo<StateStoreParam>& info) {
   return info.param.name;
 }
@@ -225,8 +237,8 @@ TEST_P(StateStoreConformanceTest, StatesRoundTripAndFinalStatesStampFinishTime) 
 }
 
 TEST_P(StateStoreConformanceTest, ACompletedJobKeepsNoShardsAFailedOneKeepsThem) {
-  const std::vector<ShardRecord> shards = {ShardRecord{0, "", "/", 3, "t", true},
-                                           ShardRecord{1, "p/", "", 2, "", true}};
+  const std::vector<ShardRecord> shards = {PrefixShard(0, "", "/", 3, "t", true),
+                                           PrefixShard(1, "p/", "", 2, "", true)};
   MakeJob("done", 1, shards);
   MakeJob("failed", 1, shards);
   ASSERT_TRUE(store().SetJobState("done", JobState::kCompleted, 5000, 1, true).ok());
@@ -324,7 +336,7 @@ TEST_P(StateStoreConformanceTest, ListPagesApplyOnlyInSequence) {
 }
 
 TEST_P(StateStoreConformanceTest, KeysAreCountedOncePerJob) {
-  MakeJob("j", 1, {ShardRecord{0, "", "/", 0, "", false}, ShardRecord{1, "p/", "", 0, "", false}});
+  MakeJob("j", 1, {PrefixShard(0, "", "/", 0, "", false), PrefixShard(1, "p/", "", 0, "", false)});
   MakeJob("other");
   EXPECT_EQ(Enqueue("j", {"a", "a", "b"}).enqueued, 2);  // within a page
   ListPageCommit page;
@@ -343,7 +355,7 @@ TEST_P(StateStoreConformanceTest, KeysAreCountedOncePerJob) {
 }
 
 TEST_P(StateStoreConformanceTest, NewShardsAreAppendedAndListingEndsWithTheLast) {
-  MakeJob("j", 1, {ShardRecord{0, "data/", "/", 0, "", false}});
+  MakeJob("j", 1, {PrefixShard(0, "data/", "/", 0, "", false)});
   auto commit = [&](int shard, int64_t seq, bool done, std::vector<std::string> new_shards) {
     ListPageCommit page;
     page.shard = shard;
@@ -391,7 +403,7 @@ TEST_P(StateStoreConformanceTest, NewShardsAreAppendedAndListingEndsWithTheLast)
 }
 
 TEST_P(StateStoreConformanceTest, EverythingPersistsAcrossReopen) {
-  MakeJob("j", 1, {ShardRecord{0, "p/", "/", 0, "", false}});
+  MakeJob("j", 1, {PrefixShard(0, "p/", "/", 0, "", false)});
   ASSERT_TRUE(store().AcquireJob("j", "r1", 100, 60000, false).ok());
   Enqueue("j", {"a", "b", "c", "d"});
   ASSERT_EQ(ClaimKeys("j", "o1", 3, 200, 50000).size(), 3u);

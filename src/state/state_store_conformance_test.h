@@ -78,6 +78,10 @@ class StateStoreConformanceTest : public ::testing::TestWithParam<StateStorePara
   std::unique_ptr<StateStore> store_;
 };
 
+// A prefix shard (ShardRecord's first fields).
+ShardRecord PrefixShard(int shard, std::string prefix, std::string delimiter, int64_t seq,
+                        std::string token, bool done);
+
 // Keys "k00000", "k00001"... for tests that need many.
 std::vector<std::string> NumberedKeys(int n, const std::string& prefix = "k");
 

@@ -99,6 +99,10 @@ struct UploadInfo {
 
 struct StoreFeatures {
   bool server_side_copy = false;  // Copy() works within this store
+  // List takes start_after and returns keys in byte order, so a listing can
+  // be split into key ranges (migrate/key_range.h). A promise of the
+  // protocol, which a server may still break: listers check it.
+  bool range_listing = false;
   bool multipart = true;
   uint64_t min_part_size = 5ull << 20;   // every part but the last
   uint64_t max_part_size = 5ull << 30;

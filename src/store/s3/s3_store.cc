@@ -126,6 +126,7 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
   StoreFeatures Features() const override {
     StoreFeatures f;
     f.server_side_copy = true;
+    f.range_listing = true;
     return f;
   }
 

@@ -1,0 +1,75 @@
+#include "migrate/range_split.h"
+
+#include "migrate/key_range.h"
+
+namespace ferry::migrate {
+
+Result<SplitSearch> FindSplit(const ListFn& list, const std::string& prefix,
+                              const std::string& after, const std::string& upper,
+                              int max_probes) {
+  SplitSearch out;
+  // The exclusive top of the search: the range's bound, else the end of the
+  // prefix's keys (none for the whole bucket).
+  std::optional<std::string> hi;
+  if (!upper.empty()) {
+    hi = upper;
+  } else {
+    hi = PrefixEnd(prefix);
+  }
+  // The bottom: no split point may be at or below the prefix itself.
+  const std::string lo = after.empty() || after < prefix ? prefix : after;
+  while (out.probes < max_probes) {
+    auto s = MidKey(lo, hi ? std::optional<std::string_view>(*hi) : std::nullopt);
+    if (!s) return out;
+    ListOptions o;
+    o.prefix = prefix;
+    o.start_after = *s;
+    o.max_keys = 1;
+    ++out.probes;
+    FERRY_ASSIGN_OR_RETURN(ListPage page, list(o));
+    RangePageCheck check = CheckRangePage(page.objects, prefix, *s, upper);
+    if (!check.in_order) {
+      out.disorder = check.why;
+      return out;
+    }
+    if (check.keep > 0) {
+      out.at = std::move(*s);
+      return out;
+    }
+    hi = std::move(*s);  // nothing above it in the range: look lower
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> PrefixSplitPoints(const ListFn& list, const std::string& prefix,
+                                                   const std::string& after,
+                                                   const std::string& upper, size_t max) {
+  ListOptions o;
+  o.prefix = prefix;
+  o.delimiter = "/";
+  o.max_keys = 1000;
+  FERRY_ASSIGN_OR_RETURN(ListPage page, list(o));
+  return ThinBounds(std::move(page.common_prefixes), after.empty() ? prefix : after, upper, max);
+}
+
+Result<std::string> ProbeStartAfter(const ListFn& list, const std::string& prefix,
+                                    const ListPage& page) {
+  const auto& keys = page.objects;
+  if (keys.size() < 3) return std::string();
+  const size_t mid = keys.size() / 2;
+  ListOptions o;
+  o.prefix = prefix;
+  o.start_after = keys[mid].key;
+  o.max_keys = 2;
+  FERRY_ASSIGN_OR_RETURN(ListPage again, list(o));
+  RangePageCheck check = CheckRangePage(again.objects, prefix, o.start_after, "");
+  if (!check.in_order) return check.why;
+  if (again.objects.empty() || again.objects[0].key != keys[mid + 1].key) {
+    return "listing after \"" + o.start_after + "\" began at \"" +
+           (again.objects.empty() ? std::string() : again.objects[0].key) + "\", not \"" +
+           keys[mid + 1].key + "\" (start-after not honoured)";
+  }
+  return std::string();
+}
+
+}  // namespace ferry::migrate

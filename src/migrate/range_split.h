@@ -1,0 +1,57 @@
+#pragma once
+// Choosing where key ranges split (key_range.h), by asking the store.
+//
+// Split points only decide how work is shared; they never decide what is
+// listed, since ranges tile the key space whatever their bounds. So they may
+// come from anything: the common prefixes of one delimiter listing (cheap,
+// and right for most buckets), or a bisection that probes the store with
+// one-key listings to find a point with keys above it inside a range that is
+// being listed (for a prefix that turns out to hold half the bucket).
+//
+// Each probe also checks the server's promises (keys after start-after, in
+// byte order): a broken one is reported as `disorder`, never as a split.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "store/object_store.h"
+
+namespace ferry::migrate {
+
+// One List call, with whatever retries the caller wants around it.
+using ListFn = std::function<Result<ListPage>(const ListOptions&)>;
+
+struct SplitSearch {
+  std::optional<std::string> at;  // a split point with keys above it, if found
+  std::string disorder;           // non-empty: a promise the server broke (one line)
+  int probes = 0;                 // List calls made
+};
+
+// Searches (after, upper] of the keys under `prefix` (upper "" = no bound)
+// for a point s, after < s < upper, with at least one key in (s, upper]:
+// MidKey probes from the top down, each a one-key listing with
+// start-after = s, at most `max_probes` of them. A range whose keys are all
+// in one character position the search cannot split (nothing found) keeps
+// being listed as one. List errors are returned.
+Result<SplitSearch> FindSplit(const ListFn& list, const std::string& prefix,
+                              const std::string& after, const std::string& upper,
+                              int max_probes = 24);
+
+// Split points from one delimiter listing of `prefix` ("/"): its common
+// prefixes, thinned to at most `max` and kept inside (after, upper). A
+// server that forgets some prefixes only makes fewer split points.
+Result<std::vector<std::string>> PrefixSplitPoints(const ListFn& list, const std::string& prefix,
+                                                   const std::string& after,
+                                                   const std::string& upper, size_t max);
+
+// Whether the server honours start-after, judged from a flat first `page`
+// of `prefix` (in order, as CheckRangePage found it): lists again from the
+// middle of it and expects exactly the keys that followed. Returns the
+// disorder found ("" when none, or the page is too short to tell).
+Result<std::string> ProbeStartAfter(const ListFn& list, const std::string& prefix,
+                                    const ListPage& page);
+
+}  // namespace ferry::migrate

@@ -1,0 +1,203 @@
+// The PostgreSQL state store: listing shards and list pages (state_store.h
+// "Listing"). The tables: pg_schema.cc.
+
+#include <algorithm>
+
+#include "state/pg_state_store.h"
+
+namespace ferry::state {
+
+using pg::Conn;
+using pg::Rows;
+
+namespace {
+
+std::string Str(int64_t v) { return std::to_string(v); }
+std::string Bool(bool v) { return v ? "true" : "false"; }
+
+// The shards columns in ShardFromRow's order, spliced into the statements
+// at compile time.
+#define FERRY_SHARD_COLUMNS \
+  "shard, prefix, delimiter, seq, token, done, ranged, lower, upper, cursor, relist"
+
+ShardRecord ShardFromRow(const Rows& r, int i) {
+  ShardRecord s;
+  s.shard = static_cast<int>(r.Int(i, 0));
+  s.prefix = r.Text(i, 1);
+  s.delimiter = r.Text(i, 2);
+  s.seq = r.Int(i, 3);
+  s.token = r.Text(i, 4);
+  s.done = r.Bool(i, 5);
+  s.ranged = r.Bool(i, 6);
+  s.lower = r.Text(i, 7);
+  s.upper = r.Text(i, 8);
+  s.cursor = r.Text(i, 9);
+  s.relist = r.Bool(i, 10);
+  return s;
+}
+
+}  // namespace
+
+Status PgStateStore::InsertShards(Conn& c, const std::string& job,
+                                  const std::vector<ShardRecord>& shards) {
+  std::vector<int64_t> number, seq;
+  std::vector<std::string> prefix, delimiter, token, lower, upper, cursor;
+  std::vector<bool> done, ranged, relist;
+  for (const ShardRecord& s : shards) {
+    number.push_back(s.shard);
+    prefix.push_back(s.prefix);
+    delimiter.push_back(s.delimiter);
+    seq.push_back(s.seq);
+    token.push_back(s.token);
+    done.push_back(s.done);
+    ranged.push_back(s.ranged);
+    lower.push_back(s.lower);
+    upper.push_back(s.upper);
+    cursor.push_back(s.cursor);
+    relist.push_back(s.relist);
+  }
+  return c
+      .Exec("INSERT INTO shards(job, " FERRY_SHARD_COLUMNS
+            ") SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], "
+                "$6::text[], $7::boolean[], $8::boolean[], $9::text[], $10::text[], $11::text[], "
+                "$12::boolean[])",
+            {job, pg::IntArray(number), pg::TextArray(prefix), pg::TextArray(delimiter),
+             pg::IntArray(seq), pg::TextArray(token), pg::BoolArray(done), pg::BoolArray(ranged),
+             pg::TextArray(lower), pg::TextArray(upper), pg::TextArray(cursor),
+             pg::BoolArray(relist)})
+      .status();
+}
+
+Result<std::vector<ShardRecord>> PgStateStore::ReadShards(Conn& c, const std::string& job,
+                                                          bool lock) {
+  FERRY_ASSIGN_OR_RETURN(
+      Rows r, c.Exec(lock ? "SELECT " FERRY_SHARD_COLUMNS
+                            " FROM shards WHERE job = $1 ORDER BY shard FOR UPDATE"
+                          : "SELECT " FERRY_SHARD_COLUMNS
+                            " FROM shards WHERE job = $1 ORDER BY shard",
+                     {job}));
+  std::vector<ShardRecord> shards;
+  for (int i = 0; i < r.size(); ++i) shards.push_back(ShardFromRow(r, i));
+  if (shards.empty()) FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
+  return shards;
+}
+
+Result<std::vector<ShardRecord>> PgStateStore::GetShards(const std::string& job) {
+  return Run([&](Conn& c) { return ReadShards(c, job, false); });
+}
+
+Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
+                                                    const ListPageCommit& page) {
+  std::vector<std::string> keys, etags;
+  std::vector<int64_t> sizes, times;
+  for (const ListedObject& o : page.objects) {
+    keys.push_back(o.key);
+    etags.push_back(o.etag);
+    sizes.push_back(static_cast<int64_t>(o.size));
+    times.push_back(o.last_modified_ms);
+  }
+  return RunTxn([&](Conn& c) -> Result<ListPageResult> {
+    ListPageResult result;
+    // The sequence and bounds test and the shard's advance are one statement
+    // under the shard's row lock: two listers committing the same page, or
+    // a page and a split, apply one.
+    FERRY_ASSIGN_OR_RETURN(
+        Rows adv, c.Exec("UPDATE shards SET seq = $3, token = $4, done = $5, "
+                         "cursor = CASE WHEN $7 = '' THEN cursor ELSE $7 END "
+                         "WHERE job = $1 AND shard = $2 AND seq = $3 - 1 AND upper = $6 "
+                         "RETURNING relist",
+                         {job, Str(page.shard), Str(page.seq), page.done ? "" : page.next_token,
+                          Bool(page.done), page.upper, page.cursor}));
+    if (adv.size() == 0) {
+      FERRY_ASSIGN_OR_RETURN(Rows has, c.Exec("SELECT 1 FROM shards WHERE job = $1 AND shard = $2",
+                                              {job, Str(page.shard)}));
+      if (has.size() > 0) return result;  // a replay, a gap or a split: nothing changes
+      FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
+      return Status::NotFound("job " + job + " has no shard " + std::to_string(page.shard));
+    }
+    const bool relist = adv.Bool(0, 0);
+    if (!keys.empty()) {
+      // A relisting shard's keys count as claimed once: their transfer asks
+      // the destination first (policy.h NeedDestinationCheck).
+      FERRY_ASSIGN_OR_RETURN(
+          Rows ins,
+          c.Exec("INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
+                 "lease_until_ms, not_before_ms, attempts, claims, last_error) "
+                 "SELECT $1, k, s, e, m, '', 0, 0, 0, $6, '' "
+                 "FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) AS u(k, s, e, m) "
+                 "ON CONFLICT(job, key) DO NOTHING",
+                 {job, pg::TextArray(keys), pg::IntArray(sizes), pg::TextArray(etags),
+                  pg::IntArray(times), relist ? "1" : "0"}));
+      result.enqueued = ins.affected();
+    }
+    if (!page.new_shards.empty()) {
+      FERRY_RETURN_IF_ERROR(
+          c.Exec("INSERT INTO shards(job, shard, prefix, delimiter, seq, token, done, relist) "
+                 "SELECT $1, last.n + u.i, u.p, '', 0, '', false, $3 "
+                 "FROM unnest($2::text[]) WITH ORDINALITY AS u(p, i), "
+                 "(SELECT COALESCE(MAX(shard), -1) AS n FROM shards WHERE job = $1) AS last",
+                 {job, pg::TextArray(page.new_shards), Bool(relist)})
+              .status());
+    }
+    // listing_done asks about every shard, and other listers may be ending
+    // theirs right now: in READ COMMITTED each would see the others' shards
+    // as still listing, and the last to commit would leave the job waiting
+    // for ever. Taking the job's row lock first (after the shard and object
+    // rows, the order Finish uses too) makes those ends take turns, and the
+    // next statement's snapshot sees every shard that ended before.
+    FERRY_RETURN_IF_ERROR(c.Exec("SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE", {job}).status());
+    FERRY_RETURN_IF_ERROR(
+        c.Exec("UPDATE jobs SET listed = listed + $2, pending = pending + $2, "
+               "listing_done = NOT EXISTS(SELECT 1 FROM shards WHERE job = $1 AND NOT done) "
+               "WHERE id = $1",
+               {job, Str(result.enqueued)})
+            .status());
+    result.applied = true;
+    return result;
+  });
+}
+
+Result<std::vector<ShardRecord>> PgStateStore::SplitShard(const std::string& job, int shard,
+                                                          const std::string& expect_upper,
+                                                          const std::vector<std::string>& bounds) {
+  return RunTxn([&](Conn& c) -> Result<std::vector<ShardRecord>> {
+    // Every shard row locked: the new shards' numbers come from them.
+    FERRY_ASSIGN_OR_RETURN(std::vector<ShardRecord> all, ReadShards(c, job, true));
+    const ShardRecord* victim = nullptr;
+    int next_id = 0;
+    for (const ShardRecord& s : all) {
+      if (s.shard == shard) victim = &s;
+      next_id = std::max(next_id, s.shard + 1);
+    }
+    if (victim == nullptr) {
+      return Status::NotFound("job " + job + " has no shard " + std::to_string(shard));
+    }
+    FERRY_RETURN_IF_ERROR(CheckSplit(*victim, expect_upper, bounds));
+    std::vector<ShardRecord> made = SplitOff(*victim, bounds, next_id);
+    FERRY_RETURN_IF_ERROR(c.Exec("UPDATE shards SET upper = $3 WHERE job = $1 AND shard = $2",
+                                 {job, Str(shard), bounds.front()})
+                              .status());
+    FERRY_RETURN_IF_ERROR(InsertShards(c, job, made));
+    return made;
+  });
+}
+
+Result<ShardRecord> PgStateStore::FallBackToFlatListing(const std::string& job,
+                                                        const std::string& prefix) {
+  return RunTxn([&](Conn& c) -> Result<ShardRecord> {
+    FERRY_ASSIGN_OR_RETURN(std::vector<ShardRecord> all, ReadShards(c, job, true));
+    FERRY_RETURN_IF_ERROR(c.Exec("SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE", {job}).status());
+    FERRY_ASSIGN_OR_RETURN(JobRecord j, ReadJob(c, job));
+    ShardRecord flat;
+    flat.prefix = prefix;
+    flat.relist = j.counters.listed > 0;
+    for (const ShardRecord& s : all) flat.shard = std::max(flat.shard, s.shard + 1);
+    FERRY_RETURN_IF_ERROR(c.Exec("DELETE FROM shards WHERE job = $1", {job}).status());
+    FERRY_RETURN_IF_ERROR(InsertShards(c, job, {flat}));
+    FERRY_RETURN_IF_ERROR(
+        c.Exec("UPDATE jobs SET listing_done = false WHERE id = $1", {job}).status());
+    return flat;
+  });
+}
+
+}  // namespace ferry::state

@@ -1,0 +1,198 @@
+// The StateStore conformance suite (state_store_conformance_test.h): range
+// shards, splits and the fallback to one flat listing.
+
+#include "state/state_store_conformance_test.h"
+
+namespace ferry::state {
+namespace {
+
+ShardRecord Ranged(int id, std::string lower, std::string upper) {
+  ShardRecord s;
+  s.shard = id;
+  s.prefix = "p/";
+  s.ranged = true;
+  s.lower = std::move(lower);
+  s.upper = std::move(upper);
+  return s;
+}
+
+ListPageCommit Page(const ShardRecord& s, std::vector<std::string> keys, bool done) {
+  ListPageCommit page;
+  page.shard = s.shard;
+  page.seq = s.seq + 1;
+  page.upper = s.upper;
+  page.done = done;
+  for (auto& k : keys) page.objects.push_back({k, 1, "e", 7});
+  if (!keys.empty()) page.cursor = keys.back();
+  return page;
+}
+
+ShardRecord Shard(StateStore& store, const std::string& job, int id) {
+  auto shards = store.GetShards(job);
+  EXPECT_TRUE(shards.ok()) << shards.status().ToString();
+  if (shards.ok()) {
+    for (const ShardRecord& s : *shards) {
+      if (s.shard == id) return s;
+    }
+  }
+  ADD_FAILURE() << "no shard " << id;
+  return {};
+}
+
+TEST_P(StateStoreConformanceTest, RangeShardsKeepTheirBoundsAndCursor) {
+  MakeJob("j", 1000, {Ranged(0, "p/a", "p/m")});
+  ShardRecord s = Shard(store(), "j", 0);
+  EXPECT_TRUE(s.ranged);
+  EXPECT_EQ(s.lower, "p/a");
+  EXPECT_EQ(s.upper, "p/m");
+  EXPECT_EQ(s.cursor, "");
+  auto r = store().CommitListPage("j", Page(s, {"p/b", "p/c"}, false));
+  ASSERT_TRUE(r.ok() && r->applied) << r.status().ToString();
+  Reopen();
+  s = Shard(store(), "j", 0);
+  EXPECT_EQ(s.cursor, "p/c");
+  EXPECT_EQ(s.seq, 1);
+  // An empty page keeps the cursor where it was.
+  r = store().CommitListPage("j", Page(s, {}, true));
+  ASSERT_TRUE(r.ok() && r->applied);
+  s = Shard(store(), "j", 0);
+  EXPECT_EQ(s.cursor, "p/c");
+  EXPECT_TRUE(s.done);
+  EXPECT_TRUE(Job("j").listing_done);
+}
+
+TEST_P(StateStoreConformanceTest, SplitShardCutsTheUnlistedPartInTwoOrMore) {
+  MakeJob("j", 1000, {Ranged(0, "", "")});
+  ShardRecord s = Shard(store(), "j", 0);
+  ASSERT_TRUE(store().CommitListPage("j", Page(s, {"p/a", "p/b"}, false)).ok());
+  auto made = store().SplitShard("j", 0, "", {"p/d", "p/f"});
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  ASSERT_EQ(made->size(), 2u);
+  EXPECT_EQ((*made)[0].shard, 1);
+  EXPECT_EQ((*made)[0].lower, "p/d");
+  EXPECT_EQ((*made)[0].upper, "p/f");
+  EXPECT_EQ((*made)[1].lower, "p/f");
+  EXPECT_EQ((*made)[1].upper, "");
+  EXPECT_TRUE((*made)[1].ranged);
+  EXPECT_EQ((*made)[1].prefix, "p/");
+  s = Shard(store(), "j", 0);
+  EXPECT_EQ(s.upper, "p/d");
+  EXPECT_EQ(s.cursor, "p/b");
+  EXPECT_FALSE(Job("j").listing_done);
+
+  // A page listed before the split still names the old upper: refused, so
+  // keys the new shards own are not enqueued by this one.
+  ListPageCommit stale = Page(s, {"p/c", "p/e"}, true);
+  stale.upper = "";
+  auto r = store().CommitListPage("j", stale);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->applied);
+  EXPECT_EQ(Job("j").counters.listed, 2);
+
+  // Each shard ends; the job's listing is done only with the last.
+  ASSERT_TRUE(store().CommitListPage("j", Page(s, {"p/c"}, true))->applied);
+  EXPECT_FALSE(Job("j").listing_done);
+  ASSERT_TRUE(store().CommitListPage("j", Page(Shard(store(), "j", 1), {"p/e"}, true))->applied);
+  ASSERT_TRUE(store().CommitListPage("j", Page(Shard(store(), "j", 2), {"p/g"}, true))->applied);
+  EXPECT_TRUE(Job("j").listing_done);
+  EXPECT_EQ(Job("j").counters.listed, 5);
+  ExpectBalanced("j");
+
+  // Numbers are never reused: a later split numbers after the highest.
+  MakeJob("k", 1000, {Ranged(0, "", ""), Ranged(5, "z", "")});
+  auto more = store().SplitShard("k", 0, "", {"m"});
+  ASSERT_TRUE(more.ok()) << more.status().ToString();
+  EXPECT_EQ(more->front().shard, 6);
+}
+
+TEST_P(StateStoreConformanceTest, SplitShardRefusesWhatWouldLoseOrDoubleKeys) {
+  ShardRecord prefix_shard;
+  prefix_shard.shard = 1;
+  ShardRecord done = Ranged(2, "x", "");
+  done.done = true;
+  MakeJob("j", 1000, {Ranged(0, "p/a", "p/m"), prefix_shard, done});
+  ShardRecord s = Shard(store(), "j", 0);
+  ASSERT_TRUE(store().CommitListPage("j", Page(s, {"p/c"}, false)).ok());
+  struct Case {
+    int shard;
+    std::string expect_upper;
+    std::vector<std::string> bounds;
+    ErrorCode want;
+  } cases[] = {
+      {0, "p/m", {"p/f", "p/e"}, ErrorCode::kInvalidArgument},     // not ascending
+      {0, "p/m", {}, ErrorCode::kInvalidArgument},                 // nothing to split at
+      {0, "p/m", {"p/b"}, ErrorCode::kPreconditionFailed},         // below the cursor
+      {0, "p/m", {"p/c"}, ErrorCode::kPreconditionFailed},         // at the cursor
+      {0, "p/m", {"p/m"}, ErrorCode::kInvalidArgument},            // at the upper bound
+      {0, "p/z", {"p/f"}, ErrorCode::kPreconditionFailed},         // the upper moved
+      {1, "", {"p/f"}, ErrorCode::kPreconditionFailed},            // a prefix shard
+      {2, "", {"y"}, ErrorCode::kPreconditionFailed},              // done
+      {9, "", {"y"}, ErrorCode::kNotFound},
+  };
+  for (const Case& c : cases) {
+    auto r = store().SplitShard("j", c.shard, c.expect_upper, c.bounds);
+    ASSERT_FALSE(r.ok()) << "shard " << c.shard << " at " << (c.bounds.empty() ? "" : c.bounds[0]);
+    EXPECT_EQ(r.status().code(), c.want) << r.status().ToString();
+  }
+  auto shards = store().GetShards("j");
+  ASSERT_TRUE(shards.ok());
+  EXPECT_EQ(shards->size(), 3u) << "a refused split changes nothing";
+  EXPECT_EQ(Shard(store(), "j", 0).upper, "p/m");
+}
+
+TEST_P(StateStoreConformanceTest, FallBackToFlatListingRelistsWhatWasListed) {
+  // Before anything was listed: a plain flat listing.
+  MakeJob("fresh", 1000, {Ranged(0, "", "")});
+  auto flat = store().FallBackToFlatListing("fresh", "p/");
+  ASSERT_TRUE(flat.ok()) << flat.status().ToString();
+  EXPECT_FALSE(flat->ranged);
+  EXPECT_FALSE(flat->relist);
+  EXPECT_EQ(flat->prefix, "p/");
+  EXPECT_EQ(flat->shard, 1);
+
+  // After keys were listed, and some finished: the new shard relists, and
+  // its keys arrive as claimed once already (their transfer checks first).
+  MakeJob("j", 1000, {Ranged(0, "", "p/f"), Ranged(1, "p/f", "")});
+  ASSERT_TRUE(store().CommitListPage("j", Page(Shard(store(), "j", 0), {"p/a", "p/b"}, false)).ok());
+  ASSERT_EQ(ClaimKeys("j", "w", 1, 10), (std::vector<std::string>{"p/a"}));
+  ASSERT_EQ(FinishKeys("j", "w", {"p/a"}), 1);
+  flat = store().FallBackToFlatListing("j", "p/");
+  ASSERT_TRUE(flat.ok()) << flat.status().ToString();
+  EXPECT_TRUE(flat->relist);
+  EXPECT_EQ(flat->shard, 2);
+  auto shards = store().GetShards("j");
+  ASSERT_TRUE(shards.ok());
+  ASSERT_EQ(shards->size(), 1u);
+  EXPECT_FALSE(Job("j").listing_done);
+  // A page of the old shards is refused now.
+  ShardRecord gone = Ranged(0, "", "p/f");
+  gone.seq = 1;
+  EXPECT_EQ(store().CommitListPage("j", Page(gone, {"p/c"}, true)).status().code(),
+            ErrorCode::kNotFound);
+
+  ListPageCommit page;
+  page.shard = flat->shard;
+  page.seq = 1;
+  page.done = true;
+  for (const char* k : {"p/a", "p/b", "p/c"}) page.objects.push_back({k, 1, "e", 7});
+  auto r = store().CommitListPage("j", page);
+  ASSERT_TRUE(r.ok() && r->applied);
+  // p/b is still pending (not counted again); p/a had finished (counted
+  // again); p/c is new.
+  EXPECT_EQ(r->enqueued, 2);
+  EXPECT_EQ(Job("j").counters.listed, 4);
+  EXPECT_TRUE(Job("j").listing_done);
+  auto claimed = store().Claim("j", "w", 10, 20, 1'000'000);
+  ASSERT_TRUE(claimed.ok());
+  ASSERT_EQ(claimed->size(), 3u);
+  for (const ClaimedObject& c : *claimed) {
+    // p/b was pending all along: never claimed, so it cannot be at the
+    // destination; the others may be, as far as the store knows.
+    int want = c.object.key == "p/b" ? 1 : 2;
+    EXPECT_EQ(c.claims, want) << c.object.key;
+  }
+  ExpectBalanced("j");
+}
+
+}  // namespace
+}  // namespace ferry::state
