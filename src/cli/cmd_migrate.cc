@@ -57,6 +57,7 @@ Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
   s.concurrency = a.concurrency;
   s.list_concurrency = a.list_concurrency;
   s.list_by_prefixes = a.list_by == "prefixes";
+  s.list_chunk = a.list_chunk;
   s.part_concurrency = a.part_concurrency;
   s.filter.include = a.include;
   s.filter.exclude = a.exclude;
@@ -481,6 +482,9 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
   m->add_option("--concurrency", a->concurrency, "Objects in flight")->capture_default_str()->check(CLI::Range(1, 4096));
   m->add_option("--list-concurrency", a->list_concurrency,
                 "Listings at once (1: one flat listing)")->capture_default_str()->check(CLI::Range(1, 256));
+  m->add_option("--list-chunk", a->list_chunk, "Keys asked for per list request")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   m->add_option("--list-by", a->list_by,
                 "How parallel listings split an S3 source: ranges (key ranges listed flat, "
                 "complete whatever the server's delimiter listing says) or prefixes (one listing "

@@ -27,6 +27,7 @@ struct MigrateArgs {
   int concurrency = 64;
   int list_concurrency = 4;
   std::string list_by = "ranges";
+  int list_chunk = 1000;
   int part_concurrency = 4;
   std::vector<std::string> include, exclude;
   std::string min_size, max_size, newer_than, older_than;

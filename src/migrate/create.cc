@@ -107,6 +107,9 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   for (const auto& g : spec.filter.exclude) FERRY_RETURN_IF_ERROR(ValidateGlob(g).WithContext("--exclude"));
   if (spec.concurrency < 1) return Status::InvalidArgument("--concurrency must be at least 1");
   if (spec.list_concurrency < 1) return Status::InvalidArgument("--list-concurrency must be at least 1");
+  if (spec.list_chunk < 1 || spec.list_chunk > 1000) {
+    return Status::InvalidArgument("--list-chunk must be 1 to 1000");
+  }
 
   OpenOptions so = open;
   so.profile = spec.src_profile;

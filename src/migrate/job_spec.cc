@@ -29,6 +29,7 @@ std::string SpecToJson(const JobSpec& s) {
   j["concurrency"] = s.concurrency;
   j["part_concurrency"] = s.part_concurrency;
   j["list_concurrency"] = s.list_concurrency;
+  j["list_chunk"] = s.list_chunk;
   j["include"] = s.filter.include;
   j["exclude"] = s.filter.exclude;
   if (s.filter.min_size) j["min_size"] = *s.filter.min_size;
@@ -65,6 +66,7 @@ Result<JobSpec> SpecFromJson(const std::string& text) {
     s.concurrency = j.value("concurrency", s.concurrency);
     s.part_concurrency = j.value("part_concurrency", s.part_concurrency);
     s.list_concurrency = j.value("list_concurrency", s.list_concurrency);
+    s.list_chunk = j.value("list_chunk", s.list_chunk);
     s.filter.include = j.value("include", std::vector<std::string>{});
     s.filter.exclude = j.value("exclude", std::vector<std::string>{});
     if (j.contains("min_size")) s.filter.min_size = j["min_size"].get<uint64_t>();

@@ -24,7 +24,8 @@ struct JobSpec {
   std::string src_profile, dst_profile;  // AWS profiles ("" = default)
   int concurrency = 64;                 // objects in flight
   int part_concurrency = 4;             // parts in flight per large object
-  int list_concurrency = 4;             // common prefixes listed at once (1 = one flat listing)
+  int list_concurrency = 4;             // listings at once (1 = one flat listing)
+  int list_chunk = 1000;                // keys asked for per list request (1..1000)
   FilterSpec filter;
   Overwrite overwrite = Overwrite::kChanged;
   uint64_t multipart_threshold = 64ull << 20;  // multipart at or above this size

@@ -34,7 +34,13 @@ OverwriteVerdict DecideOverwrite(Overwrite mode, uint64_t src_size, std::string_
   if (!dst) return {Decision::kCopy, ""};
   int64_t start_second_ms = job_started_ms / 1000 * 1000;
   if (claimed_before && job_started_ms > 0 && dst->last_modified_ms >= start_second_ms) {
-    return {Decision::kSkip, "copied by this job"};
+    // Only a whole copy: a server that keeps the bytes of a PUT cut short
+    // (s3rver 3.7 stores what arrived before the connection dropped) holds
+    // something else, which must be copied over whatever the mode.
+    const bool whole = dst->size == src_size &&
+                       (src_md5.empty() || dst->md5.empty() || dst->md5 == src_md5);
+    return whole ? OverwriteVerdict{Decision::kSkip, "copied by this job"}
+                 : OverwriteVerdict{Decision::kCopy, ""};
   }
   switch (mode) {
     case Overwrite::kAlways:

@@ -57,7 +57,10 @@ struct OverwriteVerdict {
 // in this job (`claimed_before`: a retry, or a runner that died), a
 // destination object written after the job first ran (`job_started_ms`) was
 // written by this job — a copy whose completion was not yet recorded — so it
-// is skipped whatever the mode. Last-Modified has whole seconds, so the
+// is skipped whatever the mode, when it is whole (the source's size, and its
+// MD5 where both are known); anything else there is what a PUT cut short
+// left (s3rver keeps those), and is copied over. Last-Modified has whole
+// seconds, so the
 // comparison uses the start's second; a first claim never takes this path,
 // so an earlier job's copy made in that same second is not mistaken for one.
 OverwriteVerdict DecideOverwrite(Overwrite mode, uint64_t src_size, std::string_view src_md5,

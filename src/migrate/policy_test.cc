@@ -57,6 +57,9 @@ TEST(OverwriteTest, Decisions) {
   DstObject other_size{11, md5, start - 60'000};
   DstObject unknown_md5{10, "", start - 60'000};
   DstObject ours{10, "", start - 500};      // same second as the start: ours
+  // Written since the start, but not a whole copy: what a PUT cut short left.
+  DstObject cut_short{0, "d41d8cd98f00b204e9800998ecf8427e", start + 500};
+  DstObject other_bytes{10, "ffffffffffffffffffffffffffffffff", start + 500};
   DstObject before{10, "ffffffffffffffffffffffffffffffff", start - 1'000};  // the second before: not ours
   struct Case {
     Overwrite mode;
@@ -77,6 +80,10 @@ TEST(OverwriteTest, Decisions) {
       {Overwrite::kAlways, std::nullopt, md5, Decision::kCopy},
       {Overwrite::kNever, other_md5, md5, Decision::kSkip},
       {Overwrite::kNever, std::nullopt, md5, Decision::kCopy},
+      {Overwrite::kChanged, cut_short, md5, Decision::kCopy},
+      {Overwrite::kAlways, cut_short, md5, Decision::kCopy},
+      {Overwrite::kNever, cut_short, md5, Decision::kCopy},
+      {Overwrite::kNever, other_bytes, md5, Decision::kCopy},
   };
   int i = 0;
   for (const auto& c : cases) {

@@ -633,6 +633,7 @@ Result<RunResult> Runner::Run() {
     lc.filter_prefix = spec_.filter_prefix;
     lc.top_level_only = spec_.top_level_only;
     lc.list_concurrency = spec_.list_concurrency;
+    lc.page_size = spec_.list_chunk;
     lc.stop = &list_stop_;
     lc.wait_for_room = [&] {
       // Also when the listing lease is lost meanwhile: the monitor may be

@@ -118,13 +118,15 @@ Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
     const bool relist = adv.Bool(0, 0);
     if (!keys.empty()) {
       // A relisting shard's keys count as claimed once: their transfer asks
-      // the destination first (policy.h NeedDestinationCheck).
+      // the destination first (policy.h NeedDestinationCheck); and a key it
+      // finds in the dead-letter queue stays there.
       FERRY_ASSIGN_OR_RETURN(
           Rows ins,
           c.Exec("INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
                  "lease_until_ms, not_before_ms, attempts, claims, last_error) "
                  "SELECT $1, k, s, e, m, '', 0, 0, 0, $6, '' "
                  "FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) AS u(k, s, e, m) "
+                 "WHERE $6 = 0 OR NOT EXISTS(SELECT 1 FROM dlq WHERE job = $1 AND key = u.k) "
                  "ON CONFLICT(job, key) DO NOTHING",
                  {job, pg::TextArray(keys), pg::IntArray(sizes), pg::TextArray(etags),
                   pg::IntArray(times), relist ? "1" : "0"}));
@@ -194,8 +196,14 @@ Result<ShardRecord> PgStateStore::FallBackToFlatListing(const std::string& job,
     for (const ShardRecord& s : all) flat.shard = std::max(flat.shard, s.shard + 1);
     FERRY_RETURN_IF_ERROR(c.Exec("DELETE FROM shards WHERE job = $1", {job}).status());
     FERRY_RETURN_IF_ERROR(InsertShards(c, job, {flat}));
+    // What finished before is listed again: the counters start over from
+    // what is left (state_store.h).
     FERRY_RETURN_IF_ERROR(
-        c.Exec("UPDATE jobs SET listing_done = false WHERE id = $1", {job}).status());
+        c.Exec(flat.relist ? "UPDATE jobs SET listing_done = false, listed = pending + failed, "
+                             "transferred = 0, skipped = 0, bytes = 0 WHERE id = $1"
+                           : "UPDATE jobs SET listing_done = false WHERE id = $1",
+               {job})
+            .status());
     return flat;
   });
 }

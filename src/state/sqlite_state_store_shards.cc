@@ -87,15 +87,22 @@ Result<ListPageResult> SqliteStateStore::CommitListPage(const std::string& job,
   {
     // A relisting shard's keys count as claimed once: their transfer asks
     // the destination first (policy.h NeedDestinationCheck).
+    // and a key it finds in the dead-letter queue stays there.
     FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare("INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
-                              "lease_until_ms, not_before_ms, attempts, claims, last_error) "
-                              "VALUES(?, ?, ?, ?, ?, '', 0, 0, 0, ?, '') "
-                              "ON CONFLICT(job, key) DO NOTHING"));
+        Stmt st, db_->Prepare(relist ? "INSERT INTO objects(job, key, size, etag, "
+                                       "last_modified_ms, owner, lease_until_ms, not_before_ms, "
+                                       "attempts, claims, last_error) "
+                                       "SELECT ?1, ?2, ?3, ?4, ?5, '', 0, 0, 0, 1, '' WHERE NOT "
+                                       "EXISTS(SELECT 1 FROM dlq WHERE job = ?1 AND key = ?2) "
+                                       "ON CONFLICT(job, key) DO NOTHING"
+                                     : "INSERT INTO objects(job, key, size, etag, "
+                                       "last_modified_ms, owner, lease_until_ms, not_before_ms, "
+                                       "attempts, claims, last_error) "
+                                       "VALUES(?, ?, ?, ?, ?, '', 0, 0, 0, 0, '') "
+                                       "ON CONFLICT(job, key) DO NOTHING"));
     for (const ListedObject& o : page.objects) {
-      FERRY_RETURN_IF_ERROR(st.Bind(job, o.key, static_cast<int64_t>(o.size), o.etag,
-                                    o.last_modified_ms, relist ? 1 : 0)
-                                .Run());
+      FERRY_RETURN_IF_ERROR(
+          st.Bind(job, o.key, static_cast<int64_t>(o.size), o.etag, o.last_modified_ms).Run());
       result.enqueued += st.Changes();
     }
   }
@@ -173,7 +180,13 @@ Result<ShardRecord> SqliteStateStore::FallBackToFlatListing(const std::string& j
   FERRY_ASSIGN_OR_RETURN(Stmt del, db_->Prepare("DELETE FROM shards WHERE job = ?"));
   FERRY_RETURN_IF_ERROR(del.Bind(job).Run());
   FERRY_RETURN_IF_ERROR(InsertShardLocked(job, flat));
-  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare("UPDATE jobs SET listing_done = 0 WHERE id = ?"));
+  // What finished before is listed again: the counters start over from
+  // what is left (state_store.h).
+  FERRY_ASSIGN_OR_RETURN(
+      Stmt st, db_->Prepare(flat.relist ? "UPDATE jobs SET listing_done = 0, listed = pending + "
+                                          "failed, transferred = 0, skipped = 0, bytes = 0 "
+                                          "WHERE id = ?"
+                                        : "UPDATE jobs SET listing_done = 0 WHERE id = ?"));
   FERRY_RETURN_IF_ERROR(st.Bind(job).Run());
   FERRY_RETURN_IF_ERROR(txn.Commit());
   return flat;

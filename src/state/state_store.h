@@ -15,9 +15,8 @@
 //    seq is not exactly the shard's next one does nothing and says so: a page
 //    listed twice (a retry, a restart) is never enqueued twice. A key already
 //    present in the job (enqueued by another shard, or still pending) is not
-//    counted twice either. (A relisting shard, FallBackToFlatListing, is the
-//    one exception: a key it lists again after it finished counts again,
-//    and its transfer finds it at the destination and skips it.)
+//    counted twice either. (A relisting shard, FallBackToFlatListing, lists
+//    again keys that finished before it; the counters start over with it.)
 //  - An object row is owned while its lease is live (lease_until > now).
 //    Claim takes only rows that are unowned or whose lease expired, and whose
 //    not_before has passed. Finish/Retry/DeadLetter/Release act only when the
@@ -223,8 +222,12 @@ class StateStore {
                                                       const std::vector<std::string>& bounds) = 0;
   // Replaces every shard of the job with one prefix shard listing `prefix`
   // flat from its start (for a server whose listing cannot be split into
-  // ranges). When the job has listed keys already, the new shard relists.
-  // The job's listing is not done afterwards. Returns the new shard.
+  // ranges). The job's listing is not done afterwards. Returns the new
+  // shard. When the job has listed keys already, the new shard relists,
+  // and the counters start over from what is left so that they stay exact:
+  // listed = pending + failed, transferred = skipped = bytes = 0. Keys it
+  // enqueues count as claimed once (their transfer finds what an earlier
+  // attempt copied and skips it); a dead-lettered key is not enqueued again.
   virtual Result<ShardRecord> FallBackToFlatListing(const std::string& job,
                                                     const std::string& prefix) = 0;
 

@@ -219,3 +219,22 @@ json_field() { /usr/bin/python3 -c "import json,sys; print(json.loads(sys.stdin.
 
 # tree_digest DIR: one line per file, "relative-path md5", sorted.
 tree_digest() { (cd "$1" && find . -type f ! -name '.*' -printf '%P\0' | sort -z | xargs -0 -r md5sum | awk '{print $2, $1}'); }
+
+# make_prefix_tree DIR N: N small files under the seven top-level prefixes
+# of the listing scenario (issue 16): names with spaces, non-ASCII, '+',
+# '%', '~', '=' and '&', and prefixes whose keys all sit several levels
+# down (which s3rver's delimiter listing forgets).
+make_prefix_tree() {
+  /usr/bin/python3 - "$@" <<'PY'
+import os, random, sys
+root, n = sys.argv[1], int(sys.argv[2])
+# A local directory writes the key "p+l%us/" as "p+l%25us" (store/local/key_path.h).
+prefixes = ["plain/", "dir a/sp ace/", "ü/ñ/", "p+l%25us/", "deep/a/b/c/d/", "tilde~/", "x=y&z/"]
+r = random.Random(n)
+for i in range(n):
+    d = os.path.join(root, prefixes[i % len(prefixes)])
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"o{i:05d}.txt"), "wb") as f:
+        f.write(r.randbytes(r.randint(1, 600)))
+PY
+}
