@@ -294,17 +294,21 @@ Status Lister::Plan(const state::ShardRecord& shard0) {
 }
 
 Status Lister::FallBack(const std::string& why) {
-  FERRY_ASSIGN_OR_RETURN(state::ShardRecord flat, StateRetry(ctx_, [&] {
-                           return ctx_.state->FallBackToFlatListing(ctx_.job, prefix_);
-                         }));
+  FERRY_ASSIGN_OR_RETURN(state::JobRecord job, ctx_.state->GetJob(ctx_.job));
   if (ctx_.on_warning) {
     ctx_.on_warning(ctx_.src->Describe() + ": " + why +
                     "; listing it as one flat listing instead of key ranges" +
-                    (flat.relist ? " (keys listed before are listed again and checked at the "
-                                   "destination)"
-                                 : ""));
+                    (job.counters.listed > 0 ? " (keys listed before are listed again and "
+                                               "checked at the destination)"
+                                             : ""));
   }
-  return Status::Ok();
+  // Refused while keys listed before are still pending: the transfers
+  // finish them meanwhile (state_store.h FallBackToFlatListing).
+  for (;;) {
+    auto flat = ctx_.state->FallBackToFlatListing(ctx_.job, prefix_);
+    if (flat.ok() || Stopped(ctx_) || !flat.status().retryable()) return flat.status();
+    Nap(ctx_, std::chrono::milliseconds(100));
+  }
 }
 
 Status Lister::Run() {
@@ -330,6 +334,7 @@ Status Lister::Run() {
   if (why.empty() || Stopped(ctx_)) return queue_.error();
   // A broken promise: one flat listing from the start, on a queue of its own.
   FERRY_RETURN_IF_ERROR(FallBack(why));
+  if (Stopped(ctx_)) return Status::Ok();
   ListerContext one = ctx_;
   one.list_concurrency = 1;
   return Lister(one).Run();

@@ -429,7 +429,8 @@ bool CanTransferAsync(const TransferContext& ctx, const state::ClaimedObject& cl
          !paced &&
          !(ctx.same_store && ctx.spec.server_side_copy) &&
          claimed.object.size < ctx.spec.multipart_threshold &&
-         !NeedDestinationCheck(ctx.spec.overwrite, ctx.spec.dst_empty_at_start, claimed.claims);
+         (claimed.force ||
+          !NeedDestinationCheck(ctx.spec.overwrite, ctx.spec.dst_empty_at_start, claimed.claims));
 }
 
 bool NeedsThreadRoute(const TransferResult& r) {
@@ -468,7 +469,9 @@ void TransferObjectAsync(const TransferContext& ctx, const state::ClaimedObject&
 TransferResult TransferObject(const TransferContext& ctx, const state::ClaimedObject& claimed) {
   const state::ListedObject& obj = claimed.object;
   std::string dst_key = ctx.keys.DstKey(obj.key);
-  if (NeedDestinationCheck(ctx.spec.overwrite, ctx.spec.dst_empty_at_start, claimed.claims)) {
+  // A forced key (verify --fix) is copied whatever the destination holds.
+  if (!claimed.force &&
+      NeedDestinationCheck(ctx.spec.overwrite, ctx.spec.dst_empty_at_start, claimed.claims)) {
     auto dst = LookAtDestination(ctx, dst_key);
     if (!dst.ok()) return Failed(dst.status(), Side::kDestination);
     std::string src_md5 = IsMd5Hex(obj.etag) ? AsciiLower(obj.etag) : "";

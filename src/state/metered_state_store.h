@@ -65,6 +65,10 @@ class MeteredStateStore : public StateStore {
                                             const std::string& prefix) override {
     return Meter([&] { return inner_.FallBackToFlatListing(job, prefix); });
   }
+  Result<int64_t> RequeueKeys(const std::string& job,
+                              const std::vector<ListedObject>& objects) override {
+    return Meter([&] { return inner_.RequeueKeys(job, objects); });
+  }
   Result<std::vector<ClaimedObject>> Claim(const std::string& job, const std::string& owner,
                                            int max, int64_t now_ms,
                                            int64_t lease_until_ms) override {

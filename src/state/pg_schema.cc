@@ -69,8 +69,10 @@ CREATE INDEX objects_unowned ON objects(job, key) WHERE lease_until_ms = 0;
 )sql";
 
 // Version 4: range shards (state_store.h ShardRecord): the bounds of a
-// shard's key range, the last key it committed, and whether it relists.
+// shard's key range, the last key it committed, and whether it relists;
+// objects requeued to be copied whatever the destination holds (force).
 constexpr const char* kV4 = R"sql(
+ALTER TABLE objects ADD COLUMN force BOOLEAN NOT NULL DEFAULT false;
 ALTER TABLE shards ADD COLUMN ranged BOOLEAN NOT NULL DEFAULT false,
   ADD COLUMN lower TEXT COLLATE "C" NOT NULL DEFAULT '',
   ADD COLUMN upper TEXT COLLATE "C" NOT NULL DEFAULT '',

@@ -72,6 +72,8 @@ class PgStateStore : public StateStore {
                                               const std::vector<std::string>& bounds) override;
   Result<ShardRecord> FallBackToFlatListing(const std::string& job,
                                             const std::string& prefix) override;
+  Result<int64_t> RequeueKeys(const std::string& job,
+                              const std::vector<ListedObject>& objects) override;
 
   Result<std::vector<ClaimedObject>> Claim(const std::string& job, const std::string& owner,
                                            int max, int64_t now_ms,

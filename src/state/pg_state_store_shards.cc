@@ -190,6 +190,7 @@ Result<ShardRecord> PgStateStore::FallBackToFlatListing(const std::string& job,
     FERRY_ASSIGN_OR_RETURN(std::vector<ShardRecord> all, ReadShards(c, job, true));
     FERRY_RETURN_IF_ERROR(c.Exec("SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE", {job}).status());
     FERRY_ASSIGN_OR_RETURN(JobRecord j, ReadJob(c, job));
+    FERRY_RETURN_IF_ERROR(CheckFallBack(j));
     ShardRecord flat;
     flat.prefix = prefix;
     flat.relist = j.counters.listed > 0;
@@ -199,12 +200,47 @@ Result<ShardRecord> PgStateStore::FallBackToFlatListing(const std::string& job,
     // What finished before is listed again: the counters start over from
     // what is left (state_store.h).
     FERRY_RETURN_IF_ERROR(
-        c.Exec(flat.relist ? "UPDATE jobs SET listing_done = false, listed = pending + failed, "
+        c.Exec(flat.relist ? "UPDATE jobs SET listing_done = false, listed = failed, "
                              "transferred = 0, skipped = 0, bytes = 0 WHERE id = $1"
                            : "UPDATE jobs SET listing_done = false WHERE id = $1",
                {job})
             .status());
     return flat;
+  });
+}
+
+Result<int64_t> PgStateStore::RequeueKeys(const std::string& job,
+                                          const std::vector<ListedObject>& objects) {
+  std::vector<std::string> keys, etags;
+  std::vector<int64_t> sizes, times;
+  for (const ListedObject& o : objects) {
+    keys.push_back(o.key);
+    etags.push_back(o.etag);
+    sizes.push_back(static_cast<int64_t>(o.size));
+    times.push_back(o.last_modified_ms);
+  }
+  return RunTxn([&](Conn& c) -> Result<int64_t> {
+    FERRY_RETURN_IF_ERROR(c.Exec("SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE", {job}).status());
+    FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
+    FERRY_RETURN_IF_ERROR(c.Exec("UPDATE objects SET force = true WHERE job = $1 AND "
+                                 "key = ANY($2::text[])",
+                                 {job, pg::TextArray(keys)})
+                              .status());
+    FERRY_ASSIGN_OR_RETURN(
+        Rows ins,
+        c.Exec("INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
+               "lease_until_ms, not_before_ms, attempts, claims, last_error, force) "
+               "SELECT $1, k, s, e, m, '', 0, 0, 0, 0, '', true "
+               "FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) AS u(k, s, e, m) "
+               "ON CONFLICT(job, key) DO NOTHING",
+               {job, pg::TextArray(keys), pg::IntArray(sizes), pg::TextArray(etags),
+                pg::IntArray(times)}));
+    const int64_t added = ins.affected();
+    FERRY_RETURN_IF_ERROR(c.Exec("UPDATE jobs SET listed = listed + $2, pending = pending + $2 "
+                                 "WHERE id = $1",
+                                 {job, Str(added)})
+                              .status());
+    return added;
   });
 }
 

@@ -40,7 +40,8 @@ const char* const PgStateStore::kClaimSql =
     "  ORDER BY key LIMIT $3) "
     "UPDATE objects o SET owner = $4, lease_until_ms = $5, claims = o.claims + 1 FROM chosen "
     "WHERE o.job = $1 AND o.key = chosen.key "
-    "RETURNING o.key, o.size, o.etag, o.last_modified_ms, o.attempts, o.claims, o.last_error";
+    "RETURNING o.key, o.size, o.etag, o.last_modified_ms, o.attempts, o.claims, o.last_error, "
+    "o.force";
 
 // Finish, in one statement: the owned rows are deleted with their multipart
 // rows, and the job's counters move by what was deleted.
@@ -97,6 +98,7 @@ Result<std::vector<ClaimedObject>> PgStateStore::Claim(const std::string& job,
     c.attempts = static_cast<int>(r.Int(i, 4));
     c.claims = static_cast<int>(r.Int(i, 5));
     c.last_error = r.Text(i, 6);
+    c.force = r.Bool(i, 7);
     rows.push_back(std::move(c));
   }
   // RETURNING keeps no order; callers get key order, as from SQLite.

@@ -22,7 +22,7 @@
 //                              seq + 1. (version 3) ranged/lower/upper/cursor:
 //                              a range shard's bounds and last key; relist.
 //   objects(job, key, size, etag, last_modified_ms, owner, lease_until_ms,
-//           not_before_ms, attempts, claims, last_error; PK(job, key))
+//           not_before_ms, attempts, claims, last_error, force; PK(job, key))
 //                              Keys still to move. Unowned: owner '' and
 //                              lease_until_ms 0. Owned: lease_until_ms > 0;
 //                              the owner may act on it until someone else
@@ -127,8 +127,10 @@ CREATE TABLE archived_dlq(
 )sql";
 
 // Version 3: range shards (state_store.h ShardRecord): the bounds of a
-// shard's key range, the last key it committed, and whether it relists.
+// shard's key range, the last key it committed, and whether it relists;
+// objects requeued to be copied whatever the destination holds (force).
 constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE objects ADD COLUMN force INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE shards ADD COLUMN ranged INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE shards ADD COLUMN lower TEXT NOT NULL DEFAULT '';
 ALTER TABLE shards ADD COLUMN upper TEXT NOT NULL DEFAULT '';

@@ -28,10 +28,10 @@ class SqliteStateStore : public StateStore {
   // off it, the second a range of expired leases. Any other plan scans the
   // job's rows on every claim (a test pins the plans).
   static constexpr const char* kClaimUnownedSql =
-      "SELECT key, size, etag, last_modified_ms, attempts, claims, last_error FROM objects "
+      "SELECT key, size, etag, last_modified_ms, attempts, claims, last_error, force FROM objects "
       "WHERE job = ? AND lease_until_ms = 0 AND not_before_ms <= ? ORDER BY key LIMIT ?";
   static constexpr const char* kClaimExpiredSql =
-      "SELECT key, size, etag, last_modified_ms, attempts, claims, last_error FROM objects "
+      "SELECT key, size, etag, last_modified_ms, attempts, claims, last_error, force FROM objects "
       "WHERE job = ? AND lease_until_ms > 0 AND lease_until_ms <= ? AND not_before_ms <= ? "
       "ORDER BY key LIMIT ?";
 
@@ -57,6 +57,8 @@ class SqliteStateStore : public StateStore {
                                               const std::vector<std::string>& bounds) override;
   Result<ShardRecord> FallBackToFlatListing(const std::string& job,
                                             const std::string& prefix) override;
+  Result<int64_t> RequeueKeys(const std::string& job,
+                              const std::vector<ListedObject>& objects) override;
 
   Result<std::vector<ClaimedObject>> Claim(const std::string& job, const std::string& owner,
                                            int max, int64_t now_ms,

@@ -172,6 +172,7 @@ Result<ShardRecord> SqliteStateStore::FallBackToFlatListing(const std::string& j
   Txn txn(*db_);
   FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
   FERRY_ASSIGN_OR_RETURN(JobRecord j, ReadJobLocked(job));
+  FERRY_RETURN_IF_ERROR(CheckFallBack(j));
   FERRY_ASSIGN_OR_RETURN(std::vector<ShardRecord> all, ReadShardsLocked(job));
   ShardRecord flat;
   flat.prefix = prefix;
@@ -183,13 +184,44 @@ Result<ShardRecord> SqliteStateStore::FallBackToFlatListing(const std::string& j
   // What finished before is listed again: the counters start over from
   // what is left (state_store.h).
   FERRY_ASSIGN_OR_RETURN(
-      Stmt st, db_->Prepare(flat.relist ? "UPDATE jobs SET listing_done = 0, listed = pending + "
-                                          "failed, transferred = 0, skipped = 0, bytes = 0 "
-                                          "WHERE id = ?"
+      Stmt st, db_->Prepare(flat.relist ? "UPDATE jobs SET listing_done = 0, listed = failed, "
+                                          "transferred = 0, skipped = 0, bytes = 0 WHERE id = ?"
                                         : "UPDATE jobs SET listing_done = 0 WHERE id = ?"));
   FERRY_RETURN_IF_ERROR(st.Bind(job).Run());
   FERRY_RETURN_IF_ERROR(txn.Commit());
   return flat;
+}
+
+Result<int64_t> SqliteStateStore::RequeueKeys(const std::string& job,
+                                              const std::vector<ListedObject>& objects) {
+  std::lock_guard lock(mu_);
+  Txn txn(*db_);
+  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
+  FERRY_RETURN_IF_ERROR(ReadJobLocked(job).status());
+  int64_t added = 0;
+  {
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt st, db_->Prepare("INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
+                              "lease_until_ms, not_before_ms, attempts, claims, last_error, force) "
+                              "VALUES(?, ?, ?, ?, ?, '', 0, 0, 0, 0, '', 1) "
+                              "ON CONFLICT(job, key) DO NOTHING"));
+    FERRY_ASSIGN_OR_RETURN(Stmt mark,
+                           db_->Prepare("UPDATE objects SET force = 1 WHERE job = ? AND key = ?"));
+    for (const ListedObject& o : objects) {
+      FERRY_RETURN_IF_ERROR(
+          st.Bind(job, o.key, static_cast<int64_t>(o.size), o.etag, o.last_modified_ms).Run());
+      if (st.Changes() > 0) {
+        ++added;
+      } else {
+        FERRY_RETURN_IF_ERROR(mark.Bind(job, o.key).Run());
+      }
+    }
+  }
+  FERRY_ASSIGN_OR_RETURN(
+      Stmt st, db_->Prepare("UPDATE jobs SET listed = listed + ?, pending = pending + ? WHERE id = ?"));
+  FERRY_RETURN_IF_ERROR(st.Bind(added, added, job).Run());
+  FERRY_RETURN_IF_ERROR(txn.Commit());
+  return added;
 }
 
 }  // namespace ferry::state

@@ -30,7 +30,7 @@ INSTANTIATE_TEST_SUITE_P(Sqlite, StateStoreConformanceTest,
 
 // Takes a current database's shards back to schema version 2.
 constexpr const char* kDropV3 =
-    "ALTER TABLE shards DROP COLUMN ranged; ALTER TABLE shards DROP COLUMN lower; "
+    "ALTER TABLE objects DROP COLUMN force; ALTER TABLE shards DROP COLUMN ranged; ALTER TABLE shards DROP COLUMN lower; "
     "ALTER TABLE shards DROP COLUMN upper; ALTER TABLE shards DROP COLUMN cursor; "
     "ALTER TABLE shards DROP COLUMN relist; ";
 
@@ -262,9 +262,18 @@ TEST_F(SqliteStateStoreTest, AVersionTwoFileIsUpgradedWithItsShardsKept) {
   ASSERT_EQ(shards->size(), 1u);
   EXPECT_FALSE(shards->front().ranged);
   EXPECT_EQ(shards->front().seq, 1);
-  auto flat = (*store)->FallBackToFlatListing("j", "");
-  ASSERT_TRUE(flat.ok()) << flat.status().ToString();
-  EXPECT_TRUE(flat->relist) << "the columns exist now";
+  // The new columns are there: a range shard keeps its bounds.
+  JobRecord job;
+  job.id = "ranged";
+  ShardRecord s;
+  s.ranged = true;
+  s.lower = "a/";
+  s.upper = "m/";
+  ASSERT_TRUE((*store)->CreateJob(job, {s}).ok());
+  auto back = (*store)->GetShards("ranged");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(back->front().ranged);
+  EXPECT_EQ(back->front().upper, "m/");
 }
 
 TEST_F(SqliteStateStoreTest, ANewerSchemaIsRefusedUnchanged) {

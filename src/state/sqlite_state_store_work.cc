@@ -31,6 +31,7 @@ Status ReadClaimable(Stmt& st, std::vector<ClaimedObject>& out) {
     c.attempts = static_cast<int>(st.Int(4));
     c.claims = static_cast<int>(st.Int(5));
     c.last_error = st.Text(6);
+    c.force = st.Int(7) != 0;
     out.push_back(std::move(c));
   }
 }

@@ -93,4 +93,12 @@ std::vector<ShardRecord> SplitOff(const ShardRecord& shard, const std::vector<st
   return out;
 }
 
+Status CheckFallBack(const JobRecord& job) {
+  if (job.counters.listed == 0 || job.counters.pending == 0) return Status::Ok();
+  return Status(ErrorCode::kPreconditionFailed,
+                "job " + job.id + " has " + std::to_string(job.counters.pending) +
+                    " keys pending; they must finish before it relists")
+      .set_retryable(true);
+}
+
 }  // namespace ferry::state

@@ -134,6 +134,7 @@ struct ClaimedObject {
   int claims = 0;         // times claimed, this one included (>1: retried or resumed)
   std::string last_error;
   int64_t lease_until_ms = 0;  // the lease this claim took (set by the claimer; 0: unknown)
+  bool force = false;  // requeued by RequeueKeys: copy whatever the destination holds
 };
 
 enum class Outcome { kTransferred, kSkipped };
@@ -223,11 +224,14 @@ class StateStore {
   // Replaces every shard of the job with one prefix shard listing `prefix`
   // flat from its start (for a server whose listing cannot be split into
   // ranges). The job's listing is not done afterwards. Returns the new
-  // shard. When the job has listed keys already, the new shard relists,
-  // and the counters start over from what is left so that they stay exact:
-  // listed = pending + failed, transferred = skipped = bytes = 0. Keys it
-  // enqueues count as claimed once (their transfer finds what an earlier
-  // attempt copied and skips it); a dead-lettered key is not enqueued again.
+  // shard. When the job has listed keys already, the new shard relists:
+  // every key it lists may have finished before, so the counters start over
+  // (listed = failed, transferred = skipped = bytes = 0) and stay exact;
+  // keys it enqueues count as claimed once (their transfer finds what was
+  // copied before and skips it); a dead-lettered key is not enqueued again.
+  // For the counters to start over, no key may be pending: while some are,
+  // the call changes nothing and fails with kPreconditionFailed (retryable:
+  // the caller waits for the transfers to finish them).
   virtual Result<ShardRecord> FallBackToFlatListing(const std::string& job,
                                                     const std::string& prefix) = 0;
 
@@ -258,6 +262,15 @@ class StateStore {
   // Moves the row to the dead-letter queue (failed + 1).
   virtual Result<bool> DeadLetterObject(const std::string& job, const std::string& owner,
                                         const DeadLetter& entry) = 0;
+
+  // Enqueues keys again into a live job (`ferry migrate verify --fix`: keys
+  // missing or different at the destination), to be copied whatever the
+  // destination holds (ClaimedObject::force). A key already pending is
+  // marked so; the others are added as pending and counted in listed, so
+  // the counters stay balanced. Returns how many were added. The job's
+  // state is left to the caller.
+  virtual Result<int64_t> RequeueKeys(const std::string& job,
+                                      const std::vector<ListedObject>& objects) = 0;
 
   // The job's dead letters, live or archived.
   virtual Result<std::vector<DeadLetter>> ListDeadLetters(const std::string& job) = 0;
@@ -293,6 +306,9 @@ Status CheckSplit(const ShardRecord& shard, const std::string& expect_upper,
                   const std::vector<std::string>& bounds);
 std::vector<ShardRecord> SplitOff(const ShardRecord& shard, const std::vector<std::string>& bounds,
                                   int first_id);
+// For implementations of FallBackToFlatListing: refuses while keys are
+// pending in a job that has listed some.
+Status CheckFallBack(const JobRecord& job);
 
 // Opens (creating when absent) the SQLite state database at `path`: WAL mode,
 // a busy timeout so several processes can share it. A file that is not a

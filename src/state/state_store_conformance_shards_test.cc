@@ -164,6 +164,15 @@ TEST_P(StateStoreConformanceTest, FallBackToFlatListingRelistsWhatWasListed) {
   d.key = "p/x";
   d.reason = "access denied";
   ASSERT_TRUE(store().DeadLetterObject("j", "w", d).ok());
+  // Refused while p/b is pending: it could finish after the counters
+  // started over and be counted again by the relist.
+  auto early = store().FallBackToFlatListing("j", "p/");
+  ASSERT_FALSE(early.ok());
+  EXPECT_EQ(early.status().code(), ErrorCode::kPreconditionFailed) << early.status().ToString();
+  EXPECT_TRUE(early.status().retryable());
+  EXPECT_EQ(store().GetShards("j")->size(), 2u);
+  ASSERT_EQ(ClaimKeys("j", "w", 10, 10), (std::vector<std::string>{"p/b"}));
+  ASSERT_EQ(FinishKeys("j", "w", {"p/b"}), 1);
   flat = store().FallBackToFlatListing("j", "p/");
   ASSERT_TRUE(flat.ok()) << flat.status().ToString();
   EXPECT_TRUE(flat->relist);
@@ -185,10 +194,10 @@ TEST_P(StateStoreConformanceTest, FallBackToFlatListingRelistsWhatWasListed) {
   for (const char* k : {"p/a", "p/b", "p/c", "p/x"}) page.objects.push_back({k, 1, "e", 7});
   auto r = store().CommitListPage("j", page);
   ASSERT_TRUE(r.ok() && r->applied);
-  // The counters started over from what was left (p/b, pending): p/b is
-  // not enqueued again, p/a (finished before) and p/c (new) are.
-  EXPECT_EQ(r->enqueued, 2);
-  EXPECT_EQ(Job("j").counters.listed, 4);  // p/a, p/b, p/c and the dead letter p/x
+  // The counters started over: p/a and p/b (finished before) and p/c
+  // (new) are enqueued, the dead letter p/x stays one.
+  EXPECT_EQ(r->enqueued, 3);
+  EXPECT_EQ(Job("j").counters.listed, 4);
   EXPECT_EQ(Job("j").counters.failed, 1);
   EXPECT_EQ(Job("j").counters.transferred, 0);
   EXPECT_TRUE(Job("j").listing_done);
@@ -196,11 +205,34 @@ TEST_P(StateStoreConformanceTest, FallBackToFlatListingRelistsWhatWasListed) {
   ASSERT_TRUE(claimed.ok());
   ASSERT_EQ(claimed->size(), 3u);
   for (const ClaimedObject& c : *claimed) {
-    // p/b was claimed (and given back) once; the relisted keys come as if
-    // claimed once.
-    EXPECT_EQ(c.claims, 2) << c.object.key;
+    EXPECT_EQ(c.claims, 2) << c.object.key << " comes as if claimed once";
   }
   ExpectBalanced("j");
+}
+
+TEST_P(StateStoreConformanceTest, RequeuedKeysAreCopiedWhateverTheDestinationHolds) {
+  MakeJob("j");
+  Enqueue("j", {"a", "b"}, true);
+  ASSERT_EQ(ClaimKeys("j", "w", 1, 10), (std::vector<std::string>{"a"}));
+  ASSERT_EQ(FinishKeys("j", "w", {"a"}), 1);
+  // "a" finished (added again, counted in listed); "b" is pending (marked).
+  auto n = store().RequeueKeys("j", {{"a", 1, "e", 7}, {"b", 1, "e", 7}});
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 1);
+  EXPECT_EQ(Job("j").counters.listed, 3);
+  EXPECT_EQ(Job("j").counters.pending, 2);
+  ExpectBalanced("j");
+  auto claimed = store().Claim("j", "w", 10, 20, 1'000'000);
+  ASSERT_TRUE(claimed.ok());
+  ASSERT_EQ(claimed->size(), 2u);
+  for (const ClaimedObject& c : *claimed) EXPECT_TRUE(c.force) << c.object.key;
+  EXPECT_EQ(store().RequeueKeys("nope", {{"a", 1, "e", 7}}).status().code(), ErrorCode::kNotFound);
+  // A key listed the ordinary way is not forced.
+  MakeJob("k");
+  Enqueue("k", {"c"}, true);
+  auto plain = store().Claim("k", "w", 10, 20, 1'000'000);
+  ASSERT_TRUE(plain.ok() && plain->size() == 1);
+  EXPECT_FALSE(plain->front().force);
 }
 
 }  // namespace

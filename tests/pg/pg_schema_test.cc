@@ -75,7 +75,9 @@ TEST(PgSchema, AnOlderDatabaseGetsOnlyTheMissingMigrations) {
   ASSERT_TRUE(c);
   ASSERT_TRUE(MigrateSchema(*c).ok());
   ASSERT_TRUE(c->ExecScript("DROP TABLE archived_jobs; DROP TABLE archived_dlq; "
-                            "DROP INDEX objects_unowned; "
+                            "DROP INDEX objects_unowned; ALTER TABLE objects DROP COLUMN force; "
+                            "ALTER TABLE shards DROP COLUMN ranged, DROP COLUMN lower, "
+                            "DROP COLUMN upper, DROP COLUMN cursor, DROP COLUMN relist; "
                             "DELETE FROM ferry_migrations WHERE version > 1; "
                             "UPDATE ferry_meta SET value = '1' WHERE key = 'schema_version'; "
                             "INSERT INTO dlq VALUES('j', 'k', 0, '', 0, '', 0, '', 0)")
