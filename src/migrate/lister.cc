@@ -1,7 +1,9 @@
 #include "migrate/lister.h"
 
 #include <chrono>
+#include <mutex>
 #include <random>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -12,7 +14,7 @@
 #include "engine/retry.h"
 #include "migrate/key_range.h"
 #include "migrate/range_split.h"
-#include "migrate/shard_queue.h"
+#include "migrate/range_queue.h"
 
 namespace ferry::migrate {
 namespace {
@@ -58,6 +60,34 @@ auto StateRetry(const ListerContext& ctx, F f) -> decltype(f()) {
   }
 }
 
+// A shard being listed in this process, shared between its lister and a
+// thread that may split it (RangeQueue). Its record is what its lister last
+// committed; `mu` is held across a commit, and by a thief across a split,
+// so a page and a split of one shard never interleave in this process (the
+// state store refuses the loser of such a race between processes:
+// state_store.h SplitShard).
+struct LiveShard {
+  explicit LiveShard(const state::ShardRecord& r) : ranged(r.ranged), rec(r) {}
+  const bool ranged;       // rec.ranged, readable without mu
+  std::mutex mu;
+  state::ShardRecord rec;  // guarded by mu
+  int pages = 0;           // pages this run; guarded by mu
+  bool more = false;       // its last page was truncated; guarded by mu
+  // A split search found nothing with the cursor here: not again until the
+  // cursor moves. Guarded by mu.
+  std::string no_split_at;
+  bool no_split_tried = false;
+
+  // RangeQueue's question, with mu held: a range shard still listing, whose
+  // last page was full, and not known to be unsplittable where it is now.
+  int SplitScore() const {
+    if (!ranged || rec.done || !more || pages < 1) return 0;
+    if (no_split_tried && no_split_at == rec.cursor) return 0;
+    return pages;
+  }
+};
+using ShardQueue = RangeQueue<LiveShard>;
+
 // The job's listing: threads taking shards from a ShardQueue (see lister.h).
 class Lister {
  public:
@@ -82,11 +112,24 @@ class Lister {
   Status Reload(LiveShard& live);
   Status FallBack(const std::string& why);
 
+  // Queues a shard to list, once per shard number.
+  void Push(const state::ShardRecord& s);
+
   const ListerContext& ctx_;
   ListFn list_;
   ShardQueue queue_;
+  std::mutex seen_mu_;
+  std::set<int> seen_;  // shard numbers pushed; guarded by seen_mu_
   std::string prefix_;  // of the range shards
 };
+
+void Lister::Push(const state::ShardRecord& s) {
+  {
+    std::lock_guard<std::mutex> lock(seen_mu_);
+    if (!seen_.insert(s.shard).second) return;
+  }
+  queue_.Push(std::make_shared<LiveShard>(s));
+}
 
 void Lister::Admit(const std::vector<ObjectInfo>& objects, size_t n,
                    state::ListPageCommit* commit) {
@@ -154,7 +197,7 @@ Status Lister::ListPrefixShard(LiveShard& live) {
       FERRY_ASSIGN_OR_RETURN(auto shards,
                              StateRetry(ctx_, [&] { return ctx_.state->GetShards(ctx_.job); }));
       for (const auto& s : shards) {
-        if (!s.done && s.shard != shard.shard) queue_.Push(s);
+        if (!s.done && s.shard != shard.shard) Push(s);
       }
     }
   }
@@ -185,7 +228,7 @@ Status Lister::ListRangePage(LiveShard& live, bool probe) {
     check.in_order = check.why.empty();
   }
   if (!check.in_order) {
-    queue_.RequestFallback(check.why);
+    queue_.Abort(check.why);
     return Status::Ok();
   }
   state::ListPageResult r;
@@ -238,7 +281,7 @@ void Lister::Split(LiveShard& victim) {
   auto search = FindSplit(list_, seen.prefix, after, seen.upper);
   if (!search.ok() || Stopped(ctx_)) return;  // no split this time; listing goes on
   if (!search->disorder.empty()) {
-    queue_.RequestFallback(search->disorder);
+    queue_.Abort(search->disorder);
     return;
   }
   std::lock_guard<std::mutex> lock(victim.mu);
@@ -256,7 +299,7 @@ void Lister::Split(LiveShard& victim) {
   });
   if (!made.ok() || made->empty()) return;
   rec.upper = *search->at;
-  queue_.Push(made->front());
+  Push(made->front());
 }
 
 void Lister::Thread() {
@@ -264,24 +307,22 @@ void Lister::Thread() {
   for (;;) {
     ShardQueue::Next next = queue_.Take(may_split);
     if (next.kind == ShardQueue::Next::Kind::kDone) return;
-    LiveShard& live = *next.shard;
+    LiveShard& live = *next.item;
     if (next.kind == ShardQueue::Next::Kind::kSplit) {
       Split(live);
-      queue_.SplitDone(next.shard);
+      queue_.SplitDone(next.item);
       continue;
     }
     Status s = live.ranged ? ListRangeShard(live) : ListPrefixShard(live);
     if (!s.ok()) queue_.Fail(s);
-    queue_.Done(next.shard);
+    queue_.Done(next.item);
   }
 }
 
 Status Lister::Plan(const state::ShardRecord& shard0) {
-  LiveShard live;
-  live.rec = shard0;
-  live.ranged = true;
+  LiveShard live(shard0);
   FERRY_RETURN_IF_ERROR(ListRangePage(live, /*probe=*/true));
-  if (!queue_.fallback().empty() || Stopped(ctx_) || live.rec.done || live.rec.seq == 0) {
+  if (!queue_.aborted().empty() || Stopped(ctx_) || live.rec.done || live.rec.seq == 0) {
     return Status::Ok();
   }
   auto bounds = PrefixSplitPoints(list_, live.rec.prefix, live.rec.cursor, live.rec.upper, 255);
@@ -319,10 +360,10 @@ Status Lister::Run() {
   const bool fresh = shards.size() == 1 && shards[0].ranged && shards[0].seq == 0 &&
                      !shards[0].done;
   if (fresh && ctx_.list_concurrency > 1) FERRY_RETURN_IF_ERROR(Plan(shards[0]));
-  if (queue_.fallback().empty()) {
+  if (queue_.aborted().empty()) {
     FERRY_ASSIGN_OR_RETURN(shards, ctx_.state->GetShards(ctx_.job));
     for (const auto& s : shards) {
-      if (!s.done) queue_.Push(s);
+      if (!s.done) Push(s);
     }
     int n = std::max(1, ctx_.list_concurrency);
     std::vector<std::thread> threads;
@@ -330,7 +371,7 @@ Status Lister::Run() {
     Thread();
     for (auto& t : threads) t.join();
   }
-  std::string why = queue_.fallback();
+  std::string why = queue_.aborted();
   if (why.empty() || Stopped(ctx_)) return queue_.error();
   // A broken promise: one flat listing from the start, on a queue of its own.
   FERRY_RETURN_IF_ERROR(FallBack(why));

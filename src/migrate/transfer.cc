@@ -18,6 +18,7 @@
 #include "base/unix_time.h"
 #include "base/strings.h"
 #include "crypto/digest.h"
+#include "migrate/content_hash.h"
 #include "engine/parallel.h"
 #include "ops/copy.h"
 #include "ops/part_plan.h"
@@ -25,10 +26,9 @@
 namespace ferry::migrate {
 namespace {
 
-// User metadata ferry adds to objects it uploads in parts when the source's
-// MD5 is known, since their ETag is not an MD5 (rclone does the same with
-// "md5chksum"): `--overwrite changed` can then still compare contents.
-constexpr char kMd5Meta[] = "ferry-md5";
+// Objects uploaded in parts carry their source's MD5 as metadata
+// (kFerryMd5Meta, content_hash.h), since their ETag is not an MD5:
+// `--overwrite changed` and verify can then still compare contents.
 
 TransferResult Failed(Status s, Side side) {
   TransferResult r;
@@ -55,15 +55,6 @@ TransferResult Transferred(uint64_t bytes) {
   r.outcome = state::Outcome::kTransferred;
   r.bytes = bytes;
   return r;
-}
-
-// The MD5 an object's info proves: its ETag when that is one, else the MD5
-// ferry stored beside a multipart upload. "" when unknown.
-std::string KnownMd5(const ObjectInfo& info) {
-  if (info.etag_is_md5 && IsMd5Hex(info.etag)) return AsciiLower(info.etag);
-  auto it = info.headers.user.find(kMd5Meta);
-  if (it != info.headers.user.end() && IsMd5Hex(it->second)) return it->second;
-  return "";
 }
 
 // Status of a source object that is larger than its listing said: the
@@ -259,7 +250,7 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
     PutOptions put;
     put.headers = info->headers;
     std::string md5 = KnownMd5(*info);
-    if (!md5.empty()) put.headers.user[kMd5Meta] = md5;
+    if (!md5.empty()) put.headers.user[kFerryMd5Meta] = md5;
     auto id = ctx.dst->CreateMultipart(dst_key, put);
     if (!id.ok()) return Failed(id.status(), Side::kDestination);
     CrashPoint("multipart-created");
