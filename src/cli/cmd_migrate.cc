@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "base/unix_time.h"
@@ -104,6 +105,23 @@ Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
 
 }  // namespace
 
+namespace {
+
+// --verify: the job's check once it has run to its end (completed, or
+// failed with dead letters); nullopt when not asked for or not at its end.
+Result<std::optional<migrate::VerifyCounts>> VerifyAfterRun(const state::JobRecord& job,
+                                                            const MigrateArgs& a) {
+  if (!a.verify || (job.state != state::JobState::kCompleted &&
+                    job.state != state::JobState::kFailed)) {
+    return std::optional<migrate::VerifyCounts>();
+  }
+  FERRY_ASSIGN_OR_RETURN(migrate::JobSpec spec, migrate::SpecFromJson(job.spec));
+  FERRY_ASSIGN_OR_RETURN(migrate::VerifyCounts c, VerifyJob(spec, a, /*to_stderr=*/true));
+  return std::optional<migrate::VerifyCounts>(c);
+}
+
+}  // namespace
+
 Result<std::chrono::milliseconds> LeaseOf(const MigrateArgs& a) {
   FERRY_ASSIGN_OR_RETURN(int64_t ms, migrate::ParseDurationMs(a.lease));
   if (ms < 1000) return Status::InvalidArgument("must be at least 1s");
@@ -163,12 +181,15 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
   if (printed_line) std::fprintf(stderr, "\n");
   if (!r.ok()) return Fail("job " + id, r.status());
   const state::JobRecord& job = r->job;
+  auto verified = VerifyAfterRun(job, a);
+  if (!verified.ok()) return Fail("verify", verified.status());
   if (a.json) {
     RunFigures run;
     run.seconds = r->seconds;
     run.state_calls = metered.calls();
     run.state_seconds = metered.seconds();
     run.listing_seconds = r->listing_seconds;
+    if (*verified) run.verify_json = VerifyJson(**verified);
     std::printf("%s\n", SummaryJson(job, run).c_str());
   } else if (!a.quiet) {
     const auto& c = job.counters;
@@ -181,10 +202,11 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
       std::fprintf(stderr, "ferry: %lld objects in the dead-letter queue: ferry migrate dlq %s\n",
                    static_cast<long long>(c.failed), id.c_str());
     }
+    if (*verified) std::printf("%s\n", VerifyLine(**verified).c_str());
   }
   std::fflush(stdout);
   switch (job.state) {
-    case state::JobState::kCompleted: return 0;
+    case state::JobState::kCompleted: return *verified && !(*verified)->ok() ? kExitDifferences : 0;
     case state::JobState::kFailed: return kExitDeadLetters;
     case state::JobState::kCancelled: return kExitCancelled;
     default: return CancelRequested() ? 130 : 1;
@@ -219,6 +241,9 @@ int RunSplit(state::StateStore& store, const migrate::JobSpec& whole, MigrateArg
   std::mutex mu;
   size_t next = 0;
   int worst = 0;
+  // Parts are not verified one by one: the whole is, once every part ran.
+  MigrateArgs part_args = a;
+  part_args.verify = false;
   auto rank = [](int code) { return code == 0 ? 0 : code == kExitDeadLetters ? 1 : 2; };
   auto worker = [&] {
     for (;;) {
@@ -229,7 +254,7 @@ int RunSplit(state::StateStore& store, const migrate::JobSpec& whole, MigrateArg
         i = next++;
       }
       auto st = OpenState(a);
-      int code = st.ok() ? RunInForeground(**st, ids[i], a, &mu) : Fail("", st.status());
+      int code = st.ok() ? RunInForeground(**st, ids[i], part_args, &mu) : Fail("", st.status());
       std::lock_guard<std::mutex> lock(mu);
       if (rank(code) > rank(worst) || (code != 0 && worst == 0)) worst = code;
     }
@@ -256,9 +281,14 @@ int RunSplit(state::StateStore& store, const migrate::JobSpec& whole, MigrateArg
     total.run_seconds = std::max(total.run_seconds, j->run_seconds);
     if (j->state != state::JobState::kCompleted) total.state = j->state;
   }
+  total.spec = migrate::SpecToJson(whole);
+  auto verified = VerifyAfterRun(total, a);
+  if (!verified.ok()) return Fail("verify", verified.status());
+  if (*verified && !(*verified)->ok() && worst == 0) worst = kExitDifferences;
   if (a.json) {
     RunFigures run;
     run.seconds = total.run_seconds;
+    if (*verified) run.verify_json = VerifyJson(**verified);
     std::string line = SummaryJson(total, run);
     std::string jobs = nlohmann::json(ids).dump();
     line.insert(line.size() - 1, ",\"jobs\":" + jobs);
@@ -269,6 +299,7 @@ int RunSplit(state::StateStore& store, const migrate::JobSpec& whole, MigrateArg
                 ids.size(), static_cast<long long>(c.listed), static_cast<long long>(c.transferred),
                 static_cast<long long>(c.skipped), static_cast<long long>(c.failed),
                 HumanBytes(static_cast<uint64_t>(c.bytes)).c_str());
+    if (*verified) std::printf("%s\n", VerifyLine(**verified).c_str());
   }
   return worst;
 }
@@ -512,6 +543,10 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
   m->add_flag("--split", a->split, "One job per top-level prefix, run in parallel (each resumable on its own)");
   m->add_option("--split-parallel", a->split_parallel, "Parts of a --split job running at once")->capture_default_str()->check(CLI::Range(1, 64));
   m->add_flag("--no-server-side-copy", a->no_server_side, "Stream through ferry even within one bucket");
+  m->add_flag("--verify", a->verify,
+              "Once the job has run, verify the destination against the source (as `ferry "
+              "migrate verify`); its counts go in the summary, exit 5 if anything differs");
+  m->add_flag("--checksum", a->checksum, "With --verify: hash both sides where no MD5 is known");
   m->add_option("--src-profile", a->src_profile, "AWS profile for the source");
   m->add_option("--dst-profile", a->dst_profile, "AWS profile for the destination");
   AddRunOptions(m, a.get());
@@ -539,6 +574,8 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
   AddStateOption(cancel, a.get());
   AddGlobalOptions(*cancel, &a->global);
   cancel->callback([a, exit_code] { *exit_code = RunCancel(*a); });
+
+  AddVerifyCommand(m, a, exit_code);
 
   auto* dlq = m->add_subcommand("dlq", "List a job's dead-letter queue, or requeue and run it");
   dlq->add_option("job", a->job, "Job id")->required();

@@ -4,6 +4,7 @@
 // in the foreground with progress output.
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -13,6 +14,8 @@
 
 #include "cli/cli_util.h"
 #include "cli/registry.h"
+#include "migrate/job_spec.h"
+#include "migrate/verify.h"
 #include "state/state_store.h"
 
 namespace ferry::cli {
@@ -20,6 +23,7 @@ namespace ferry::cli {
 // Exit codes beyond 0 (done), 1 (error), 2 (usage), 130 (interrupted).
 constexpr int kExitDeadLetters = 3;  // finished, with keys in the dead-letter queue
 constexpr int kExitCancelled = 4;
+constexpr int kExitDifferences = 5;  // verify: keys missing or different at the destination
 
 struct MigrateArgs {
   std::string src, dst;
@@ -49,6 +53,11 @@ struct MigrateArgs {
   int split_parallel = 4;
   std::string src_profile, dst_profile;
   std::string job;
+  // verify (and migrate --verify)
+  bool verify = false;    // migrate: verify the job once it has run
+  bool checksum = false;  // hash both sides where no MD5 is known
+  bool fix = false;       // verify --job: requeue what differs into the job and run it
+  int verify_concurrency = 16;
   GlobalOptions global;
 };
 
@@ -64,6 +73,16 @@ Result<std::chrono::milliseconds> LeaseOf(const MigrateArgs& a);
 // every line printed is whole under that lock.
 int RunInForeground(state::StateStore& store, const std::string& id, const MigrateArgs& a,
                     std::mutex* out_mu = nullptr);
+
+// Verifies what job `job` copied: its source against its destination, with
+// its key mapping and filters. Each difference is printed (a JSON line with
+// --json, else a line on stdout, or stderr when `to_stderr`).
+Result<migrate::VerifyCounts> VerifyJob(const migrate::JobSpec& job, const MigrateArgs& a,
+                                        bool to_stderr,
+                                        const std::function<void(const migrate::Difference&)>&
+                                            also = nullptr);
+// `ferry migrate verify`, attached to `migrate`.
+void AddVerifyCommand(CLI::App* migrate, const std::shared_ptr<MigrateArgs>& a, int* exit_code);
 
 void AddStateOption(CLI::App* cmd, MigrateArgs* a);
 // --max-buffer, --json, -q, --force and the global options.

@@ -180,4 +180,54 @@ std::string StatusText(const state::JobRecord& job) {
   return out;
 }
 
+std::string DifferenceJson(const migrate::Difference& d) {
+  json j;
+  j["event"] = "difference";
+  j["kind"] = migrate::ToString(d.kind);
+  j["key"] = Str(d.key);
+  if (d.kind != migrate::Difference::Kind::kExtra) j["src_size"] = d.src_size;
+  if (d.kind != migrate::Difference::Kind::kMissing) j["dst_size"] = d.dst_size;
+  if (!d.why.empty()) j["why"] = Str(d.why);
+  return Dump(j);
+}
+
+std::string DifferenceLine(const migrate::Difference& d) {
+  std::string line = migrate::ToString(d.kind);
+  line.resize(9, ' ');
+  line += d.key;
+  if (!d.why.empty()) line += ": " + d.why;
+  return line;
+}
+
+std::string VerifyJson(const migrate::VerifyCounts& c) {
+  json j;
+  j["event"] = "verify";
+  j["ok"] = c.ok();
+  j["matched"] = c.matched;
+  j["missing"] = c.missing;
+  j["differing"] = c.differing;
+  j["extra"] = c.extra;
+  j["by_md5"] = c.by_md5;
+  j["by_checksum"] = c.by_checksum;
+  j["by_size_time"] = c.by_size_time;
+  j["lookups"] = c.lookups;
+  j["bytes_hashed"] = c.bytes_hashed;
+  j["sorted_on_disk"] = c.sorted_on_disk;
+  j["seconds"] = c.seconds;
+  return Dump(j);
+}
+
+std::string VerifyLine(const migrate::VerifyCounts& c) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "verify: %lld matched, %lld missing, %lld different, %lld only at the destination "
+                "(by md5 %lld, checksum %lld, size and time %lld)%s in %.1fs",
+                static_cast<long long>(c.matched), static_cast<long long>(c.missing),
+                static_cast<long long>(c.differing), static_cast<long long>(c.extra),
+                static_cast<long long>(c.by_md5), static_cast<long long>(c.by_checksum),
+                static_cast<long long>(c.by_size_time), c.sorted_on_disk ? ", sorted on disk" : "",
+                c.seconds);
+  return buf;
+}
+
 }  // namespace ferry::cli

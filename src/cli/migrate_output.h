@@ -7,6 +7,7 @@
 #include <string>
 
 #include "migrate/runner.h"
+#include "migrate/verify.h"
 #include "state/state_store.h"
 
 namespace ferry::cli {
@@ -28,6 +29,12 @@ std::string JobJson(const state::JobRecord& job);
 std::string DeadLetterJson(const state::DeadLetter& d);
 std::string ProgressJson(const std::string& job, const migrate::Progress& p);
 std::string EventJson(const std::string& job, const migrate::Event& e);
+
+// verify's report: each difference, and the counts.
+std::string DifferenceJson(const migrate::Difference& d);
+std::string DifferenceLine(const migrate::Difference& d);  // "missing  KEY", "differs  KEY: why"
+std::string VerifyJson(const migrate::VerifyCounts& c);    // {"event":"verify", ...}
+std::string VerifyLine(const migrate::VerifyCounts& c);    // "verify: 7 matched, 1 missing, ..."
 
 // "listed 75000 · done 1200 · skipped 0 · failed 0 · in flight 64 · 1.2 GiB ·
 // 2400 obj/s · 41.0 MiB/s · ETA 0:31" (+ " · destination open").

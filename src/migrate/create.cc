@@ -54,8 +54,9 @@ Result<Probed> Probe(const Location& loc, const OpenOptions& o, const std::strin
 }
 
 // The job's first shard (state_store.h ShardRecord): a range shard where
-// the source lists by ranges, else a prefix shard (delimited when listing
-// by prefixes in parallel).
+// a remote source lists by ranges, else a prefix shard (delimited when
+// listing by prefixes in parallel). A local directory keeps its walk: its
+// delimiter listing is the file system's, which forgets nothing.
 state::ShardRecord FirstShard(const JobSpec& spec, const KeyMap& keys, bool range_listing) {
   state::ShardRecord s;
   s.prefix = keys.src_prefix;
@@ -144,7 +145,7 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   job.state = state::JobState::kCreated;
   job.created_ms = NowUnixMs();
   FERRY_RETURN_IF_ERROR(store.CreateJob(
-      job, {FirstShard(spec, KeyMapFor(src, dst), sprobe.features.range_listing)}));
+      job, {FirstShard(spec, KeyMapFor(src, dst), src.is_s3() && sprobe.features.range_listing)}));
   return store.GetJob(job.id);
 }
 

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <mutex>
-#include <random>
 #include <set>
 #include <thread>
 #include <vector>
@@ -10,9 +9,8 @@
 #include "base/cancel.h"
 #include "base/crash_point.h"
 #include "base/unix_time.h"
-#include "engine/circuit_breaker.h"
-#include "engine/retry.h"
 #include "migrate/key_range.h"
+#include "migrate/list_retry.h"
 #include "migrate/range_split.h"
 #include "migrate/range_queue.h"
 
@@ -31,22 +29,8 @@ void Nap(const ListerContext& ctx, std::chrono::milliseconds d) {
   }
 }
 
-// Lists one page, retrying what can be retried: a bounded number of times
-// for transient errors, and for as long as it takes during an outage (the
-// source not answering), so an outage never ends a job.
 Result<ListPage> ListWithRetry(const ListerContext& ctx, const ListOptions& o) {
-  RetryPolicy policy;
-  policy.cap = std::chrono::milliseconds(5000);
-  std::mt19937_64 rng{std::random_device{}()};
-  for (int attempt = 1;; ++attempt) {
-    auto page = ctx.src->List(o);
-    if (page.ok() || Stopped(ctx)) return page;
-    const Status& s = page.status();
-    bool outage = IsOutageError(s);
-    if (!s.retryable() || (!outage && attempt >= 10)) return s;
-    double r = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-    Nap(ctx, BackoffDelay(policy, s, std::min(attempt, 8), r));
-  }
+  return migrate::ListWithRetry(*ctx.src, o, [&ctx] { return Stopped(ctx); });
 }
 
 // Runs a state-store call again while it fails with a retryable error (a

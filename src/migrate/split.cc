@@ -49,7 +49,7 @@ Result<std::vector<JobSpec>> SplitByPrefix(const JobSpec& whole, const OpenOptio
   std::vector<JobSpec> parts;
   auto bounds = TopPrefixes(**store, prefix);
   if (!bounds.ok()) return bounds.status().WithContext(whole.src);
-  if ((*store)->Features().range_listing && !whole.list_by_prefixes) {
+  if (src.is_s3() && (*store)->Features().range_listing && !whole.list_by_prefixes) {
     for (size_t i = 0; i <= bounds->size(); ++i) {
       JobSpec part = whole;
       part.range_after = i == 0 ? whole.range_after : (*bounds)[i - 1];

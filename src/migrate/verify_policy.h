@@ -37,6 +37,8 @@ struct Difference {
   std::string key;  // relative to the compared prefixes
   uint64_t src_size = 0, dst_size = 0;  // of the sides that hold it
   std::string why;  // kDiffers: JudgePair's reason
+  std::string src_etag;          // the source's listed ETag (to requeue it)
+  int64_t src_modified_ms = 0;   // and its time
 };
 // "missing" (at the destination), "differs", "extra" (only at the destination).
 const char* ToString(Difference::Kind k);

@@ -78,6 +78,7 @@ StoreFeatures LocalStore::Features() const {
   f.server_side_copy = true;
   f.multipart = true;
   f.min_part_size = options_.min_part_size;
+  f.range_listing = true;  // the walk honours start-after, in byte order
   return f;
 }
 

@@ -1,0 +1,190 @@
+// ferry migrate verify SRC DST | --job JOB [--fix]: the independent check
+// of a migration (migrate/verify.h), and migrate --verify.
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "cli/cli_util.h"
+#include "cli/migrate_args.h"
+#include "cli/migrate_output.h"
+#include "migrate/policy.h"
+#include "store/location.h"
+
+namespace ferry::cli {
+namespace {
+
+struct OpenedSide {
+  std::unique_ptr<ObjectStore> store;
+  Location loc;
+};
+
+Result<OpenedSide> OpenSide(const std::string& where, const std::string& profile,
+                            const MigrateArgs& a) {
+  OpenedSide side;
+  auto loc = ParseLocation(where);
+  if (!loc.ok()) return loc.status();
+  side.loc = *loc;
+  OpenOptions o = a.global.ToOpenOptions(profile);
+  o.http.max_idle_per_endpoint = static_cast<size_t>(std::max(64, a.verify_concurrency * 2));
+  auto store = OpenStore(side.loc, o);
+  if (!store.ok()) return store.status().WithContext(where);
+  side.store = std::move(*store);
+  return side;
+}
+
+// Requeues missing and different keys into a job in batches, as verify
+// reports them (in key order, after the comparison).
+class Requeuer {
+ public:
+  Requeuer(state::StateStore& store, std::string job, std::string src_prefix)
+      : store_(store), job_(std::move(job)), src_prefix_(std::move(src_prefix)) {}
+  void Add(const migrate::Difference& d) {
+    if (d.kind == migrate::Difference::Kind::kExtra || !status_.ok()) return;
+    batch_.push_back({src_prefix_ + d.key, d.src_size, d.src_etag, d.src_modified_ms});
+    if (batch_.size() >= 1000) Flush();
+  }
+  Status Flush() {
+    if (!batch_.empty() && status_.ok()) {
+      auto n = store_.RequeueKeys(job_, batch_);
+      if (n.ok()) {
+        requeued_ += *n;
+      } else {
+        status_ = n.status();
+      }
+    }
+    batch_.clear();
+    return status_;
+  }
+  int64_t requeued() const { return requeued_; }
+
+ private:
+  state::StateStore& store_;
+  const std::string job_, src_prefix_;
+  std::vector<state::ListedObject> batch_;
+  int64_t requeued_ = 0;
+  Status status_;
+};
+
+}  // namespace
+
+Result<migrate::VerifyCounts> VerifyJob(const migrate::JobSpec& job, const MigrateArgs& a,
+                                        bool to_stderr,
+                                        const std::function<void(const migrate::Difference&)>& also) {
+  FERRY_ASSIGN_OR_RETURN(OpenedSide src, OpenSide(job.src, job.src_profile, a));
+  FERRY_ASSIGN_OR_RETURN(OpenedSide dst, OpenSide(job.dst, job.dst_profile, a));
+  migrate::KeyMap keys = migrate::KeyMapFor(src.loc, dst.loc);
+  migrate::VerifyOptions o;
+  o.src = src.store.get();
+  o.dst = dst.store.get();
+  o.src_prefix = keys.src_prefix;
+  o.dst_prefix = keys.dst_prefix;
+  o.filter = job.filter;
+  o.filter_prefix = job.filter_prefix;
+  o.checksum = a.checksum;
+  o.concurrency = a.verify_concurrency;
+  o.list_chunk = job.list_chunk;
+  FILE* out = to_stderr ? stderr : stdout;
+  o.on_difference = [&](const migrate::Difference& d) {
+    if (a.json) {
+      std::printf("%s\n", DifferenceJson(d).c_str());
+    } else if (!a.quiet) {
+      std::fprintf(out, "%s\n", DifferenceLine(d).c_str());
+    }
+    if (also) also(d);
+  };
+  o.on_warning = [](const std::string& w) { std::fprintf(stderr, "ferry: warning: %s\n", w.c_str()); };
+  auto counts = migrate::RunVerify(o);
+  std::fflush(stdout);
+  return counts;
+}
+
+namespace {
+
+int RunVerifyCommand(MigrateArgs& a) {
+  const bool by_job = !a.job.empty();
+  if (by_job == (!a.src.empty() || !a.dst.empty())) {
+    std::fprintf(stderr, "ferry: verify needs SRC and DST, or --job JOB (not both)\n");
+    return 2;
+  }
+  if (!by_job && (a.src.empty() || a.dst.empty())) {
+    std::fprintf(stderr, "ferry: verify needs SRC and DST\n");
+    return 2;
+  }
+  if (a.fix && !by_job) {
+    std::fprintf(stderr, "ferry: --fix needs --job JOB (the job to requeue into)\n");
+    return 2;
+  }
+  migrate::JobSpec spec;
+  std::unique_ptr<state::StateStore> store;
+  if (by_job) {
+    auto opened = OpenState(a);
+    if (!opened.ok()) return Fail("", opened.status());
+    store = std::move(*opened);
+    auto job = store->GetJob(a.job);
+    if (!job.ok()) return Fail("job " + a.job, job.status());
+    auto parsed = migrate::SpecFromJson(job->spec);
+    if (!parsed.ok()) return Fail("job " + a.job, parsed.status());
+    spec = *parsed;
+    if (a.fix && job->state == state::JobState::kCancelled) {
+      return Fail("job " + a.job, Status::InvalidArgument("was cancelled; start a new job"));
+    }
+  } else {
+    spec.src = a.src;
+    spec.dst = a.dst;
+    spec.src_profile = a.src_profile.empty() ? a.global.profile : a.src_profile;
+    spec.dst_profile = a.dst_profile.empty() ? a.global.profile : a.dst_profile;
+  }
+  std::unique_ptr<Requeuer> requeue;
+  if (a.fix) {
+    auto job = store->GetJob(a.job);
+    if (job.ok() && job->archived) {
+      Status back = store->RestoreJob(a.job);  // to the live tables, to run again
+      if (!back.ok()) return Fail("job " + a.job, back);
+    }
+    auto src = ParseLocation(spec.src);
+    auto dst = ParseLocation(spec.dst);
+    if (!src.ok() || !dst.ok()) return Fail("job " + a.job, src.ok() ? dst.status() : src.status());
+    requeue = std::make_unique<Requeuer>(*store, a.job, migrate::KeyMapFor(*src, *dst).src_prefix);
+  }
+  auto counts = VerifyJob(spec, a, false, [&](const migrate::Difference& d) {
+    if (requeue) requeue->Add(d);
+  });
+  if (!counts.ok()) return Fail("verify", counts.status());
+  std::printf("%s\n", a.json ? VerifyJson(*counts).c_str() : VerifyLine(*counts).c_str());
+  std::fflush(stdout);
+  if (!requeue) return counts->ok() ? 0 : kExitDifferences;
+  Status flushed = requeue->Flush();
+  if (!flushed.ok()) return Fail("job " + a.job, flushed);
+  if (counts->ok()) return 0;
+  if (!a.json && !a.quiet) {
+    std::printf("job %s: %lld objects requeued\n", a.job.c_str(),
+                static_cast<long long>(requeue->requeued()));
+  }
+  // Copy them now, as `dlq --retry` does; the job's summary tells how it went.
+  return RunInForeground(*store, a.job, a);
+}
+
+}  // namespace
+
+void AddVerifyCommand(CLI::App* migrate, const std::shared_ptr<MigrateArgs>& a, int* exit_code) {
+  auto* v = migrate->add_subcommand(
+      "verify",
+      "Check that DST holds what SRC holds (keys, sizes, MD5 where known, else size and time); "
+      "exit 0 only when nothing is missing or different, 5 when something is");
+  v->add_option("src", a->src, "Source: s3://bucket[/prefix] or a local directory");
+  v->add_option("dst", a->dst, "Destination: s3://bucket[/prefix] or a local directory");
+  v->add_option("--job", a->job, "Verify this job's source and destination, with its filters");
+  v->add_flag("--fix", a->fix, "With --job: requeue what is missing or different into the job and run it");
+  v->add_flag("--checksum", a->checksum,
+              "Read and hash both sides where no MD5 is known (multipart objects)");
+  v->add_option("--concurrency", a->verify_concurrency, "Key ranges compared at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  v->add_option("--src-profile", a->src_profile, "AWS profile for the source");
+  v->add_option("--dst-profile", a->dst_profile, "AWS profile for the destination");
+  AddStateOption(v, a.get());
+  AddRunOptions(v, a.get());
+  v->callback([a, exit_code] { *exit_code = RunVerifyCommand(*a); });
+}
+
+}  // namespace ferry::cli
