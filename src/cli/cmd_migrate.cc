@@ -59,6 +59,14 @@ Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
   s.list_concurrency = a.list_concurrency;
   s.list_by_prefixes = a.list_by == "prefixes";
   s.list_chunk = a.list_chunk;
+  s.since_last = a.since_last;
+  if (a.since_last) {
+    auto slack = migrate::ParseDurationMs(a.since_slack);
+    if (!slack.ok()) return slack.status().WithContext("--since-slack");
+    s.since_slack_ms = *slack;
+  }
+  s.delete_extraneous = a.delete_extraneous;
+  s.max_delete = a.max_delete;
   s.part_concurrency = a.part_concurrency;
   s.filter.include = a.include;
   s.filter.exclude = a.exclude;
@@ -107,17 +115,64 @@ Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
 
 namespace {
 
-// --verify: the job's check once it has run to its end (completed, or
-// failed with dead letters); nullopt when not asked for or not at its end.
-Result<std::optional<migrate::VerifyCounts>> VerifyAfterRun(const state::JobRecord& job,
-                                                            const MigrateArgs& a) {
-  if (!a.verify || (job.state != state::JobState::kCompleted &&
-                    job.state != state::JobState::kFailed)) {
-    return std::optional<migrate::VerifyCounts>();
+// What follows a run that reached its end: --verify, then --delete.
+struct AfterRun {
+  std::optional<migrate::VerifyCounts> verify;
+  std::optional<migrate::PruneResult> prune;
+  int64_t max_delete = 0;
+  std::string prune_skipped;  // why --delete deleted nothing without trying
+  Status prune_error;         // a listing or delete that failed: deletion stopped
+
+  std::string DeleteJson() const {
+    if (!prune && prune_skipped.empty() && prune_error.ok()) return "";
+    nlohmann::json j;
+    if (prune) {
+      j = {{"extra", prune->extra}, {"deleted", prune->deleted}, {"refused", prune->refused},
+           {"max_delete", max_delete}};
+    } else {
+      j = {{"deleted", 0}, {"skipped", prune_error.ok() ? prune_skipped : prune_error.ToString()}};
+    }
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
+  // The exit code they leave a completed job with.
+  int ExitCode() const {
+    if (!prune_error.ok()) return 1;
+    if (prune && prune->refused) return kExitDeleteRefused;
+    if (verify && !verify->ok()) return kExitDifferences;
+    return 0;
+  }
+};
+
+Result<AfterRun> AfterTheRun(const state::JobRecord& job, const MigrateArgs& a) {
+  AfterRun after;
+  const bool ended = job.state == state::JobState::kCompleted || job.state == state::JobState::kFailed;
+  if (!ended) return after;
   FERRY_ASSIGN_OR_RETURN(migrate::JobSpec spec, migrate::SpecFromJson(job.spec));
-  FERRY_ASSIGN_OR_RETURN(migrate::VerifyCounts c, VerifyJob(spec, a, /*to_stderr=*/true));
-  return std::optional<migrate::VerifyCounts>(c);
+  if (a.verify) {
+    FERRY_ASSIGN_OR_RETURN(migrate::VerifyCounts c, VerifyJob(spec, a, /*to_stderr=*/true));
+    after.verify = c;
+  }
+  if (!spec.delete_extraneous) return after;
+  after.max_delete = spec.max_delete;
+  if (job.state != state::JobState::kCompleted) {
+    after.prune_skipped = "the job has dead letters (a read or write failed): nothing deleted";
+    std::fprintf(stderr, "ferry: --delete: %s\n", after.prune_skipped.c_str());
+    return after;
+  }
+  auto pruned = PruneJob(spec, a);
+  if (!pruned.ok()) {
+    after.prune_error = pruned.status();
+    std::fprintf(stderr, "ferry: --delete: stopped, %s\n", pruned.status().ToString().c_str());
+    return after;
+  }
+  after.prune = *pruned;
+  if (pruned->refused) {
+    std::fprintf(stderr,
+                 "ferry: --delete: %lld objects at the destination are not at the source, more "
+                 "than --max-delete %lld: nothing deleted\n",
+                 static_cast<long long>(pruned->extra), static_cast<long long>(spec.max_delete));
+  }
+  return after;
 }
 
 }  // namespace
@@ -181,15 +236,16 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
   if (printed_line) std::fprintf(stderr, "\n");
   if (!r.ok()) return Fail("job " + id, r.status());
   const state::JobRecord& job = r->job;
-  auto verified = VerifyAfterRun(job, a);
-  if (!verified.ok()) return Fail("verify", verified.status());
+  auto after = AfterTheRun(job, a);
+  if (!after.ok()) return Fail("verify", after.status());
   if (a.json) {
     RunFigures run;
     run.seconds = r->seconds;
     run.state_calls = metered.calls();
     run.state_seconds = metered.seconds();
     run.listing_seconds = r->listing_seconds;
-    if (*verified) run.verify_json = VerifyJson(**verified);
+    if (after->verify) run.verify_json = VerifyJson(*after->verify);
+    run.delete_json = after->DeleteJson();
     std::printf("%s\n", SummaryJson(job, run).c_str());
   } else if (!a.quiet) {
     const auto& c = job.counters;
@@ -202,11 +258,15 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
       std::fprintf(stderr, "ferry: %lld objects in the dead-letter queue: ferry migrate dlq %s\n",
                    static_cast<long long>(c.failed), id.c_str());
     }
-    if (*verified) std::printf("%s\n", VerifyLine(**verified).c_str());
+    if (after->verify) std::printf("%s\n", VerifyLine(*after->verify).c_str());
+    if (after->prune && !after->prune->refused) {
+      std::printf("delete: %lld objects the source no longer has removed\n",
+                  static_cast<long long>(after->prune->deleted));
+    }
   }
   std::fflush(stdout);
   switch (job.state) {
-    case state::JobState::kCompleted: return *verified && !(*verified)->ok() ? kExitDifferences : 0;
+    case state::JobState::kCompleted: return after->ExitCode();
     case state::JobState::kFailed: return kExitDeadLetters;
     case state::JobState::kCancelled: return kExitCancelled;
     default: return CancelRequested() ? 130 : 1;
@@ -225,6 +285,7 @@ int RunSplit(state::StateStore& store, const migrate::JobSpec& whole, MigrateArg
   std::vector<std::string> ids;
   for (auto& part : *parts) {
     part.concurrency = std::max(4, whole.concurrency / a.split_parallel);
+    part.delete_extraneous = false;  // the whole prunes, once every part ran
     auto job = migrate::CreateJob(store, part, open);
     if (!job.ok()) return Fail(part.src, job.status());
     ids.push_back(job->id);
@@ -282,13 +343,14 @@ int RunSplit(state::StateStore& store, const migrate::JobSpec& whole, MigrateArg
     if (j->state != state::JobState::kCompleted) total.state = j->state;
   }
   total.spec = migrate::SpecToJson(whole);
-  auto verified = VerifyAfterRun(total, a);
-  if (!verified.ok()) return Fail("verify", verified.status());
-  if (*verified && !(*verified)->ok() && worst == 0) worst = kExitDifferences;
+  auto after = AfterTheRun(total, a);
+  if (!after.ok()) return Fail("verify", after.status());
+  if (worst == 0 && total.state == state::JobState::kCompleted) worst = after->ExitCode();
   if (a.json) {
     RunFigures run;
     run.seconds = total.run_seconds;
-    if (*verified) run.verify_json = VerifyJson(**verified);
+    if (after->verify) run.verify_json = VerifyJson(*after->verify);
+    run.delete_json = after->DeleteJson();
     std::string line = SummaryJson(total, run);
     std::string jobs = nlohmann::json(ids).dump();
     line.insert(line.size() - 1, ",\"jobs\":" + jobs);
@@ -299,7 +361,7 @@ int RunSplit(state::StateStore& store, const migrate::JobSpec& whole, MigrateArg
                 ids.size(), static_cast<long long>(c.listed), static_cast<long long>(c.transferred),
                 static_cast<long long>(c.skipped), static_cast<long long>(c.failed),
                 HumanBytes(static_cast<uint64_t>(c.bytes)).c_str());
-    if (*verified) std::printf("%s\n", VerifyLine(**verified).c_str());
+    if (after->verify) std::printf("%s\n", VerifyLine(*after->verify).c_str());
   }
   return worst;
 }
@@ -316,10 +378,26 @@ int RunMigrate(MigrateArgs& a) {
   if (a.detach && a.split) {
     return Fail("", Status::InvalidArgument("--detach and --split do not go together yet"));
   }
+  if (a.detach && (a.verify || a.delete_extraneous)) {
+    return Fail("", Status::InvalidArgument(
+                        "--verify and --delete run in the process that runs the job, not with "
+                        "--detach (run `ferry migrate verify --job` once the pool is done)"));
+  }
   if (a.split) return RunSplit(**store, *spec, a);
   spec->pool = a.detach;
   auto job = migrate::CreateJob(**store, *spec, a.global.ToOpenOptions(""));
   if (!job.ok()) return Fail("", job.status());
+  if (a.since_last) {
+    auto made = migrate::SpecFromJson(job->spec);
+    if (made.ok() && made->since_ms == 0) {
+      std::fprintf(stderr, "ferry: --since-last: no earlier completed job copied %s to %s with "
+                           "these filters: every key is compared\n",
+                   a.src.c_str(), a.dst.c_str());
+    } else if (made.ok() && !a.quiet && !a.json) {
+      std::fprintf(stderr, "ferry: --since-last: keys unchanged since job %s are skipped\n",
+                   made->since_job.c_str());
+    }
+  }
   if (a.json) {
     std::printf("{\"event\":\"job\",\"job\":\"%s\"}\n", job->id.c_str());
   } else {
@@ -547,6 +625,21 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
               "Once the job has run, verify the destination against the source (as `ferry "
               "migrate verify`); its counts go in the summary, exit 5 if anything differs");
   m->add_flag("--checksum", a->checksum, "With --verify: hash both sides where no MD5 is known");
+  m->add_flag("--since-last", a->since_last,
+              "Skip, without a look at the destination, keys unchanged since the last completed "
+              "job of the same source, destination and filters started (incremental sync)");
+  m->add_option("--since-slack", a->since_slack,
+                "With --since-last: how far ferry's clock and the stores' may disagree (keys "
+                "changed this long before the last job started are compared)")
+      ->capture_default_str();
+  m->add_flag("--delete", a->delete_extraneous,
+              "Once the job completes without an error, delete destination objects the source "
+              "no longer has (at most --max-delete of them)");
+  m->add_option("--max-delete", a->max_delete,
+                "With --delete: refuse (delete nothing, exit 6) when more than this many would go; "
+                "0 only reports how many")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   m->add_option("--src-profile", a->src_profile, "AWS profile for the source");
   m->add_option("--dst-profile", a->dst_profile, "AWS profile for the destination");
   AddRunOptions(m, a.get());

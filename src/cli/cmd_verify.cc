@@ -65,17 +65,20 @@ class Requeuer {
   Status status_;
 };
 
-}  // namespace
+// A job's two stores and what comparing them takes.
+struct JobSides {
+  OpenedSide src, dst;
+  migrate::VerifyOptions options;
+};
 
-Result<migrate::VerifyCounts> VerifyJob(const migrate::JobSpec& job, const MigrateArgs& a,
-                                        bool to_stderr,
-                                        const std::function<void(const migrate::Difference&)>& also) {
-  FERRY_ASSIGN_OR_RETURN(OpenedSide src, OpenSide(job.src, job.src_profile, a));
-  FERRY_ASSIGN_OR_RETURN(OpenedSide dst, OpenSide(job.dst, job.dst_profile, a));
-  migrate::KeyMap keys = migrate::KeyMapFor(src.loc, dst.loc);
-  migrate::VerifyOptions o;
-  o.src = src.store.get();
-  o.dst = dst.store.get();
+Result<JobSides> OpenJobSides(const migrate::JobSpec& job, const MigrateArgs& a) {
+  JobSides s;
+  FERRY_ASSIGN_OR_RETURN(s.src, OpenSide(job.src, job.src_profile, a));
+  FERRY_ASSIGN_OR_RETURN(s.dst, OpenSide(job.dst, job.dst_profile, a));
+  migrate::KeyMap keys = migrate::KeyMapFor(s.src.loc, s.dst.loc);
+  migrate::VerifyOptions& o = s.options;
+  o.src = s.src.store.get();
+  o.dst = s.dst.store.get();
   o.src_prefix = keys.src_prefix;
   o.dst_prefix = keys.dst_prefix;
   o.filter = job.filter;
@@ -83,6 +86,26 @@ Result<migrate::VerifyCounts> VerifyJob(const migrate::JobSpec& job, const Migra
   o.checksum = a.checksum;
   o.concurrency = a.verify_concurrency;
   o.list_chunk = job.list_chunk;
+  o.on_warning = [](const std::string& w) { std::fprintf(stderr, "ferry: warning: %s\n", w.c_str()); };
+  return s;
+}
+
+}  // namespace
+
+Result<migrate::PruneResult> PruneJob(const migrate::JobSpec& spec, const MigrateArgs& a) {
+  FERRY_ASSIGN_OR_RETURN(JobSides sides, OpenJobSides(spec, a));
+  const bool say = !a.json && !a.quiet;
+  return migrate::PruneDestination(sides.options, spec.max_delete, a.verify_concurrency,
+                                   [say](const std::string& key) {
+                                     if (say) std::printf("deleted  %s\n", key.c_str());
+                                   });
+}
+
+Result<migrate::VerifyCounts> VerifyJob(const migrate::JobSpec& job, const MigrateArgs& a,
+                                        bool to_stderr,
+                                        const std::function<void(const migrate::Difference&)>& also) {
+  FERRY_ASSIGN_OR_RETURN(JobSides sides, OpenJobSides(job, a));
+  migrate::VerifyOptions& o = sides.options;
   FILE* out = to_stderr ? stderr : stdout;
   o.on_difference = [&](const migrate::Difference& d) {
     if (a.json) {
@@ -92,7 +115,6 @@ Result<migrate::VerifyCounts> VerifyJob(const migrate::JobSpec& job, const Migra
     }
     if (also) also(d);
   };
-  o.on_warning = [](const std::string& w) { std::fprintf(stderr, "ferry: warning: %s\n", w.c_str()); };
   auto counts = migrate::RunVerify(o);
   std::fflush(stdout);
   return counts;

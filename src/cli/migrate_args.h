@@ -15,6 +15,7 @@
 #include "cli/cli_util.h"
 #include "cli/registry.h"
 #include "migrate/job_spec.h"
+#include "migrate/prune.h"
 #include "migrate/verify.h"
 #include "state/state_store.h"
 
@@ -24,6 +25,7 @@ namespace ferry::cli {
 constexpr int kExitDeadLetters = 3;  // finished, with keys in the dead-letter queue
 constexpr int kExitCancelled = 4;
 constexpr int kExitDifferences = 5;  // verify: keys missing or different at the destination
+constexpr int kExitDeleteRefused = 6;  // --delete: more to delete than --max-delete allows
 
 struct MigrateArgs {
   std::string src, dst;
@@ -58,6 +60,11 @@ struct MigrateArgs {
   bool checksum = false;  // hash both sides where no MD5 is known
   bool fix = false;       // verify --job: requeue what differs into the job and run it
   int verify_concurrency = 16;
+  // incremental sync
+  bool since_last = false;
+  std::string since_slack = "15m";
+  bool delete_extraneous = false;
+  int64_t max_delete = 0;
   GlobalOptions global;
 };
 
@@ -81,6 +88,9 @@ Result<migrate::VerifyCounts> VerifyJob(const migrate::JobSpec& job, const Migra
                                         bool to_stderr,
                                         const std::function<void(const migrate::Difference&)>&
                                             also = nullptr);
+// --delete once job `spec` completed: removes what its source no longer
+// has (migrate/prune.h), printing each key removed unless --json or -q.
+Result<migrate::PruneResult> PruneJob(const migrate::JobSpec& spec, const MigrateArgs& a);
 // `ferry migrate verify`, attached to `migrate`.
 void AddVerifyCommand(CLI::App* migrate, const std::shared_ptr<MigrateArgs>& a, int* exit_code);
 

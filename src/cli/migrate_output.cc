@@ -53,6 +53,9 @@ std::string SummaryJson(const state::JobRecord& job, const RunFigures& run) {
   if (!run.verify_json.empty()) {
     j["verify"] = json::parse(run.verify_json, nullptr, /*allow_exceptions=*/false);
   }
+  if (!run.delete_json.empty()) {
+    j["delete"] = json::parse(run.delete_json, nullptr, /*allow_exceptions=*/false);
+  }
   return Dump(j);
 }
 

@@ -19,6 +19,7 @@ struct RunFigures {
   double state_seconds = 0;    // the seconds callers waited in them
   double listing_seconds = 0;  // > 0: this run listed, and its listing took this long
   std::string verify_json;     // non-empty: a JSON object, the verify counts (--verify)
+  std::string delete_json;     // non-empty: a JSON object, what --delete did
 };
 
 // The summary object: {"job","state","listed","transferred","skipped",

@@ -8,6 +8,7 @@
 
 #include "base/unix_time.h"
 #include "migrate/policy.h"
+#include "migrate/since_last.h"
 #include "store/location.h"
 
 namespace ferry::migrate {
@@ -70,6 +71,21 @@ state::ShardRecord FirstShard(const JobSpec& spec, const KeyMap& keys, bool rang
     s.delimiter = spec.list_concurrency > 1 || spec.top_level_only ? "/" : "";
   }
   return s;
+}
+
+// --since-last: the start of the last completed job of the same scope.
+Status SinceLast(state::StateStore& store, const Location& src, JobSpec* spec) {
+  if (!src.is_s3()) {
+    return Status::InvalidArgument(
+        "--since-last needs an object-store source: local files can keep old modification "
+        "times (cp -p, rsync -t, tar), so a file older than the last job may still be new");
+  }
+  FERRY_ASSIGN_OR_RETURN(auto last, LastCompletedLike(store, *spec));
+  if (last) {
+    spec->since_ms = std::max<int64_t>(1, last->started_ms - spec->since_slack_ms);
+    spec->since_job = last->id;
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -136,6 +152,7 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   // Local sides are stored absolute, so a resume from another directory works.
   if (!src.is_s3()) spec.src = src.path;
   if (!dst.is_s3()) spec.dst = dst.path;
+  if (spec.since_last) FERRY_RETURN_IF_ERROR(SinceLast(store, src, &spec));
 
   state::JobRecord job;
   job.id = NewJobId();

@@ -51,6 +51,14 @@ std::string SpecToJson(const JobSpec& s) {
   if (!s.range_after.empty()) j["range_after"] = s.range_after;
   if (!s.range_upper.empty()) j["range_upper"] = s.range_upper;
   if (s.list_by_prefixes) j["list_by_prefixes"] = true;
+  if (s.since_ms > 0) {
+    j["since_ms"] = s.since_ms;
+    j["since_job"] = s.since_job;
+  }
+  if (s.delete_extraneous) {
+    j["delete"] = true;
+    j["max_delete"] = s.max_delete;
+  }
   return j.dump();
 }
 
@@ -90,6 +98,10 @@ Result<JobSpec> SpecFromJson(const std::string& text) {
     s.range_after = j.value("range_after", "");
     s.range_upper = j.value("range_upper", "");
     s.list_by_prefixes = j.value("list_by_prefixes", false);
+    s.since_ms = j.value("since_ms", int64_t{0});
+    s.since_job = j.value("since_job", "");
+    s.delete_extraneous = j.value("delete", false);
+    s.max_delete = j.value("max_delete", int64_t{0});
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(std::string("job spec: ") + e.what());
   }

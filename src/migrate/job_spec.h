@@ -49,6 +49,18 @@ struct JobSpec {
   // Kept for comparison only: a server whose delimiter listing forgets a
   // prefix loses its keys this way.
   bool list_by_prefixes = false;
+  // Incremental sync (--since-last): a source key last modified before
+  // since_ms is unchanged since the completed job since_job copied it, and
+  // is counted as skipped without a look at the destination. 0 = off.
+  bool since_last = false;  // asked for; CreateJob fills in the two below
+  int64_t since_slack_ms = 15 * 60 * 1000;  // how far the clocks may disagree
+  int64_t since_ms = 0;
+  std::string since_job;
+  // --delete: once the job completes without an error, remove destination
+  // objects the source no longer has, at most max_delete of them (else
+  // nothing is deleted and the count is reported).
+  bool delete_extraneous = false;
+  int64_t max_delete = 0;
   // Set at creation: the destination had no object under its prefix, so a
   // first attempt need not ask it whether a key is there.
   bool dst_empty_at_start = false;

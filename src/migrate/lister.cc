@@ -123,6 +123,10 @@ void Lister::Admit(const std::vector<ObjectInfo>& objects, size_t n,
     int64_t lm = UnixMs(obj.last_modified);
     std::string rel = ctx_.filter_prefix + std::string(ctx_.keys.Relative(obj.key));
     if (!migrate::Admit(ctx_.filter, rel, obj.size, lm)) continue;
+    if (lm > 0 && lm < ctx_.unchanged_before_ms) {
+      ++commit->unchanged;
+      continue;
+    }
     commit->objects.push_back({obj.key, obj.size, obj.etag, lm});
   }
 }

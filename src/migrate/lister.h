@@ -49,6 +49,9 @@ struct ListerContext {
   KeyMap keys;
   FilterSpec filter;
   std::string filter_prefix;  // put before each relative key for the filters
+  // Keys last modified before this are unchanged (--since-last): counted as
+  // skipped when listed, never enqueued. 0 = off.
+  int64_t unchanged_before_ms = 0;
   bool top_level_only = false;  // ignore common prefixes (a split job's top part)
   int list_concurrency = 1;
   int page_size = 1000;

@@ -631,6 +631,7 @@ Result<RunResult> Runner::Run() {
     lc.keys = ctx_.keys;
     lc.filter = spec_.filter;
     lc.filter_prefix = spec_.filter_prefix;
+    lc.unchanged_before_ms = spec_.since_ms;
     lc.top_level_only = spec_.top_level_only;
     lc.list_concurrency = spec_.list_concurrency;
     lc.page_size = spec_.list_chunk;

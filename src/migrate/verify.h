@@ -39,6 +39,7 @@ struct VerifyOptions {
   FilterSpec filter;
   std::string filter_prefix;  // put before each relative key for the filters
   bool checksum = false;  // read and hash both bodies where no MD5 is known
+  bool keys_only = false;  // compare key sets only: a key both sides hold matches
   int concurrency = 16;   // ranges listed and compared at once
   int list_chunk = 1000;  // keys per list request
   std::string spill_dir;  // for on-disk sorting ("" = $TMPDIR or /tmp)

@@ -149,10 +149,11 @@ Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
     // next statement's snapshot sees every shard that ended before.
     FERRY_RETURN_IF_ERROR(c.Exec("SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE", {job}).status());
     FERRY_RETURN_IF_ERROR(
-        c.Exec("UPDATE jobs SET listed = listed + $2, pending = pending + $2, "
+        c.Exec("UPDATE jobs SET listed = listed + $2 + $3, pending = pending + $2, "
+               "skipped = skipped + $3, "
                "listing_done = NOT EXISTS(SELECT 1 FROM shards WHERE job = $1 AND NOT done) "
                "WHERE id = $1",
-               {job, Str(result.enqueued)})
+               {job, Str(result.enqueued), Str(page.unchanged)})
             .status());
     result.applied = true;
     return result;

@@ -131,9 +131,12 @@ Result<ListPageResult> SqliteStateStore::CommitListPage(const std::string& job,
   {
     FERRY_ASSIGN_OR_RETURN(
         Stmt st, db_->Prepare("UPDATE jobs SET listed = listed + ?, pending = pending + ?, "
+                              "skipped = skipped + ?, "
                               "listing_done = CASE WHEN EXISTS(SELECT 1 FROM shards "
                               "WHERE job = ? AND done = 0) THEN 0 ELSE 1 END WHERE id = ?"));
-    FERRY_RETURN_IF_ERROR(st.Bind(result.enqueued, result.enqueued, job, job).Run());
+    FERRY_RETURN_IF_ERROR(st.Bind(result.enqueued + page.unchanged, result.enqueued,
+                                  page.unchanged, job, job)
+                              .Run());
   }
   FERRY_RETURN_IF_ERROR(txn.Commit());
   result.applied = true;

@@ -120,6 +120,9 @@ struct ListPageCommit {
   std::string cursor;       // range shards: the last key of the page (kept when "")
   bool done = false;        // the shard has no more pages
   std::vector<ListedObject> objects;
+  // Keys listed and found unchanged without a look (--since-last): counted
+  // as listed and skipped, never enqueued.
+  int64_t unchanged = 0;
   std::vector<std::string> new_shards;  // common prefixes to list as shards
 };
 

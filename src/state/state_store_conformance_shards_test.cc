@@ -235,5 +235,25 @@ TEST_P(StateStoreConformanceTest, RequeuedKeysAreCopiedWhateverTheDestinationHol
   EXPECT_FALSE(plain->front().force);
 }
 
+TEST_P(StateStoreConformanceTest, UnchangedKeysCountAsListedAndSkipped) {
+  MakeJob("j");
+  ListPageCommit page;
+  page.seq = 1;
+  page.done = true;
+  page.objects.push_back({"new", 1, "e", 7});
+  page.unchanged = 41;
+  auto r = store().CommitListPage("j", page);
+  ASSERT_TRUE(r.ok() && r->applied);
+  EXPECT_EQ(r->enqueued, 1);
+  JobCounters c = Job("j").counters;
+  EXPECT_EQ(c.listed, 42);
+  EXPECT_EQ(c.skipped, 41);
+  EXPECT_EQ(c.pending, 1);
+  ExpectBalanced("j");
+  // A replayed page counts nothing again.
+  EXPECT_FALSE(store().CommitListPage("j", page)->applied);
+  EXPECT_EQ(Job("j").counters.skipped, 41);
+}
+
 }  // namespace
 }  // namespace ferry::state
