@@ -3,7 +3,7 @@
 # bucket to bucket between two ferry-test-s3 servers (memory mode, loopback),
 # in the same run on the same machine.
 #
-#   bench/migrate_bench.sh BUILD_DIR [75k|2m|pool|all]      (default: all)
+#   bench/migrate_bench.sh BUILD_DIR [75k|2m|pool|listing|verify|all]   (default: all)
 #
 #   75k  Source filled with /_admin/populate: N75K objects (95% of 1-32 KiB,
 #        5% of 32 KiB-1 MiB, fixed seed) plus BIG_COUNT of BIG_SIZE bytes.
@@ -17,6 +17,7 @@
 #        total objects/s, peak RSS, state-store size and rows left.
 #   pool 75k with the state in PostgreSQL and 1, 2, 4 `ferry worker`
 #        processes, beside the SQLite state (see bench_pool).
+#   listing, verify: see migrate_bench_verify.sh.
 #
 # The servers run with --retain-memory, and before the first run the
 # destination is filled once with as many bytes as a run brings (objects of
@@ -43,7 +44,7 @@ set -euo pipefail
 BUILD=${1:-build}
 BUILD=$(cd "$BUILD" && pwd)
 WHAT=${2:-all}
-case "$WHAT" in 75k | 2m | pool | all) ;; *) echo "usage: $0 BUILD_DIR [75k|2m|pool|all]" >&2; exit 2 ;; esac
+case "$WHAT" in 75k | 2m | pool | listing | verify | all) ;; *) echo "usage: $0 BUILD_DIR [75k|2m|pool|listing|verify|all]" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.."
 
 N75K=${N75K:-75000}
@@ -177,24 +178,24 @@ objects_at() { admin "$1" GET /_admin/stats | py get storage.objects; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 secs_of_ticks() { awk -v t="$1" -v h="$TICKS" 'BEGIN { printf "%.1f", t / h }'; }
 
-# populate JSON: fills server a; sets POP_CREATED / POP_BYTES.
+# populate JSON [URL]: fills server a (or URL); sets POP_CREATED / POP_BYTES.
 populate() {
-  local answer
-  answer=$(admin "$URL_A" POST /_admin/populate "$1") || die "populate failed: $1"
+  local answer url=${2:-$URL_A}
+  answer=$(admin "$url" POST /_admin/populate "$1") || die "populate failed: $1"
   POP_CREATED=$(py get created <<<"$answer")
   POP_BYTES=$(py get bytes <<<"$answer")
-  echo "  source: $POP_CREATED objects, $POP_BYTES bytes (populate took $(py get seconds <<<"$answer") s)"
-  [ "$(objects_at "$URL_A")" = "$POP_CREATED" ] || die "source holds the wrong object count"
+  echo "  $([ "$url" = "$URL_A" ] && echo source || echo destination): $POP_CREATED objects, $POP_BYTES bytes (populate took $(py get seconds <<<"$answer") s)"
 }
 
-# measure ID EXPECT CMD...: one timed run into an empty destination. stdout
-# goes, stamped, to $TMP/ID.log. Sets R_SECS R_RSS (KiB) R_CPU (tool user+sys
-# seconds) R_USYS ("user+sys")
-# R_SRV (servers' CPU seconds, "a+b") R_BUSY (% of all cores) R_RC R_DST.
+# measure ID EXPECT CMD...: one timed run into an empty destination (or, with
+# KEEP_DST=1, the destination as it is). stdout goes, stamped, to
+# $TMP/ID.log. Sets R_SECS R_RSS (KiB) R_CPU (tool user+sys seconds) R_USYS
+# ("user+sys") R_SRV (servers' CPU seconds, "a+b") R_BUSY (% of all cores)
+# R_RC R_DST.
 measure() {
   local id=$1 expect=$2
   shift 2
-  admin "$URL_B" POST /_admin/clear >/dev/null
+  [ -n "${KEEP_DST:-}" ] || admin "$URL_B" POST /_admin/clear >/dev/null
   admin "$URL_A" POST /_admin/reset >/dev/null
   admin "$URL_B" POST /_admin/reset >/dev/null
   sync
@@ -253,7 +254,9 @@ populate_75k() {
   done
   populate "{\"bucket\":\"bkt\",\"prefix\":\"p/\",\"count\":$N75K,\"seed\":$SEED,
     \"sizes\":[{\"weight\":95,\"min\":1024,\"max\":32768},{\"weight\":5,\"min\":32769,\"max\":1048576}],
-    \"extra\":[$extra],\"content_type\":\"application/octet-stream\"}"
+    \"extra\":[$extra],\"content_type\":\"application/octet-stream\"}" "${1:-$URL_A}"
+  [ -n "${1:-}" ] && return
+  [ "$(objects_at "$URL_A")" = "$POP_CREATED" ] || die "source holds the wrong object count"
   warm_destination "$N75K" $(( (BIG_COUNT * BIG_SIZE + (16 << 20) - 1) / (16 << 20) ))
 }
 
@@ -471,10 +474,14 @@ SH
   stop_servers
 }
 
+source bench/migrate_bench_verify.sh  # (the working directory is the checkout)
+
 case "$WHAT" in
   75k) bench_75k ;;
   2m) bench_2m ;;
   pool) bench_pool ;;
-  all) bench_75k; bench_2m ;;
+  listing) bench_listing ;;
+  verify) bench_verify ;;
+  all) bench_75k; bench_2m; bench_listing; bench_verify ;;
 esac
 echo "tables appended to $OUT"

@@ -21,7 +21,8 @@
 #      background hydration against the origin's cap (bench/volume_bench.sh;
 #      VOLUME_BENCH=none skips it).
 #   5. Bulk copy, bucket to bucket: ferry migrate beside rclone copy
-#      (bench/migrate_bench.sh; MIGRATE_BENCH=75k|2m|all|none, default all).
+#      (bench/migrate_bench.sh; MIGRATE_BENCH=75k|2m|listing|verify|all|none,
+#      default all).
 #
 # Machines are noisy: read the ratios within one run, not absolute figures
 # across runs. Results also land in bench/results/latest.md.

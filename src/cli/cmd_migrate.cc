@@ -192,6 +192,7 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
   auto budget = ParseSize(a.max_buffer);
   if (!budget.ok()) return Fail("--max-buffer", budget.status());
   o.buffer_budget = *budget;
+  o.max_pending = a.max_backlog;
   o.force = a.force;
   auto lease = LeaseOf(a);
   if (!lease.ok()) return Fail("--lease", lease.status());
@@ -571,6 +572,10 @@ void AddStateOption(CLI::App* cmd, MigrateArgs* a) {
 void AddRunOptions(CLI::App* cmd, MigrateArgs* a) {
   cmd->add_option("--max-buffer", a->max_buffer, "Memory for object and part buffers at once")
       ->capture_default_str();
+  cmd->add_option("--max-backlog", a->max_backlog,
+                  "Keys the listing may run ahead of the transfers (kept in the state store)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", a->json, "JSON lines on stdout: events, then the summary");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress or summary line");
   cmd->add_flag("--force", a->force, "Take the job even if another live runner holds it");

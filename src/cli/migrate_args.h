@@ -40,6 +40,7 @@ struct MigrateArgs {
   std::string overwrite = "changed";
   std::string threshold = "64M", part_size = "16M";
   std::string bwlimit, max_buffer = "128M";
+  int64_t max_backlog = 200'000;  // RunOptions::max_pending
   double tps_limit = 0;
   int max_attempts = 10;
   bool dry_run = false;

@@ -151,6 +151,21 @@ std::optional<std::string> MidKey(std::string_view lo, std::optional<std::string
   return Mid(a, hi ? &b : nullptr);
 }
 
+std::vector<std::string> SuccessorBounds(std::string_view lo, size_t from) {
+  std::vector<int32_t> cps;
+  std::vector<std::string> out;
+  if (!Decode(lo, &cps)) return out;
+  for (size_t i = from; i < cps.size(); ++i) {
+    int32_t next = cps[i] + 1;
+    if (next == 0xD800) next = 0xE000;
+    if (next > 0x10FFFF) continue;
+    std::string t = EncodeAll(cps, i);
+    Encode(next, &t);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 std::vector<std::string> ThinBounds(std::vector<std::string> candidates, std::string_view lower,
                                     std::string_view upper, size_t max) {
   std::sort(candidates.begin(), candidates.end());

@@ -42,6 +42,14 @@ std::optional<std::string> PrefixEnd(std::string_view prefix);
 // steps. nullopt when no such string exists, or lo or hi is not valid UTF-8.
 std::optional<std::string> MidKey(std::string_view lo, std::optional<std::string_view> hi);
 
+// The keys just above `lo` at each of its characters from the `from`-th on
+// (counting characters, not bytes): lo's first i characters and the next
+// character after its (i+1)-th, for i = from, from+1, ...; so they descend,
+// and the first is the coarsest. "o0019" from 1 gives "o1", "o01", "o002",
+// "o001:". Characters at U+10FFFF are passed over. Empty when lo is not
+// valid UTF-8.
+std::vector<std::string> SuccessorBounds(std::string_view lo, size_t from);
+
 // The candidates strictly inside (lower, upper), sorted, without
 // duplicates, and thinned evenly to at most `max` of them.
 std::vector<std::string> ThinBounds(std::vector<std::string> candidates, std::string_view lower,

@@ -141,6 +141,17 @@ TEST(KeyRangeTest, BisectionFindsTheKeysAboveACursorInFewProbes) {
   }
 }
 
+TEST(KeyRangeTest, SuccessorBoundsDescendFromTheCoarsest) {
+  EXPECT_EQ(SuccessorBounds("o0019", 1),
+            (std::vector<std::string>{"o1", "o01", "o002", "o001:"}));
+  EXPECT_EQ(SuccessorBounds("ab", 0), (std::vector<std::string>{"b", "ac"}));
+  EXPECT_EQ(SuccessorBounds("照/", 0), (std::vector<std::string>{"\xe7\x85\xa8", "照0"}));
+  EXPECT_EQ(SuccessorBounds("a\xf4\x8f\xbf\xbf", 0), (std::vector<std::string>{"b"}));
+  EXPECT_TRUE(SuccessorBounds("ab", 5).empty());
+  EXPECT_TRUE(SuccessorBounds("a\xff", 0).empty());
+  for (const auto& t : SuccessorBounds("p00/d0/o00001999", 4)) EXPECT_GT(t, "p00/d0/o00001999");
+}
+
 TEST(KeyRangeTest, ThinBoundsKeepsWhatIsInsideSortedAndEvenlyThinned) {
   EXPECT_EQ(ThinBounds({"c/", "a/", "b/", "a/"}, "", "", 10),
             (std::vector<std::string>{"a/", "b/", "c/"}));

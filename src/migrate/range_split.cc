@@ -4,6 +4,17 @@
 
 namespace ferry::migrate {
 
+namespace {
+
+// The characters (code points) of a valid UTF-8 string.
+size_t CharCount(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
 Result<SplitSearch> FindSplit(const ListFn& list, const std::string& prefix,
                               const std::string& after, const std::string& upper,
                               int max_probes) {
@@ -18,21 +29,50 @@ Result<SplitSearch> FindSplit(const ListFn& list, const std::string& prefix,
   }
   // The bottom: no split point may be at or below the prefix itself.
   const std::string lo = after.empty() || after < prefix ? prefix : after;
-  while (out.probes < max_probes) {
-    auto s = MidKey(lo, hi ? std::optional<std::string_view>(*hi) : std::nullopt);
-    if (!s) return out;
+  // Whether the range has keys above s: 1 yes, 0 no, -1 a broken promise.
+  auto above = [&](const std::string& s) -> Result<int> {
+    if (hi && s >= *hi) return 0;
     ListOptions o;
     o.prefix = prefix;
-    o.start_after = *s;
+    o.start_after = s;
     o.max_keys = 1;
     ++out.probes;
     FERRY_ASSIGN_OR_RETURN(ListPage page, list(o));
-    RangePageCheck check = CheckRangePage(page.objects, prefix, *s, upper);
+    RangePageCheck check = CheckRangePage(page.objects, prefix, s, upper);
     if (!check.in_order) {
       out.disorder = check.why;
-      return out;
+      return -1;
     }
-    if (check.keep > 0) {
+    return check.keep > 0 ? 1 : 0;
+  };
+  // 1. Keys are usually numbered or named alike, so the remaining ones look
+  // like the last one listed: the coarsest successor of one of its
+  // characters with keys above it ("o001" after "o00001999") splits off
+  // the top of the range. Successors descend, so keys lie above every one
+  // from some point on: a binary search finds the first.
+  std::vector<std::string> t = SuccessorBounds(lo, CharCount(prefix));
+  size_t a = 0, b = t.size();
+  while (a < b && out.probes < max_probes) {
+    size_t m = (a + b) / 2;
+    FERRY_ASSIGN_OR_RETURN(int r, above(t[m]));
+    if (r < 0) return out;
+    if (r > 0) {
+      b = m;
+    } else {
+      a = m + 1;
+    }
+  }
+  if (b < t.size()) {  // b moved only to successors found with keys above
+    out.at = t[b];
+    return out;
+  }
+  // 2. Else MidKey probes from the top down.
+  while (out.probes < max_probes) {
+    auto s = MidKey(lo, hi ? std::optional<std::string_view>(*hi) : std::nullopt);
+    if (!s) return out;
+    FERRY_ASSIGN_OR_RETURN(int r, above(*s));
+    if (r < 0) return out;
+    if (r > 0) {
       out.at = std::move(*s);
       return out;
     }

@@ -31,11 +31,12 @@ struct SplitSearch {
 };
 
 // Searches (after, upper] of the keys under `prefix` (upper "" = no bound)
-// for a point s, after < s < upper, with at least one key in (s, upper]:
-// MidKey probes from the top down, each a one-key listing with
-// start-after = s, at most `max_probes` of them. A range whose keys are all
-// in one character position the search cannot split (nothing found) keeps
-// being listed as one. List errors are returned.
+// for a point s, after < s < upper, with at least one key in (s, upper],
+// by probes that are one-key listings with start-after = s, at most
+// `max_probes` of them: first the coarsest successor of one of `after`'s
+// characters that has keys above it (SuccessorBounds; for numbered keys
+// that takes about half of what is left), then MidKey points from the top
+// down. Nothing found leaves the range whole. List errors are returned.
 Result<SplitSearch> FindSplit(const ListFn& list, const std::string& prefix,
                               const std::string& after, const std::string& upper,
                               int max_probes = 24);

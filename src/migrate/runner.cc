@@ -648,10 +648,7 @@ Result<RunResult> Runner::Run() {
     lc.on_page = [&](int64_t n) { pending_ += n; };
     lc.on_warning = [&](const std::string& w) { Emit({Event::Kind::kWarning, "", "", w, 0}); };
     listing_status = RunListing(lc);
-    if (listing_status.ok() && !Stopping() && !list_stop_) {
-      listing_done_ = true;
-      listing_seconds_ = std::chrono::duration<double>(Clock::now() - start).count();
-    }
+    if (listing_status.ok() && !Stopping() && !list_stop_) listing_done_ = true;
     if (!listing_status.ok()) stop_ = true;
   }); };
   if (lister_) start_lister();
@@ -728,6 +725,7 @@ Result<RunResult> Runner::Run() {
     }
     if (job_.listing_done && !listing_announced) {
       listing_announced = true;
+      listing_seconds_ = std::chrono::duration<double>(now - start).count();
       Emit({Event::Kind::kListingDone, "", "", "", 0});
     }
     if (job_.state == state::JobState::kCancelling) {

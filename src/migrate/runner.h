@@ -88,7 +88,7 @@ struct RunResult {
   double seconds = 0;
   bool interrupted = false;  // stopped by a signal: resumable
   uint64_t buffers_reused = 0;  // large buffers that came from the pool again
-  double listing_seconds = 0;   // from the start of this run until its listing ended (0: not here)
+  double listing_seconds = 0;   // from the start of this run until its listing was seen done (0: not in this run)
 };
 
 // "host:pid:nonce": identifies a runner (and its leases) in the state store.
