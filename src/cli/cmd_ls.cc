@@ -44,8 +44,8 @@ int RunLs(const LsArgs& a) {
   if (!loc.ok()) return Fail("", loc.status());
   OpenOptions oo = a.global.ToOpenOptions("");
   oo.http.io_threads = 1;
-  std::string prefix = loc->is_s3() ? loc->key : "";
-  if (!loc->is_s3()) {
+  std::string prefix = loc->is_remote() ? loc->key : "";
+  if (!loc->is_remote()) {
     struct stat st;
     if (::stat(loc->path.c_str(), &st) != 0) {
       return Fail(loc->text, Status::FromErrno(errno, "cannot list"));

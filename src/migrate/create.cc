@@ -41,7 +41,7 @@ Result<ListPage> Probe(const Location& loc, const OpenOptions& o, const std::str
   auto store = OpenStore(loc, o);
   if (!store.ok()) return store.status().WithContext(typed);
   ListOptions probe;
-  probe.prefix = loc.is_s3() ? AsPrefix(loc.key) : "";
+  probe.prefix = loc.is_remote() ? AsPrefix(loc.key) : "";
   probe.max_keys = 1;
   auto page = (*store)->List(probe);
   if (!page.ok()) return page.status().WithContext(typed);
@@ -90,11 +90,11 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   OpenOptions dopt = open;
   dopt.profile = spec.dst_profile;
   // Overlap first: it needs no network and must stop before anything is made.
-  if (!src.is_s3()) src.path = Canonical(src.path);
-  if (!dst.is_s3()) dst.path = Canonical(dst.path);
-  if (!src.is_s3() && !dst.is_s3()) {
+  if (!src.is_remote()) src.path = Canonical(src.path);
+  if (!dst.is_remote()) dst.path = Canonical(dst.path);
+  if (!src.is_remote() && !dst.is_remote()) {
     FERRY_RETURN_IF_ERROR(CheckNotInside(false, "", AsPrefix(src.path), "", AsPrefix(dst.path)));
-  } else if (src.is_s3() && dst.is_s3()) {  // one bucket, whatever the credentials
+  } else if (src.is_remote() && dst.is_remote()) {  // one bucket, whatever the credentials
     FERRY_RETURN_IF_ERROR(CheckNotInside(true, StoreIdentity(src, so), AsPrefix(src.key),
                                          StoreIdentity(dst, dopt), AsPrefix(dst.key)));
   }
@@ -106,8 +106,8 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   FERRY_ASSIGN_OR_RETURN(ListPage dfirst, Probe(dst, dcreate, spec.dst));
   spec.dst_empty_at_start = dfirst.objects.empty() && dfirst.common_prefixes.empty();
   // Local sides are stored absolute, so a resume from another directory works.
-  if (!src.is_s3()) spec.src = src.path;
-  if (!dst.is_s3()) spec.dst = dst.path;
+  if (!src.is_remote()) spec.src = src.path;
+  if (!dst.is_remote()) spec.dst = dst.path;
 
   state::JobRecord job;
   job.id = NewJobId();

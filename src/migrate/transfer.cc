@@ -57,10 +57,11 @@ TransferResult Transferred(uint64_t bytes) {
   return r;
 }
 
-// The MD5 an object's info proves: its ETag when that is one, else the MD5
-// ferry stored beside a multipart upload. "" when unknown.
+// The MD5 an object's info proves: its ETag when that is one, or the MD5
+// the store keeps (BodyMd5), else the MD5 ferry stored beside a multipart
+// upload. "" when unknown.
 std::string KnownMd5(const ObjectInfo& info) {
-  if (info.etag_is_md5 && IsMd5Hex(info.etag)) return AsciiLower(info.etag);
+  if (std::string md5 = BodyMd5(info); !md5.empty()) return md5;
   auto it = info.headers.user.find(kMd5Meta);
   if (it != info.headers.user.end() && IsMd5Hex(it->second)) return it->second;
   return "";
@@ -173,8 +174,8 @@ Result<PutOptions> PutAfterGet(const ObjectInfo& got, std::string_view data) {
   }
   PutOptions put;
   put.headers = got.headers;
-  put.content_md5 = got.etag_is_md5 && IsMd5Hex(got.etag) ? ContentMd5FromHex(got.etag)
-                                                          : Base64Encode(Md5(data));
+  std::string md5 = BodyMd5(got);
+  put.content_md5 = !md5.empty() ? ContentMd5FromHex(md5) : Base64Encode(Md5(data));
   return put;
 }
 
