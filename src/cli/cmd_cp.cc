@@ -143,8 +143,8 @@ int RunCp(const CpArgs& a) {
 
 void AddCpCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<CpArgs>();
-  auto* cmd = app.add_subcommand("cp", "Copy one object or file: SRC and DST are s3://bucket/key or local paths");
-  cmd->add_option("src", a->src, "Source object (s3://bucket/key) or local file")->required();
+  auto* cmd = app.add_subcommand("cp", "Copy one object or file: SRC and DST are s3://bucket/key, gs://bucket/key, azure://account/container/key or local paths");
+  cmd->add_option("src", a->src, "Source object (s3://, gs:// or azure:// URL) or local file")->required();
   cmd->add_option("dst", a->dst, "Destination key, prefix/, local file or directory")->required();
   cmd->add_option("--src-profile", a->src_profile, "AWS profile for the source");
   cmd->add_option("--dst-profile", a->dst_profile, "AWS profile for the destination");

@@ -17,7 +17,8 @@ struct Known {
 constexpr Known kKnown[] = {
     {"AuthenticationFailed", ErrorCode::kAccessDenied,
      "authentication failed (wrong account key or SAS?)"},
-    {"AuthorizationFailure", ErrorCode::kAccessDenied, "not authorized"},
+    // Azurite says this for a wrong key; Azure for a request its rules refuse.
+    {"AuthorizationFailure", ErrorCode::kAccessDenied, "not authorized (wrong account key or SAS?)"},
     {"AuthorizationPermissionMismatch", ErrorCode::kAccessDenied,
      "not authorized (the SAS lacks a permission)"},
     {"AuthorizationResourceTypeMismatch", ErrorCode::kAccessDenied,
