@@ -133,7 +133,11 @@ Status ListShard(const ListerContext& ctx, state::ShardRecord shard, ShardQueue*
       int64_t lm = UnixMs(obj.last_modified);
       std::string rel = ctx.filter_prefix + std::string(ctx.keys.Relative(obj.key));
       if (!Admit(ctx.filter, rel, obj.size, lm)) continue;
-      commit.objects.push_back({obj.key, obj.size, obj.etag, lm});
+      // The body's MD5 where the listing proves one (Azure lists its
+      // Content-MD5 beside an ETag that is not one), so overwrite decisions
+      // can compare content; else the ETag as listed.
+      std::string md5 = BodyMd5(obj);
+      commit.objects.push_back({obj.key, obj.size, md5.empty() ? obj.etag : md5, lm});
     }
     if (!ctx.top_level_only) commit.new_shards = page.common_prefixes;
     FERRY_ASSIGN_OR_RETURN(state::ListPageResult r,

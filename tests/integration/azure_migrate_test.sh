@@ -74,6 +74,15 @@ for k in "${KEYS[@]}"; do
   [ "$(cat "$f")" = "body of $k" ] || fail "local '$k' has the wrong bytes"
 done
 same_bytes "$TMP/big.bin" "$TMP/local/big.bin"
+# Again, with every local copy made to look older than its source: only
+# content can say the small ones are unchanged, and Azure's listing gives
+# their Content-MD5; the big one (multipart, no Content-MD5) is copied again.
+find "$TMP/local" -type f -exec touch -d 2001-01-01 {} +
+"$FERRY" migrate --state "$STATE" "$AZ/ctr/copy/" "$TMP/local/" --json \
+  >"$TMP/run2b.json" 2>"$TMP/run2b.err" || fail "azure -> local again failed"
+[ "$(json_field skipped <"$TMP/run2b.json")" = "${#KEYS[@]}" ] &&
+  [ "$(json_field transferred <"$TMP/run2b.json")" = 1 ] || fail "rerun: $(tail -1 "$TMP/run2b.json")"
+same_bytes "$TMP/big.bin" "$TMP/local/big.bin"
 
 # Azure -> S3 again: awscli sees the metadata and Content-Type S3 started with.
 "$FERRY" migrate --state "$STATE" "$AZ/ctr/copy/" s3://bkt/back/ --json \
