@@ -67,8 +67,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# npm test peers, pinned by testing/peers/package-lock.json.
+# npm test peers (s3rver, azurite), pinned by testing/peers/package-lock.json.
 if [ ! -x testing/peers/node_modules/.bin/s3rver ] ||
+   [ ! -x testing/peers/node_modules/.bin/azurite-blob ] ||
    [ testing/peers/package-lock.json -nt testing/peers/node_modules/.package-lock.json ]; then
   echo "setup: npm ci (test peers)"
   (cd testing/peers && npm ci --no-audit --no-fund --silent)

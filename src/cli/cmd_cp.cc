@@ -81,18 +81,18 @@ int RunCp(const CpArgs& a) {
   if (!headers.ok()) return Fail("", headers.status());
   co.headers = *headers;
 
-  if (src->is_s3() && (src->key.empty() || src->key.back() == '/')) {
+  if (src->is_remote() && (src->key.empty() || src->key.back() == '/')) {
     return Fail(src->text, Status::InvalidArgument("names a prefix, not an object"));
   }
-  std::string src_name = BaseName(src->is_s3() ? src->key : src->path);
+  std::string src_name = BaseName(src->is_remote() ? src->key : src->path);
   // A destination that is a prefix or a directory receives the source's name.
   Location d = *dst;
-  if (d.is_s3() && d.ends_with_slash()) d.key += src_name;
-  if (!d.is_s3() && (d.ends_with_slash() || IsDir(d.path))) {
+  if (d.is_remote() && d.ends_with_slash()) d.key += src_name;
+  if (!d.is_remote() && (d.ends_with_slash() || IsDir(d.path))) {
     if (!d.path.empty() && d.path.back() != '/') d.path += '/';
     d.path += src_name;
   }
-  std::string dst_text = d.is_s3() ? "s3://" + d.bucket + "/" + d.key : d.path;
+  std::string dst_text = d.is_remote() ? d.Root() + "/" + d.key : d.path;
 
   // Each side gets its own store and connection pool.
   OpenOptions src_open = a.global.ToOpenOptions(a.src_profile);
@@ -101,10 +101,10 @@ int RunCp(const CpArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
   Result<CopyResult> r = Status::Internal("unreachable");
   std::string where;
-  if (!src->is_s3() && !d.is_s3()) {
+  if (!src->is_remote() && !d.is_remote()) {
     where = src->text;
     r = CopyLocalFile(src->path, d.path);
-  } else if (!src->is_s3()) {
+  } else if (!src->is_remote()) {
     auto store = OpenStore(d, dst_open);
     if (!store.ok()) return Fail(dst_text, store.status());
     where = dst_text;
@@ -113,7 +113,7 @@ int RunCp(const CpArgs& a) {
       return Fail(src->text, Status::FromErrno(errno, "cannot read"));
     }
     r = UploadFile(src->path, **store, d.key, co);
-  } else if (!d.is_s3()) {
+  } else if (!d.is_remote()) {
     auto store = OpenStore(*src, src_open);
     if (!store.ok()) return Fail(src->text, store.status());
     where = src->text;
@@ -143,8 +143,8 @@ int RunCp(const CpArgs& a) {
 
 void AddCpCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<CpArgs>();
-  auto* cmd = app.add_subcommand("cp", "Copy one object or file: SRC and DST are s3://bucket/key or local paths");
-  cmd->add_option("src", a->src, "Source object (s3://bucket/key) or local file")->required();
+  auto* cmd = app.add_subcommand("cp", "Copy one object or file: SRC and DST are s3://bucket/key, gs://bucket/key, azure://account/container/key or local paths");
+  cmd->add_option("src", a->src, "Source object (s3://, gs:// or azure:// URL) or local file")->required();
   cmd->add_option("dst", a->dst, "Destination key, prefix/, local file or directory")->required();
   cmd->add_option("--src-profile", a->src_profile, "AWS profile for the source");
   cmd->add_option("--dst-profile", a->dst_profile, "AWS profile for the destination");

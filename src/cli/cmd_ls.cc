@@ -44,8 +44,8 @@ int RunLs(const LsArgs& a) {
   if (!loc.ok()) return Fail("", loc.status());
   OpenOptions oo = a.global.ToOpenOptions("");
   oo.http.io_threads = 1;
-  std::string prefix = loc->is_s3() ? loc->key : "";
-  if (!loc->is_s3()) {
+  std::string prefix = loc->is_remote() ? loc->key : "";
+  if (!loc->is_remote()) {
     struct stat st;
     if (::stat(loc->path.c_str(), &st) != 0) {
       return Fail(loc->text, Status::FromErrno(errno, "cannot list"));
@@ -88,8 +88,8 @@ int RunLs(const LsArgs& a) {
 
 void AddLsCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<LsArgs>();
-  auto* cmd = app.add_subcommand("ls", "List objects under s3://bucket/prefix or a local directory");
-  cmd->add_option("location", args->location, "s3://bucket[/prefix] or a local directory")
+  auto* cmd = app.add_subcommand("ls", "List objects under s3://bucket/prefix, gs://bucket/prefix, azure://account/container/prefix or a local directory");
+  cmd->add_option("location", args->location, "s3://bucket[/prefix], gs://bucket[/prefix], azure://account/container[/prefix] or a local directory")
       ->required();
   cmd->add_flag("-r,--recursive", args->recursive, "List every key below the prefix");
   cmd->add_flag("--json", args->json, "One JSON object per line");

@@ -589,9 +589,9 @@ void AddRunOptions(CLI::App* cmd, MigrateArgs* a) {
 void AddMigrateCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<MigrateArgs>();
   auto* m = app.add_subcommand(
-      "migrate", "Copy every object under SRC to DST as a resumable job (s3://bucket/prefix or a directory)");
-  m->add_option("src", a->src, "Source: s3://bucket[/prefix] or a local directory");
-  m->add_option("dst", a->dst, "Destination: s3://bucket[/prefix] or a local directory");
+      "migrate", "Copy every object under SRC to DST as a resumable job (s3://bucket/prefix, gs://bucket/prefix, azure://account/container/prefix or a directory)");
+  m->add_option("src", a->src, "Source: s3://bucket[/prefix], gs://..., azure://account/container[/prefix] or a local directory");
+  m->add_option("dst", a->dst, "Destination: s3://bucket[/prefix], gs://..., azure://account/container[/prefix] or a local directory");
   AddStateOption(m, a.get());
   m->add_option("--concurrency", a->concurrency, "Objects in flight")->capture_default_str()->check(CLI::Range(1, 4096));
   m->add_option("--list-concurrency", a->list_concurrency,

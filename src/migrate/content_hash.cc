@@ -10,7 +10,7 @@ std::string ListedMd5(std::string_view etag) {
 }
 
 std::string KnownMd5(const ObjectInfo& info) {
-  if (info.etag_is_md5 && IsMd5Hex(info.etag)) return AsciiLower(info.etag);
+  if (std::string md5 = BodyMd5(info); !md5.empty()) return AsciiLower(md5);
   const auto& user = info.headers.user;
   if (auto it = user.find(kFerryMd5Meta); it != user.end() && IsMd5Hex(it->second)) {
     return AsciiLower(it->second);

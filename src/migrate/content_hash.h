@@ -20,7 +20,8 @@ inline constexpr char kRcloneMd5Meta[] = "md5chksum";
 // tell). "" for a multipart ETag ("...-N") or anything else.
 std::string ListedMd5(std::string_view etag);
 
-// The MD5 an object's full info proves: its ETag when that is one, else
+// The MD5 an object's full info proves: its ETag when that is one, or the
+// MD5 the store keeps beside it (BodyMd5: Azure's Content-MD5), else
 // ferry's or rclone's MD5 metadata. "" when unknown.
 std::string KnownMd5(const ObjectInfo& info);
 

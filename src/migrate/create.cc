@@ -47,7 +47,7 @@ Result<Probed> Probe(const Location& loc, const OpenOptions& o, const std::strin
   auto store = OpenStore(loc, o);
   if (!store.ok()) return store.status().WithContext(typed);
   ListOptions probe;
-  probe.prefix = loc.is_s3() ? AsPrefix(loc.key) : "";
+  probe.prefix = loc.is_remote() ? AsPrefix(loc.key) : "";
   probe.max_keys = 1;
   auto page = (*store)->List(probe);
   if (!page.ok()) return page.status().WithContext(typed);
@@ -75,7 +75,7 @@ state::ShardRecord FirstShard(const JobSpec& spec, const KeyMap& keys, bool rang
 
 // --since-last: the start of the last completed job of the same scope.
 Status SinceLast(state::StateStore& store, const Location& src, JobSpec* spec) {
-  if (!src.is_s3()) {
+  if (!src.is_remote()) {
     return Status::InvalidArgument(
         "--since-last needs an object-store source: local files can keep old modification "
         "times (cp -p, rsync -t, tar), so a file older than the last job may still be new");
@@ -133,11 +133,11 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   OpenOptions dopt = open;
   dopt.profile = spec.dst_profile;
   // Overlap first: it needs no network and must stop before anything is made.
-  if (!src.is_s3()) src.path = Canonical(src.path);
-  if (!dst.is_s3()) dst.path = Canonical(dst.path);
-  if (!src.is_s3() && !dst.is_s3()) {
+  if (!src.is_remote()) src.path = Canonical(src.path);
+  if (!dst.is_remote()) dst.path = Canonical(dst.path);
+  if (!src.is_remote() && !dst.is_remote()) {
     FERRY_RETURN_IF_ERROR(CheckNotInside(false, "", AsPrefix(src.path), "", AsPrefix(dst.path)));
-  } else if (src.is_s3() && dst.is_s3()) {  // one bucket, whatever the credentials
+  } else if (src.is_remote() && dst.is_remote()) {  // one bucket, whatever the credentials
     FERRY_RETURN_IF_ERROR(CheckNotInside(true, StoreIdentity(src, so), AsPrefix(src.key),
                                          StoreIdentity(dst, dopt), AsPrefix(dst.key)));
   }
@@ -150,8 +150,8 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   const ListPage& dfirst = dprobe.first;
   spec.dst_empty_at_start = dfirst.objects.empty() && dfirst.common_prefixes.empty();
   // Local sides are stored absolute, so a resume from another directory works.
-  if (!src.is_s3()) spec.src = src.path;
-  if (!dst.is_s3()) spec.dst = dst.path;
+  if (!src.is_remote()) spec.src = src.path;
+  if (!dst.is_remote()) spec.dst = dst.path;
   if (spec.since_last) FERRY_RETURN_IF_ERROR(SinceLast(store, src, &spec));
 
   state::JobRecord job;
@@ -162,7 +162,7 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   job.state = state::JobState::kCreated;
   job.created_ms = NowUnixMs();
   FERRY_RETURN_IF_ERROR(store.CreateJob(
-      job, {FirstShard(spec, KeyMapFor(src, dst), src.is_s3() && sprobe.features.range_listing)}));
+      job, {FirstShard(spec, KeyMapFor(src, dst), src.is_remote() && sprobe.features.range_listing)}));
   return store.GetJob(job.id);
 }
 

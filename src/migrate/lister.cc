@@ -127,7 +127,11 @@ void Lister::Admit(const std::vector<ObjectInfo>& objects, size_t n,
       ++commit->unchanged;
       continue;
     }
-    commit->objects.push_back({obj.key, obj.size, obj.etag, lm});
+    // The body's MD5 where the listing proves one (Azure lists its
+    // Content-MD5 beside an ETag that is not one), so overwrite decisions
+    // can compare content; else the ETag as listed.
+    std::string md5 = BodyMd5(obj);
+    commit->objects.push_back({obj.key, obj.size, md5.empty() ? obj.etag : md5, lm});
   }
 }
 

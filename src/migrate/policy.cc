@@ -19,7 +19,7 @@ std::string AsPrefix(std::string_view key) {
 }
 
 KeyMap KeyMapFor(const Location& src, const Location& dst) {
-  return KeyMap{src.is_s3() ? AsPrefix(src.key) : "", dst.is_s3() ? AsPrefix(dst.key) : ""};
+  return KeyMap{src.is_remote() ? AsPrefix(src.key) : "", dst.is_remote() ? AsPrefix(dst.key) : ""};
 }
 
 bool NeedDestinationCheck(Overwrite mode, bool dst_empty_at_start, int claims) {

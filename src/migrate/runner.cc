@@ -349,7 +349,7 @@ Status Runner::Setup() {
   ctx_.job = id_;
   ctx_.spec = spec_;
   ctx_.keys = KeyMapFor(src_loc, dst_loc);
-  ctx_.same_store = src_loc.is_s3() && dst_loc.is_s3() &&
+  ctx_.same_store = src_loc.is_remote() && dst_loc.is_remote() &&
                     spec_.src_profile == spec_.dst_profile &&
                     StoreIdentity(src_loc, so) == StoreIdentity(dst_loc, dopt);
   ctx_.job_started_ms = job_.started_ms;

@@ -8,7 +8,7 @@ namespace {
 
 // `loc` with `rel` (a relative prefix ending in '/') appended.
 std::string Below(const Location& loc, const std::string& rel) {
-  if (loc.is_s3()) return "s3://" + loc.bucket + "/" + AsPrefix(loc.key) + rel;
+  if (loc.is_remote()) return loc.Root() + "/" + AsPrefix(loc.key) + rel;
   std::string p = loc.path;
   if (p.empty() || p.back() != '/') p += '/';
   return p + rel;
@@ -45,11 +45,11 @@ Result<std::vector<JobSpec>> SplitByPrefix(const JobSpec& whole, const OpenOptio
   so.profile = whole.src_profile;
   auto store = OpenStore(src, so);
   if (!store.ok()) return store.status().WithContext(whole.src);
-  std::string prefix = src.is_s3() ? AsPrefix(src.key) : "";
+  std::string prefix = src.is_remote() ? AsPrefix(src.key) : "";
   std::vector<JobSpec> parts;
   auto bounds = TopPrefixes(**store, prefix);
   if (!bounds.ok()) return bounds.status().WithContext(whole.src);
-  if (src.is_s3() && (*store)->Features().range_listing && !whole.list_by_prefixes) {
+  if (src.is_remote() && (*store)->Features().range_listing && !whole.list_by_prefixes) {
     for (size_t i = 0; i <= bounds->size(); ++i) {
       JobSpec part = whole;
       part.range_after = i == 0 ? whole.range_after : (*bounds)[i - 1];

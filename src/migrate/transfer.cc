@@ -164,8 +164,8 @@ Result<PutOptions> PutAfterGet(const ObjectInfo& got, std::string_view data) {
   }
   PutOptions put;
   put.headers = got.headers;
-  put.content_md5 = got.etag_is_md5 && IsMd5Hex(got.etag) ? ContentMd5FromHex(got.etag)
-                                                          : Base64Encode(Md5(data));
+  std::string md5 = BodyMd5(got);
+  put.content_md5 = !md5.empty() ? ContentMd5FromHex(md5) : Base64Encode(Md5(data));
   return put;
 }
 

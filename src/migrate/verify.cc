@@ -205,7 +205,12 @@ Status Verifier::Merge(EntryStream& src, EntryStream& dst, VerifyRange* range) {
     if (a == nullptr && b == nullptr) return Status::Ok();
     const std::string& key = a != nullptr && (b == nullptr || a->rel <= b->rel) ? a->rel : b->rel;
     if (range != nullptr) {
+      // Taken under the range's lock, with its bound looked at again: a
+      // split that happened since the streams peeked cut the range below
+      // this key, which is then the new range's (Split() only cuts above
+      // the cursor).
       std::lock_guard<std::mutex> lock(range->mu);
+      if (!range->upper.empty() && key > range->upper) return Status::Ok();
       range->cursor = key;
       range->src_pages = src.pages();
     }

@@ -207,8 +207,8 @@ Result<CopyResult> DownloadFile(ObjectStore& src, std::string_view key, const st
       return Status::Corruption("received " + std::to_string(sink.written()) + " of " +
                                 std::to_string(got.size) + " bytes");
     }
-    if (got.etag_is_md5 && IsMd5Hex(got.etag) && HexLower(md5.Finish()) != got.etag) {
-      return Status::Corruption("downloaded bytes do not match the ETag's MD5");
+    if (std::string want = BodyMd5(got); !want.empty() && HexLower(md5.Finish()) != want) {
+      return Status::Corruption("downloaded bytes do not match the object's MD5");
     }
   } else {
     // Ranges land out of order: reserve the blocks up front (one contiguous

@@ -80,7 +80,7 @@ Result<Repository> OpenRepository(const std::string& location, const OpenOptions
   OpenOptions oo = options;
   oo.create_local = create;
   FERRY_ASSIGN_OR_RETURN(auto store, OpenStore(loc, oo));
-  std::string prefix = loc.is_s3() ? loc.key : "";
+  std::string prefix = loc.is_remote() ? loc.key : "";
   if (!prefix.empty() && prefix.back() != '/') prefix += '/';
   return Repository(std::shared_ptr<ObjectStore>(std::move(store)), prefix);
 }

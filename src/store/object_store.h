@@ -46,9 +46,17 @@ struct ObjectInfo {
   // False when the ETag, though 32 hex digits, is not the body's MD5
   // (SSE-KMS / SSE-C objects on S3). Multipart "-N" ETags never are.
   bool etag_is_md5 = true;
+  // The body's MD5 (32 lower-case hex digits) when the store keeps one apart
+  // from the ETag (Azure's Content-MD5 property); "" otherwise. Stores whose
+  // ETag is the MD5 leave this empty: read BodyMd5() rather than either.
+  std::string md5_hex;
   TimePoint last_modified{};
   ObjectHeaders headers;  // filled by Head/Get; List fills none
 };
+
+// The body's MD5 as lower-case hex when `info` proves it (an ETag that is an
+// MD5, else md5_hex); "" when unknown.
+std::string BodyMd5(const ObjectInfo& info);
 
 struct ListOptions {
   std::string prefix;

@@ -1,6 +1,8 @@
 #pragma once
 // Opens the ObjectStore a Location names: an S3 bucket (configured from the
-// environment and shared AWS files, see s3/config.h) or a local directory.
+// environment and shared AWS files, see s3/config.h), a GCS bucket (the S3
+// store on GCS's XML API, store/gcs/gcs_config.h), an Azure container
+// (store/azure/azure_config.h) or a local directory.
 
 #include <memory>
 #include <string>
@@ -25,12 +27,12 @@ struct OpenOptions {
   std::shared_ptr<RequestHooks> hooks;
 };
 
-// For S3 locations the store is the bucket (the location's key is left to
-// the caller). For local ones it is the directory `loc.path`.
+// For remote locations the store is the bucket or container (the location's
+// key is left to the caller). For local ones it is the directory `loc.path`.
 Result<std::unique_ptr<ObjectStore>> OpenStore(const Location& loc, const OpenOptions& o);
 
-// Identifies a store's endpoint + bucket, so two locations can tell whether
-// a server-side copy between them is possible.
+// Identifies a store's kind, endpoint and bucket (account and container), so
+// two locations can tell whether a server-side copy between them is possible.
 std::string StoreIdentity(const Location& loc, const OpenOptions& o);
 
 }  // namespace ferry

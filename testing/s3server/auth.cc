@@ -68,6 +68,11 @@ Result<AuthDecision> Authenticator::Verify(const HttpRequest& req, const S3Targe
   if (auth.service != "s3") {
     return AccessDenied("credential scope names service '" + auth.service + "', not s3");
   }
+  if (!config_.signing_region.empty() && auth.region != config_.signing_region) {
+    return S3Error(400, "AuthorizationHeaderMalformed",
+                   "the region '" + auth.region + "' is wrong; expecting '" +
+                       config_.signing_region + "'");
+  }
   bool host_signed = false;
   for (const auto& h : auth.signed_headers) host_signed |= (h == "host");
   if (!host_signed) return AccessDenied("SignedHeaders must include host");

@@ -27,6 +27,9 @@ struct AuthConfig {
   std::string secret_key = "ferrytestsecret";
   std::string session_token;                      // "" = not required
   std::chrono::seconds max_skew{15 * 60};         // allowed |x-amz-date - now|
+  // When set, a signature scoped to another region is refused (400
+  // AuthorizationHeaderMalformed, as AWS does); "" accepts any region.
+  std::string signing_region;
 };
 
 struct AuthDecision {

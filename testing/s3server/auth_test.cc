@@ -136,5 +136,17 @@ TEST(Router, Operations) {
   EXPECT_EQ(Route(bad).status().remote_code(), "InvalidURI");
 }
 
+TEST(Authenticator, SigningRegionWhenRequired) {
+  HttpRequest req = Signed("GET", "/bkt/k", "/bkt/k", {}, std::string(s3::kEmptyPayloadSha256));
+  EXPECT_TRUE(Check(req, Authenticator{AuthConfig{}}).ok()) << "any region by default";
+  AuthConfig same;
+  same.signing_region = "us-east-1";
+  EXPECT_TRUE(Check(req, Authenticator{same}).ok());
+  AuthConfig other;
+  other.signing_region = "auto";
+  Status s = Check(req, Authenticator{other});
+  EXPECT_EQ(s.remote_code(), "AuthorizationHeaderMalformed") << s.ToString();
+}
+
 }  // namespace
 }  // namespace ferry::s3server

@@ -63,6 +63,8 @@ int main(int argc, char** argv) {
   app.add_option("--session-token", service_opts.auth.session_token,
                  "require this x-amz-security-token");
   app.add_flag("--no-auth", no_auth, "accept requests without checking signatures");
+  app.add_option("--signing-region", service_opts.auth.signing_region,
+                 "refuse signatures scoped to any other region (default: accept any)");
   app.add_option("--region", service_opts.region, "region reported to clients")
       ->capture_default_str();
   app.add_option("--min-part-size", service_opts.min_part_size,

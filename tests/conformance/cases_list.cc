@@ -257,9 +257,9 @@ TEST_P(StoreConformanceTest, ListReportsSizesAndEtagsOfPutObjects) {
   ASSERT_EQ(page->objects.size(), 2u);
   EXPECT_EQ(page->objects[0].key, K("one"));
   EXPECT_EQ(page->objects[0].size, 1u);
-  EXPECT_EQ(page->objects[0].etag, Md5Hex("1"));
+  EXPECT_EQ(BodyMd5(page->objects[0]), Md5Hex("1"));
   EXPECT_EQ(page->objects[1].size, 3u);
-  EXPECT_EQ(page->objects[1].etag, Md5Hex("333"));
+  EXPECT_EQ(BodyMd5(page->objects[1]), Md5Hex("333"));
 }
 
 }  // namespace

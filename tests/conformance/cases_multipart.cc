@@ -76,9 +76,12 @@ TEST_P(StoreConformanceTest, MultipartOutOfOrderUploadCompletes) {
     auto listed = store().ListParts(key, up.id());
     ASSERT_TRUE(listed.ok()) << listed.status().ToString();
     ASSERT_EQ(listed->size(), 3u);
+    const bool etags = FERRY_HAS_CAPABILITY(part_etags_listed);
     for (int i = 0; i < 3; ++i) {
       EXPECT_EQ((*listed)[i].number, i + 1);
-      EXPECT_EQ((*listed)[i].etag, Md5Hex(parts[i]));
+      if (etags) {
+        EXPECT_EQ((*listed)[i].etag, Md5Hex(parts[i]));
+      }
       EXPECT_EQ((*listed)[i].size, parts[i].size());
     }
   }
@@ -126,7 +129,10 @@ TEST_P(StoreConformanceTest, MultipartReuploadedPartWins) {
     auto listed = store().ListParts(key, up.id());
     ASSERT_TRUE(listed.ok()) << listed.status().ToString();
     ASSERT_EQ(listed->size(), 2u);
-    EXPECT_EQ((*listed)[0].etag, Md5Hex(parts[0]));
+    if (FERRY_HAS_CAPABILITY(part_etags_listed)) {
+      EXPECT_EQ((*listed)[0].etag, Md5Hex(parts[0]));
+    }
+    EXPECT_EQ((*listed)[0].size, parts[0].size());
   }
   auto done = store().CompleteMultipart(key, up.id(), {*p1, *p2});
   ASSERT_TRUE(done.ok()) << done.status().ToString();
@@ -207,7 +213,8 @@ TEST_P(StoreConformanceTest, MultipartCompleteWithWrongEtagFailsAndKeepsUpload) 
   auto p1 = up.Upload(1, parts[0]);
   auto p2 = up.Upload(2, parts[1]);
   ASSERT_TRUE(p1.ok() && p2.ok());
-  if (FERRY_HAS_CAPABILITY(complete_validates_parts)) {
+  if (FERRY_HAS_CAPABILITY(complete_validates_parts) &&
+      FERRY_HAS_CAPABILITY(complete_checks_part_etags)) {
     PartInfo wrong = *p2;
     wrong.etag = Md5Hex("not the part");
     auto failed = store().CompleteMultipart(key, up.id(), {*p1, wrong});

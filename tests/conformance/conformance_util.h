@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "crypto/digest.h"
+#include "store/object_store.h"
 
 namespace ferry::conformance {
 
@@ -20,6 +21,8 @@ inline std::string TestBytes(size_t n, uint32_t seed) {
 }
 
 inline std::string Md5Hex(const std::string& data) { return HexLower(Md5(data)); }
+// (The cases compare ferry::BodyMd5(info) with Md5Hex(): the ETag on S3,
+// the Content-MD5 property on Azure.)
 inline std::string Md5Base64(const std::string& data) { return Base64Encode(Md5(data)); }
 
 // S3's multipart ETag: MD5 of the concatenated binary part MD5s, "-N".

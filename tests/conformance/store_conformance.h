@@ -87,6 +87,15 @@ struct Capabilities {
   // InvalidPartOrder / NoSuchUpload. (s3rver 3.7 sorts the list, ignores
   // ETags, crashes on a missing part, answers an unknown id with 500.)
   bool complete_validates_parts = true;
+  // CompleteMultipart refuses a part whose ETag is not the one UploadPart
+  // returned. (Azure's Put Block List names blocks by id only.)
+  bool complete_checks_part_etags = true;
+  // ListParts reports each part's ETag. (Azure's block list has none.)
+  bool part_etags_listed = true;
+  // A '\\' in a key is kept. (Azurite turns it into '/'.)
+  bool backslash_keys = true;
+  // Expires is stored and returned. (Azure has no such blob property.)
+  bool expires_header = true;
   // Several threads may use one store instance at once.
   bool concurrency = true;
   // An overwrite is atomic: a concurrent Get sees the old or the new object
@@ -106,7 +115,9 @@ class StoreFixtureFactory {
   // A short name for test names and messages: letters, digits and '_' only.
   virtual std::string Name() const = 0;
   // A store for one test, called from SetUp. Stores may share state (one
-  // bucket) across tests: each test keeps to its own key prefix.
+  // bucket) across tests: each test keeps to its own key prefix. A
+  // kUnsupported error (the server the backend needs is not installed)
+  // skips the test.
   virtual Result<std::unique_ptr<ObjectStore>> Make() = 0;
   // Called from TearDown after the store from Make() is destroyed, to free
   // what Make() allocated (a temp directory...).

@@ -20,7 +20,7 @@ expect_error() {
 }
 
 expect_error "ferry: s3://: missing bucket name" "$FERRY" ls s3://
-expect_error 'unknown scheme "gs"' "$FERRY" cp gs://b/k "$TMP/x"
+expect_error 'unknown scheme "gcs"' "$FERRY" cp gcs://b/k "$TMP/x"
 expect_error "invalid bucket name" "$FERRY" ls "s3://A_/k"
 expect_error "file:///absolute" "$FERRY" ls file://host/x
 expect_error "ferry: s3://nosuchbucket: no such bucket (404 NoSuchBucket)" "$FERRY" ls s3://nosuchbucket

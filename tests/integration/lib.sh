@@ -28,6 +28,9 @@ export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
 unset AWS_PROFILE AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3 AWS_SESSION_TOKEN AWS_DEFAULT_PROFILE || true
 export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 AWS_PAGER=""
 export TEST_KEY=ferrytest TEST_SECRET=ferrytestsecret
+# ...and the user's Azure and GCS ones.
+unset AZURE_STORAGE_CONNECTION_STRING AZURE_STORAGE_ACCOUNT AZURE_STORAGE_KEY \
+  AZURE_STORAGE_SAS_TOKEN GS_ACCESS_KEY_ID GS_SECRET_ACCESS_KEY GS_ENDPOINT_URL || true
 
 free_port() {
   /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
@@ -74,6 +77,27 @@ start_s3rver() {
   S3_URL="http://127.0.0.1:$S3_PORT"
   TEST_KEY=S3RVER TEST_SECRET=S3RVER
 }
+
+# start_azurite: Azurite's blob service (npm) on a loopback port, in memory,
+# telemetry off; sets AZ_URL (path-style, with the account) and
+# AZURE_STORAGE_CONNECTION_STRING for its well-known account. az_blob ARGS:
+# the independent client in azure_blob.py against it.
+AZURITE="$FERRY_SOURCE/testing/peers/node_modules/.bin/azurite-blob"
+AZ_DEV_KEY="Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+start_azurite() {
+  [ -x "$AZURITE" ] || skip "azurite not installed (make setup)"
+  need node
+  local port
+  port=$(free_port)
+  "$AZURITE" --silent --inMemoryPersistence --disableTelemetry --blobHost 127.0.0.1 \
+      --blobPort "$port" >"$TMP/azurite-$port.log" 2>&1 &
+  PIDS+=($!)
+  wait_port "$port"
+  AZ_URL="http://127.0.0.1:$port/devstoreaccount1"
+  export AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$AZ_DEV_KEY;BlobEndpoint=$AZ_URL"
+  unset AZURE_STORAGE_ACCOUNT AZURE_STORAGE_KEY AZURE_STORAGE_SAS_TOKEN || true
+}
+az_blob() { /usr/bin/python3 "$FERRY_SOURCE/tests/integration/azure_blob.py" "$AZ_URL" "$@"; }
 
 # use_endpoint: points ferry and aws at $S3_URL with the test credentials.
 use_endpoint() {

@@ -39,6 +39,8 @@ constexpr Known kKnown[] = {
     {"SlowDown", ErrorCode::kThrottled, "slow down"},
     {"ServiceUnavailable", ErrorCode::kThrottled, "service unavailable"},
     {"InternalError", ErrorCode::kServerError, "internal error"},
+    {"AuthorizationHeaderMalformed", ErrorCode::kInvalidArgument,
+     "signed for the wrong region (set AWS_REGION)"},
     {"PermanentRedirect", ErrorCode::kInvalidArgument,
      "bucket is in another region or needs another endpoint"},
     {"BucketAlreadyOwnedByYou", ErrorCode::kAlreadyExists, "bucket already exists"},

@@ -74,7 +74,20 @@ bool EtagIsMd5(const http::Response& r) {
   std::string sse = AsciiLower(r.Get("x-amz-server-side-encryption"));
   if (sse.rfind("aws:kms", 0) == 0) return false;
   if (r.Find("x-amz-server-side-encryption-customer-algorithm")) return false;
+  if (r.Find("x-goog-component-count")) return false;  // a GCS composite object
   return IsMd5Hex(s3::Unquote(r.Get("etag")));
+}
+
+// The MD5 in GCS's "x-goog-hash: crc32c=...,md5=BASE64" as hex; "" when absent
+// (composite objects carry only a CRC32C).
+std::string GoogHashMd5(const std::string& hashes) {
+  size_t at = hashes.find("md5=");
+  if (at == std::string::npos) return "";
+  size_t end = hashes.find(',', at);
+  std::string b64 = hashes.substr(at + 4, end == std::string::npos ? end : end - at - 4);
+  std::string raw;
+  if (!Base64Decode(b64, &raw) || raw.size() != 16) return "";
+  return HexLower(raw);
 }
 
 void AddObjectHeaders(const ObjectHeaders& h, http::Headers* out) {
@@ -112,7 +125,10 @@ ObjectInfo InfoFromHeaders(std::string_view key, const http::Response& r) {
   for (const auto& [k, v] : r.headers) {
     std::string name = AsciiLower(k);
     if (name.rfind("x-amz-meta-", 0) == 0) h.user[name.substr(11)] = v;
+    // GCS's XML API answers with its own names even to SigV4 clients.
+    if (name.rfind("x-goog-meta-", 0) == 0) h.user[name.substr(12)] = v;
   }
+  info.md5_hex = GoogHashMd5(r.Get("x-goog-hash"));
   return info;
 }
 
@@ -121,7 +137,7 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
   S3Store(S3StoreOptions o, s3::Addressing addressing)
       : opt_(std::move(o)), addressing_(std::move(addressing)) {}
 
-  std::string Describe() const override { return "s3://" + opt_.bucket; }
+  std::string Describe() const override { return opt_.scheme + "://" + opt_.bucket; }
 
   StoreFeatures Features() const override {
     StoreFeatures f;

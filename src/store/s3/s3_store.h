@@ -22,6 +22,7 @@ namespace ferry {
 
 struct S3StoreOptions {
   std::string bucket;
+  std::string scheme = "s3";  // how Describe() names the store: "s3", or "gs" for GCS
   s3::S3Config config;
   RetryPolicy retry;
   http::ClientOptions http;  // ca_file defaults to config.ca_bundle

@@ -1,0 +1,510 @@
+#include "store/azure/azure_store.h"
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "base/cancel.h"
+#include "base/strings.h"
+#include "crypto/digest.h"
+#include "s3/xml.h"
+#include "store/azure/azure_headers.h"
+#include "store/azure/azure_requester.h"
+#include "store/azure/azure_xml.h"
+#include "store/azure/upload_ids.h"
+
+namespace ferry {
+namespace {
+
+using azure::AzureCall;
+
+// Hashes (MD5) what it forwards, so an upload can be checked against the
+// Content-MD5 the service computed without reading the body twice.
+class Md5Source : public ByteSource {
+ public:
+  explicit Md5Source(ByteSource& inner) : inner_(inner), md5_(StreamingDigest::Kind::kMd5) {}
+  Result<size_t> Read(char* buf, size_t cap) override {
+    auto n = inner_.Read(buf, cap);
+    if (n.ok()) {
+      md5_.Update(std::string_view(buf, *n));
+      count_ += *n;
+    }
+    return n;
+  }
+  Status Rewind() override {
+    md5_.Finish();  // resets
+    count_ = 0;
+    return inner_.Rewind();
+  }
+  std::string HexDigest() { return HexLower(md5_.Finish()); }
+  uint64_t count() const { return count_; }
+
+ private:
+  ByteSource& inner_;
+  StreamingDigest md5_;
+  uint64_t count_ = 0;
+};
+
+// After an upload the service refused: when the caller's Content-MD5 is not
+// the MD5 of the whole body ferry sent, that is the cause, whatever code the
+// server gave it (Azure says Md5Mismatch, Azurite InvalidOperation).
+Status ExplainRefusedUpload(const Status& refused, Md5Source& md5, uint64_t size,
+                            const std::string& given_hex) {
+  if (given_hex.empty() || refused.http_status() != 400 || md5.count() != size) return refused;
+  if (md5.HexDigest() == given_hex) return refused;
+  Status s = Status::Corruption("body does not match Content-MD5");
+  s.set_remote(refused.http_status(), refused.remote_code());
+  return s;
+}
+
+// Counts what reaches the caller's sink, so a retried GET resumes after it.
+class CountingSink : public ByteSink {
+ public:
+  explicit CountingSink(ByteSink& inner) : inner_(inner) {}
+  Status Write(std::string_view data) override {
+    Status s = inner_.Write(data);
+    if (s.ok()) count_ += data.size();
+    return s;
+  }
+  char* Lend(size_t n) override { return inner_.Lend(n); }
+  Status Commit(size_t n) override {
+    Status s = inner_.Commit(n);
+    if (s.ok()) count_ += n;
+    return s;
+  }
+  uint64_t count() const { return count_; }
+
+ private:
+  ByteSink& inner_;
+  uint64_t count_ = 0;
+};
+
+// The MD5 (hex) an upload's answer says the service stored, checked against
+// what ferry sent. Answers without Content-MD5 are taken as they are.
+Status CheckUploadedMd5(const http::Response& r, const std::string& sent_hex) {
+  std::string stored = azure::Md5HexFromBase64(r.Get("content-md5"));
+  if (!stored.empty() && stored != sent_hex) {
+    return Status::Corruption("uploaded body's MD5 differs from the one the service computed");
+  }
+  return Status::Ok();
+}
+
+// The hex MD5 of a base64 Content-MD5 the caller gave; "" when it is not one.
+std::string HexOfContentMd5(std::string_view content_md5) {
+  return azure::Md5HexFromBase64(content_md5);
+}
+
+class AzureStore : public ObjectStore {
+ public:
+  AzureStore(AzureStoreOptions o, std::unique_ptr<azure::AzureRequester> rq)
+      : opt_(std::move(o)), rq_(std::move(rq)) {}
+
+  std::string Describe() const override {
+    return "azure://" + opt_.config.account + "/" + opt_.container;
+  }
+
+  StoreFeatures Features() const override {
+    StoreFeatures f;
+    f.server_side_copy = true;
+    f.min_part_size = 1;                  // Azure has no minimum block size
+    f.max_part_size = 4000ull << 20;      // Put Block, 2019-12-12 and later
+    f.max_single_put = 5000ull << 20;     // Put Blob, 2019-12-12 and later
+    f.max_parts = 10000;                  // Azure allows 50,000; ferry's plans stop here
+    return f;
+  }
+
+  Result<ListPage> List(const ListOptions& o) override {
+    std::string marker = o.continuation_token;
+    for (;;) {
+      AzureCall c;
+      c.method = "GET";
+      c.query = {{"restype", "container"}, {"comp", "list"},
+                 {"maxresults", std::to_string(std::clamp(o.max_keys, 1, 5000))}};
+      if (!o.prefix.empty()) c.query.emplace_back("prefix", o.prefix);
+      if (!o.delimiter.empty()) c.query.emplace_back("delimiter", o.delimiter);
+      if (!marker.empty()) c.query.emplace_back("marker", marker);
+      FERRY_ASSIGN_OR_RETURN(http::Response r, Call(c));
+      FERRY_ASSIGN_OR_RETURN(azure::BlobListing l, azure::ParseListBlobs(r.body));
+      ListPage page;
+      for (auto& b : l.blobs) {
+        if (o.start_after.empty() || b.key > o.start_after) page.objects.push_back(std::move(b));
+      }
+      for (auto& p : l.prefixes) {
+        if (o.start_after.empty() || p > o.start_after) page.common_prefixes.push_back(std::move(p));
+      }
+      page.truncated = !l.next_marker.empty();
+      page.next_continuation_token = l.next_marker;
+      // A page emptied by start_after says nothing: read on.
+      if (!page.truncated || !page.objects.empty() || !page.common_prefixes.empty()) return page;
+      marker = l.next_marker;
+      if (CancelRequested()) return Status::Cancelled("cancelled");
+    }
+  }
+
+  Result<ObjectInfo> Head(std::string_view key) override {
+    AzureCall c;
+    c.method = "HEAD";
+    c.blob = std::string(key);
+    FERRY_ASSIGN_OR_RETURN(http::Response r, Call(c));
+    return azure::InfoFromBlobResponse(key, r);
+  }
+
+  Result<ObjectInfo> Get(std::string_view key, const GetOptions& o, ByteSink& sink) override {
+    CountingSink counted(sink);
+    std::string etag = o.if_match;  // the version being read, once known
+    for (int attempt = 1;; ++attempt) {
+      http::Response seen;
+      AzureCall c = GetCall(key, o, counted.count(), etag);
+      auto r = rq_->Once(c, &counted, &seen);
+      if (etag.empty() && seen.status >= 200 && seen.status < 300) etag = s3::Unquote(seen.Get("etag"));
+      if (r.ok()) return azure::InfoFromBlobResponse(key, *r);
+      if (counted.count() > 0 && etag.empty()) {
+        Status s = r.status().WithContext("cannot resume a read of an object without an ETag");
+        return s.set_retryable(false);
+      }
+      if (!ShouldRetry(rq_->retry(), r.status(), attempt)) return r.status();
+      rq_->Backoff(r.status(), attempt);
+    }
+  }
+
+  Result<ObjectInfo> Put(std::string_view key, ByteSource& body, uint64_t size,
+                         const PutOptions& o) override {
+    Md5Source md5(body);
+    AzureCall c;
+    c.method = "PUT";
+    c.blob = std::string(key);
+    c.headers.emplace_back("x-ms-blob-type", "BlockBlob");
+    azure::AddBlobHeaders(o.headers, false, &c.headers);
+    std::string given = HexOfContentMd5(o.content_md5);
+    if (!given.empty()) c.headers.emplace_back("Content-MD5", o.content_md5);
+    c.body = &md5;
+    c.body_size = size;
+    auto r = Call(c);
+    if (!r.ok()) return ExplainRefusedUpload(r.status(), md5, size, given);
+    std::string sent = md5.HexDigest();
+    FERRY_RETURN_IF_ERROR(CheckUploadedMd5(*r, sent));
+    ObjectInfo info;
+    info.key = std::string(key);
+    info.size = size;
+    info.etag = s3::Unquote(r->Get("etag"));
+    info.etag_is_md5 = false;
+    info.md5_hex = sent;
+    info.headers = o.headers;
+    info.headers.expires.clear();  // Azure has no Expires
+    return info;
+  }
+
+  Result<std::string> CreateMultipart(std::string_view key, const PutOptions& o) override {
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    azure::UploadId id;
+    id.nonce = azure::NewUploadNonce(std::chrono::system_clock::now(), rng());
+    id.headers = o.headers;
+    id.headers.expires.clear();
+    FERRY_RETURN_IF_ERROR(PutMarkerBlock(key, id.nonce, azure::kMarkerPart));
+    return azure::FormatUploadId(id);
+  }
+
+  Result<PartInfo> UploadPart(std::string_view key, std::string_view upload_id, int part_number,
+                              ByteSource& body, uint64_t size,
+                              std::string_view content_md5) override {
+    FERRY_ASSIGN_OR_RETURN(azure::UploadId id, azure::ParseUploadId(upload_id));
+    if (part_number < 1 || part_number > Features().max_parts) {
+      return Status::InvalidArgument("part number " + std::to_string(part_number) +
+                                     " out of range");
+    }
+    Md5Source md5(body);
+    AzureCall c = BlockCall(key, id.nonce, part_number);
+    std::string given = HexOfContentMd5(content_md5);
+    if (!given.empty()) c.headers.emplace_back("Content-MD5", std::string(content_md5));
+    c.body = &md5;
+    c.body_size = size;
+    auto r = Call(c);
+    if (!r.ok()) return ExplainRefusedUpload(r.status(), md5, size, given);
+    std::string sent = md5.HexDigest();
+    FERRY_RETURN_IF_ERROR(CheckUploadedMd5(*r, sent));
+    return PartInfo{part_number, sent, size};
+  }
+
+  Result<ObjectInfo> CompleteMultipart(std::string_view key, std::string_view upload_id,
+                                       const std::vector<PartInfo>& parts) override;
+  Status AbortMultipart(std::string_view key, std::string_view upload_id) override;
+  Result<std::vector<PartInfo>> ListParts(std::string_view key,
+                                          std::string_view upload_id) override;
+  Result<std::vector<UploadInfo>> ListMultipartUploads(std::string_view key) override;
+  Result<ObjectInfo> Copy(std::string_view src_key, std::string_view dst_key,
+                          const std::optional<ObjectHeaders>& replace) override;
+
+  Status Delete(std::string_view key) override {
+    AzureCall c;
+    c.method = "DELETE";
+    c.blob = std::string(key);
+    c.headers.emplace_back("x-ms-delete-snapshots", "include");
+    auto r = Call(c);
+    if (!r.ok() && r.status().remote_code() == "BlobNotFound") return Status::Ok();
+    return r.ok() ? Status::Ok() : r.status();
+  }
+
+ private:
+  Result<http::Response> Call(const AzureCall& c) { return rq_->Run(c, nullptr); }
+
+  // Get Blob from `got` bytes into the requested range, pinned to `etag`.
+  AzureCall GetCall(std::string_view key, const GetOptions& o, uint64_t got,
+                    const std::string& etag) const {
+    AzureCall c;
+    c.method = "GET";
+    c.blob = std::string(key);
+    uint64_t offset = (o.range ? o.range->offset : 0) + got;
+    std::optional<uint64_t> length;
+    if (o.range && o.range->length) length = *o.range->length - got;
+    bool ranged = offset > 0 || (length && *length > 0);
+    if (ranged) {
+      std::string range = "bytes=" + std::to_string(offset) + "-";
+      if (length && *length > 0) range += std::to_string(offset + *length - 1);
+      c.headers.emplace_back("x-ms-range", range);
+    }
+    if (!etag.empty()) c.headers.emplace_back("If-Match", "\"" + etag + "\"");
+    // A ranged read must be answered with exactly that range before any byte
+    // reaches the sink.
+    c.check_headers = [ranged, offset](const http::Response& r) -> Status {
+      if (!ranged) return Status::Ok();
+      std::string cr = r.Get("content-range");  // "bytes 10-19/100"
+      if (r.status != 206 || cr.rfind("bytes " + std::to_string(offset) + "-", 0) != 0) {
+        return Status::Protocol("asked for bytes from " + std::to_string(offset) +
+                                ", got status " + std::to_string(r.status) + " " + cr);
+      }
+      // Azurite answers a range that starts at the end with "bytes 10-9/10"
+      // where Azure says 416 InvalidRange: the same error either way.
+      size_t slash = cr.rfind('/');
+      uint64_t total = slash == std::string::npos ? 0 : std::strtoull(cr.c_str() + slash + 1, nullptr, 10);
+      if (slash != std::string::npos && cr.back() != '*' && offset >= total) {
+        return Status::InvalidArgument("range not satisfiable");
+      }
+      return Status::Ok();
+    };
+    return c;
+  }
+
+  AzureCall BlockCall(std::string_view key, std::string_view nonce, int part) const {
+    AzureCall c;
+    c.method = "PUT";
+    c.blob = std::string(key);
+    c.query = {{"comp", "block"}, {"blockid", Base64Encode(azure::BlockId(nonce, part))}};
+    return c;
+  }
+
+  // The one-byte marker (part 0) or tombstone block of an upload.
+  Status PutMarkerBlock(std::string_view key, std::string_view nonce, int part) {
+    StringSource body(std::string(1, '\0'));
+    AzureCall c = BlockCall(key, nonce, part);
+    c.body = &body;
+    c.body_size = 1;
+    return Call(c).status();
+  }
+
+  // Every block of `key`, committed and not; a missing blob has none.
+  Result<std::vector<azure::Block>> Blocks(std::string_view key) {
+    AzureCall c;
+    c.method = "GET";
+    c.blob = std::string(key);
+    c.query = {{"comp", "blocklist"}, {"blocklisttype", "all"}};
+    auto r = Call(c);
+    if (!r.ok() && r.status().remote_code() == "BlobNotFound") return std::vector<azure::Block>();
+    if (!r.ok()) return r.status();
+    return azure::ParseBlockList(r->body);
+  }
+
+  Result<ObjectInfo> WaitForCopy(std::string_view key, std::string copy_id);
+  Status SetHeaders(std::string_view key, const ObjectHeaders& h);
+
+  AzureStoreOptions opt_;
+  std::unique_ptr<azure::AzureRequester> rq_;
+};
+
+// An upload's blocks in a block list: its parts by number (uncommitted
+// ones), and whether it has a marker, a tombstone, or committed blocks.
+struct UploadBlocks {
+  std::map<int, uint64_t> parts;  // number -> size
+  std::vector<int> committed;     // part numbers, in commit order
+  bool marker = false;
+  bool tombstone = false;
+  bool Known() const { return marker || !parts.empty(); }
+};
+
+UploadBlocks BlocksOf(const std::vector<azure::Block>& blocks, const std::string& nonce) {
+  UploadBlocks u;
+  for (const azure::Block& b : blocks) {
+    std::string n;
+    int part = 0;
+    if (!azure::ParseBlockId(b.name, &n, &part) || n != nonce) continue;
+    if (b.committed) {
+      u.committed.push_back(part);
+    } else if (part == azure::kMarkerPart) {
+      u.marker = true;
+    } else if (part == azure::kTombstonePart) {
+      u.tombstone = true;
+    } else {
+      u.parts[part] = b.size;
+    }
+  }
+  return u;
+}
+
+// Checks the caller's part list against the uploaded blocks: ascending,
+// each part present with its size.
+Status CheckParts(const std::vector<PartInfo>& parts, const UploadBlocks& u) {
+  if (parts.empty()) return Status::InvalidArgument("invalid part list: no parts");
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0 && parts[i].number <= parts[i - 1].number) {
+      return Status::InvalidArgument("invalid part order");
+    }
+    auto it = u.parts.find(parts[i].number);
+    if (it == u.parts.end()) {
+      return Status::InvalidArgument("invalid part: part " + std::to_string(parts[i].number) +
+                                     " was not uploaded");
+    }
+    if (parts[i].size != 0 && it->second != parts[i].size) {
+      return Status::InvalidArgument("invalid part: part " + std::to_string(parts[i].number) +
+                                     " has another size");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<ObjectInfo> AzureStore::CompleteMultipart(std::string_view key, std::string_view upload_id,
+                                                 const std::vector<PartInfo>& parts) {
+  FERRY_ASSIGN_OR_RETURN(azure::UploadId id, azure::ParseUploadId(upload_id));
+  FERRY_ASSIGN_OR_RETURN(auto blocks, Blocks(key));
+  UploadBlocks u = BlocksOf(blocks, id.nonce);
+  std::vector<int> wanted;
+  uint64_t total = 0;
+  for (const PartInfo& p : parts) {
+    wanted.push_back(p.number);
+    total += p.size;
+  }
+  // A retry after a lost answer finds its blocks already committed.
+  if (!u.committed.empty() && u.committed == wanted) return Head(key);
+  if (u.tombstone || !u.Known()) return Status::NotFound("no such multipart upload");
+  FERRY_RETURN_IF_ERROR(CheckParts(parts, u));
+  std::vector<std::string> ids;
+  for (int n : wanted) ids.push_back(azure::BlockId(id.nonce, n));
+  std::string xml = azure::BuildBlockList(ids);
+  StringSource body(xml);
+  AzureCall c;
+  c.method = "PUT";
+  c.blob = std::string(key);
+  c.query = {{"comp", "blocklist"}};
+  azure::AddBlobHeaders(id.headers, false, &c.headers);
+  c.headers.emplace_back("Content-Type", "application/xml");
+  c.body = &body;
+  c.body_size = xml.size();
+  FERRY_ASSIGN_OR_RETURN(http::Response r, Call(c));
+  ObjectInfo info;
+  info.key = std::string(key);
+  info.size = total;
+  info.etag = s3::Unquote(r.Get("etag"));
+  info.etag_is_md5 = false;
+  info.headers = id.headers;
+  return info;
+}
+
+Status AzureStore::AbortMultipart(std::string_view key, std::string_view upload_id) {
+  FERRY_ASSIGN_OR_RETURN(azure::UploadId id, azure::ParseUploadId(upload_id));
+  return PutMarkerBlock(key, id.nonce, azure::kTombstonePart);
+}
+
+Result<std::vector<PartInfo>> AzureStore::ListParts(std::string_view key,
+                                                    std::string_view upload_id) {
+  FERRY_ASSIGN_OR_RETURN(azure::UploadId id, azure::ParseUploadId(upload_id));
+  FERRY_ASSIGN_OR_RETURN(auto blocks, Blocks(key));
+  UploadBlocks u = BlocksOf(blocks, id.nonce);
+  if (u.tombstone || !u.Known()) return Status::NotFound("no such multipart upload");
+  std::vector<PartInfo> out;
+  for (const auto& [n, size] : u.parts) out.push_back(PartInfo{n, "", size});
+  return out;
+}
+
+Result<std::vector<UploadInfo>> AzureStore::ListMultipartUploads(std::string_view key) {
+  FERRY_ASSIGN_OR_RETURN(auto blocks, Blocks(key));
+  std::map<std::string, UploadBlocks> by_nonce;
+  for (const azure::Block& b : blocks) {
+    std::string nonce;
+    int part = 0;
+    if (!b.committed && azure::ParseBlockId(b.name, &nonce, &part)) by_nonce[nonce];
+  }
+  std::vector<UploadInfo> out;
+  for (auto& [nonce, u] : by_nonce) {
+    u = BlocksOf(blocks, nonce);
+    if (u.tombstone || !u.Known()) continue;
+    out.push_back(UploadInfo{std::string(key), nonce, azure::NonceTime(nonce)});
+  }
+  return out;
+}
+
+Status AzureStore::SetHeaders(std::string_view key, const ObjectHeaders& h) {
+  AzureCall props;
+  props.method = "PUT";
+  props.blob = std::string(key);
+  props.query = {{"comp", "properties"}};
+  ObjectHeaders no_user = h;
+  no_user.user.clear();
+  azure::AddBlobHeaders(no_user, true, &props.headers);
+  FERRY_RETURN_IF_ERROR(Call(props).status());
+  AzureCall meta;
+  meta.method = "PUT";
+  meta.blob = std::string(key);
+  meta.query = {{"comp", "metadata"}};
+  azure::AddMetadataHeaders(h, &meta.headers);
+  return Call(meta).status();
+}
+
+Result<ObjectInfo> AzureStore::WaitForCopy(std::string_view key, std::string copy_id) {
+  for (;;) {
+    AzureCall c;
+    c.method = "HEAD";
+    c.blob = std::string(key);
+    FERRY_ASSIGN_OR_RETURN(http::Response r, Call(c));
+    ObjectInfo info = azure::InfoFromBlobResponse(key, r);
+    std::string status = r.Get("x-ms-copy-status");
+    if (r.Get("x-ms-copy-id") != copy_id || status == "success" || status.empty()) return info;
+    if (status != "pending") {
+      return Status(ErrorCode::kServerError, "server-side copy " + status);
+    }
+    if (CancelRequested()) return Status::Cancelled("cancelled while a copy was pending");
+    std::this_thread::sleep_for(opt_.copy_poll);
+  }
+}
+
+Result<ObjectInfo> AzureStore::Copy(std::string_view src_key, std::string_view dst_key,
+                                    const std::optional<ObjectHeaders>& replace) {
+  if (src_key == dst_key && replace) {  // Azure copies nothing onto itself: set the headers
+    FERRY_RETURN_IF_ERROR(Head(src_key).status());
+    FERRY_RETURN_IF_ERROR(SetHeaders(dst_key, *replace));
+    return Head(dst_key);
+  }
+  auto endpoint = http::ParseEndpoint(opt_.config.endpoint_url);
+  if (!endpoint.ok()) return endpoint.status();
+  std::string source = endpoint->ToString() + s3::UriEncode(rq_->BlobUrl(src_key), false);
+  if (!opt_.config.sas.empty()) source += "?" + opt_.config.sas;
+  AzureCall c;
+  c.method = "PUT";
+  c.blob = std::string(dst_key);
+  c.headers.emplace_back("x-ms-copy-source", source);
+  if (replace) azure::AddMetadataHeaders(*replace, &c.headers);
+  FERRY_ASSIGN_OR_RETURN(http::Response r, Call(c));
+  FERRY_ASSIGN_OR_RETURN(ObjectInfo info, WaitForCopy(dst_key, r.Get("x-ms-copy-id")));
+  if (!replace) return info;
+  FERRY_RETURN_IF_ERROR(SetHeaders(dst_key, *replace));
+  return Head(dst_key);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ObjectStore>> OpenAzureStore(AzureStoreOptions o) {
+  if (!o.client) o.client = std::make_shared<http::Client>(o.http);
+  FERRY_ASSIGN_OR_RETURN(auto rq, azure::AzureRequester::Make(o.config, o.container, o.client,
+                                                              o.hooks, o.retry));
+  return std::unique_ptr<ObjectStore>(new AzureStore(std::move(o), std::move(rq)));
+}
+
+}  // namespace ferry
