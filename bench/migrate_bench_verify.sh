@@ -126,15 +126,18 @@ bench_verify() {
 
   echo "== verify: $N_VERIFY_BIG empty objects on both servers, no added latency"
   start_servers 0
-  local pop="{\"bucket\":\"bkt\",\"prefix\":\"p/\",\"count\":$N_VERIFY_BIG,\"seed\":$SEED}"
+  # p/d000.txt: where s3rver's walk order (p/d000/... first) and byte order
+  # part, so the source's disorder shows once its listing reaches it.
+  local pop="{\"bucket\":\"bkt\",\"prefix\":\"p/\",\"count\":$N_VERIFY_BIG,\"seed\":$SEED,
+    \"extra\":[{\"key\":\"p/d000.txt\",\"size\":1}]}"
   populate "$pop" "$URL_A" >/dev/null
   populate "$pop" "$URL_B" >/dev/null
-  KEEP_DST=1 measure v2m-ranges "$N_VERIFY_BIG" "$FERRY" migrate verify s3://bkt s3://bkt \
+  KEEP_DST=1 measure v2m-ranges $((N_VERIFY_BIG + 1)) "$FERRY" migrate verify s3://bkt s3://bkt \
     --src-profile a --dst-profile b --json
   [ "$R_RC" = 0 ] || die "verify 2m: exit $R_RC"
   local big_ranges="$R_SECS s, peak RSS $(mib "$R_RSS") MiB"
   admin "$URL_A" POST /_admin/faults '{"list_quirks":["unordered"]}' >/dev/null
-  KEEP_DST=1 measure v2m-sorted "$N_VERIFY_BIG" "$FERRY" migrate verify s3://bkt s3://bkt \
+  KEEP_DST=1 measure v2m-sorted $((N_VERIFY_BIG + 1)) "$FERRY" migrate verify s3://bkt s3://bkt \
     --src-profile a --dst-profile b --json
   [ "$R_RC" = 0 ] || die "verify 2m sorted: exit $R_RC"
   local sorted

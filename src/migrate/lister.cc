@@ -75,14 +75,21 @@ using ShardQueue = RangeQueue<LiveShard>;
 // The job's listing: threads taking shards from a ShardQueue (see lister.h).
 class Lister {
  public:
-  explicit Lister(const ListerContext& ctx) : ctx_(ctx) {
+  Lister(const ListerContext& ctx, std::shared_ptr<KnownKeys> known)
+      : ctx_(ctx), known_(std::move(known)) {
     list_ = [this](const ListOptions& o) { return ListWithRetry(ctx_, o); };
   }
   Status Run();
 
  private:
-  // A fresh range job: its first page, probes, and split at prefixes.
-  Status Plan(const state::ShardRecord& shard0);
+  // A fresh range job: its first page, probes, and split at `bounds`.
+  Status Plan(const state::ShardRecord& shard0, const std::vector<std::string>& bounds);
+  // The first known key a page of (after, through] passed over that still
+  // exists, or "".
+  Result<std::string> Skipped(const std::string& after, const std::string& through,
+                              const std::vector<ObjectInfo>& objects, size_t n);
+  // After a flat listing: fails when it never returned a key known to exist.
+  Status CheckNothingSkipped();
   void Thread();
   Status ListPrefixShard(LiveShard& live);
   Status ListRangeShard(LiveShard& live);
@@ -100,6 +107,7 @@ class Lister {
   void Push(const state::ShardRecord& s);
 
   const ListerContext& ctx_;
+  std::shared_ptr<KnownKeys> known_;  // never null
   ListFn list_;
   ShardQueue queue_;
   std::mutex seen_mu_;
@@ -171,6 +179,7 @@ Status Lister::ListPrefixShard(LiveShard& live) {
                               " is truncated but has no continuation token");
     }
     Admit(page.objects, page.objects.size(), &commit);
+    for (const ObjectInfo& obj : page.objects) known_->Saw(obj.key);
     if (!ctx_.top_level_only) commit.new_shards = page.common_prefixes;
     FERRY_ASSIGN_OR_RETURN(state::ListPageResult r,
                            StateRetry(ctx_, [&] { return ctx_.state->CommitListPage(ctx_.job, commit); }));
@@ -218,6 +227,19 @@ Status Lister::ListRangePage(LiveShard& live, bool probe) {
   if (check.in_order && probe && page.truncated) {
     FERRY_ASSIGN_OR_RETURN(check.why, ProbeStartAfter(list_, o.prefix, page));
     check.in_order = check.why.empty();
+  }
+  if (check.in_order) {
+    // The page covers (start-after, through]: its last key, or all of the
+    // range when it ends the range.
+    const bool ends = check.past_upper || !page.truncated;
+    const std::string through = ends ? seen.upper : page.objects.back().key;
+    FERRY_ASSIGN_OR_RETURN(std::string skipped,
+                           Skipped(o.start_after, through, page.objects, check.keep));
+    if (!skipped.empty()) {
+      check.in_order = false;
+      check.why = "key \"" + skipped + "\", which its delimiter listing shows, is missing from "
+                  "its flat listing after \"" + o.start_after + "\" (not in byte order)";
+    }
   }
   if (!check.in_order) {
     queue_.Abort(check.why);
@@ -311,16 +333,40 @@ void Lister::Thread() {
   }
 }
 
-Status Lister::Plan(const state::ShardRecord& shard0) {
+Result<std::string> Lister::Skipped(const std::string& after, const std::string& through,
+                                    const std::vector<ObjectInfo>& objects, size_t n) {
+  for (;;) {
+    std::string k = known_->FirstSkipped(after, through, objects, n);
+    if (k.empty()) return k;
+    auto head = ctx_.src->Head(k);
+    if (head.ok() || head.status().code() != ErrorCode::kNotFound) return k;
+    known_->Forget(k);  // deleted since the delimiter listing saw it
+  }
+}
+
+Status Lister::CheckNothingSkipped() {
+  for (const std::string& k : known_->Unseen()) {
+    auto head = ctx_.src->Head(k);
+    if (!head.ok() && head.status().code() == ErrorCode::kNotFound) continue;  // deleted since
+    return Status::Protocol(ctx_.src->Describe() + ": its listing never returned \"" + k +
+                            "\", which exists (its delimiter listing shows it): the server "
+                            "cannot list this bucket completely, so the job stops rather "
+                            "than finish without it")
+        .set_retryable(false);
+  }
+  return Status::Ok();
+}
+
+Status Lister::Plan(const state::ShardRecord& shard0, const std::vector<std::string>& all_bounds) {
   LiveShard live(shard0);
   FERRY_RETURN_IF_ERROR(ListRangePage(live, /*probe=*/true));
   if (!queue_.aborted().empty() || Stopped(ctx_) || live.rec.done || live.rec.seq == 0) {
     return Status::Ok();
   }
-  auto bounds = PrefixSplitPoints(list_, live.rec.prefix, live.rec.cursor, live.rec.upper, 255);
-  if (!bounds.ok() || bounds->empty()) return Status::Ok();  // stealing splits it instead
+  std::vector<std::string> bounds = ThinBounds(all_bounds, live.rec.cursor, live.rec.upper, 255);
+  if (bounds.empty()) return Status::Ok();  // stealing splits it instead
   auto made = StateRetry(ctx_, [&] {
-    return ctx_.state->SplitShard(ctx_.job, live.rec.shard, live.rec.upper, *bounds);
+    return ctx_.state->SplitShard(ctx_.job, live.rec.shard, live.rec.upper, bounds);
   });
   if (!made.ok() && made.status().code() != ErrorCode::kPreconditionFailed) return made.status();
   return Status::Ok();
@@ -346,12 +392,29 @@ Status Lister::FallBack(const std::string& why) {
 
 Status Lister::Run() {
   FERRY_ASSIGN_OR_RETURN(auto shards, ctx_.state->GetShards(ctx_.job));
+  bool ranged = false, flat = false, flat_from_start = true, undone = false;
   for (const auto& s : shards) {
     if (s.ranged) prefix_ = s.prefix;
+    ranged = ranged || s.ranged;
+    if (!s.ranged && s.delimiter.empty()) {
+      flat = true;
+      flat_from_start = flat_from_start && s.seq == 0;
+    }
+    undone = undone || !s.done;
+  }
+  // What the delimiter listings show: split points for a fresh job, and
+  // keys the flat listings must return.
+  std::vector<std::string> bounds;
+  if (ctx_.check_known_keys && undone && (ranged || flat) && known_->empty()) {
+    auto points = PrefixSplitPoints(list_, shards.front().prefix, "", "", 255);
+    if (points.ok()) {
+      known_->Add(points->keys);
+      bounds = std::move(points->bounds);
+    }
   }
   const bool fresh = shards.size() == 1 && shards[0].ranged && shards[0].seq == 0 &&
                      !shards[0].done;
-  if (fresh && ctx_.list_concurrency > 1) FERRY_RETURN_IF_ERROR(Plan(shards[0]));
+  if (fresh && ctx_.list_concurrency > 1) FERRY_RETURN_IF_ERROR(Plan(shards[0], bounds));
   if (queue_.aborted().empty()) {
     FERRY_ASSIGN_OR_RETURN(shards, ctx_.state->GetShards(ctx_.job));
     for (const auto& s : shards) {
@@ -364,17 +427,27 @@ Status Lister::Run() {
     for (auto& t : threads) t.join();
   }
   std::string why = queue_.aborted();
-  if (why.empty() || Stopped(ctx_)) return queue_.error();
+  if (why.empty() || Stopped(ctx_)) {
+    FERRY_RETURN_IF_ERROR(queue_.error());
+    // A flat listing by token has no other check that it skipped nothing
+    // (only one listed whole in this run knows what it returned).
+    if (flat && flat_from_start && ctx_.check_known_keys && !Stopped(ctx_)) {
+      return CheckNothingSkipped();
+    }
+    return Status::Ok();
+  }
   // A broken promise: one flat listing from the start, on a queue of its own.
   FERRY_RETURN_IF_ERROR(FallBack(why));
   if (Stopped(ctx_)) return Status::Ok();
   ListerContext one = ctx_;
   one.list_concurrency = 1;
-  return Lister(one).Run();
+  return Lister(one, known_).Run();
 }
 
 }  // namespace
 
-Status RunListing(const ListerContext& ctx) { return Lister(ctx).Run(); }
+Status RunListing(const ListerContext& ctx) {
+  return Lister(ctx, std::make_shared<KnownKeys>()).Run();
+}
 
 }  // namespace ferry::migrate

@@ -16,10 +16,12 @@
 // delimiter listing; while listing, a thread with nothing to list splits the
 // busiest range at a point found by probing (range_split.h), so one huge
 // prefix does not serialise the job. Every page is checked for the promises
-// ranges rest on (start-after honoured, byte order); when one is broken the
-// job falls back to one flat listing paged by continuation tokens, with a
-// warning (keys listed before then are listed again and checked at the
-// destination, never copied twice).
+// ranges rest on (start-after honoured, byte order, and no key the delimiter
+// listings showed passed over); when one is broken the job falls back to
+// one flat listing paged by continuation tokens, with a warning (keys
+// listed before then are listed again and checked at the destination,
+// never copied twice). A flat listing that still never returns a key known
+// to exist fails the listing: the job stops rather than finish without it.
 //
 // Other jobs (a local directory's walk, list_concurrency 1, a split job's
 // top part) list prefix shards: the whole prefix paged by continuation
@@ -63,6 +65,10 @@ struct ListerContext {
   const std::atomic<bool>* stop = nullptr;
   // Something the user should know (a fallback to one flat listing): one line.
   std::function<void(const std::string&)> on_warning;
+  // A remote source: the keys its delimiter listings show are checked
+  // against its flat listings (range_split.h KnownKeys), which catches a
+  // server that skips keys without any page looking out of order.
+  bool check_known_keys = false;
 };
 
 // Lists every shard not yet done. Returns OK when listing finished (or was

@@ -81,15 +81,77 @@ Result<SplitSearch> FindSplit(const ListFn& list, const std::string& prefix,
   return out;
 }
 
-Result<std::vector<std::string>> PrefixSplitPoints(const ListFn& list, const std::string& prefix,
-                                                   const std::string& after,
-                                                   const std::string& upper, size_t max) {
-  ListOptions o;
-  o.prefix = prefix;
-  o.delimiter = "/";
-  o.max_keys = 1000;
-  FERRY_ASSIGN_OR_RETURN(ListPage page, list(o));
-  return ThinBounds(std::move(page.common_prefixes), after.empty() ? prefix : after, upper, max);
+Result<SplitPoints> PrefixSplitPoints(const ListFn& list, const std::string& prefix,
+                                      const std::string& after, const std::string& upper,
+                                      size_t max) {
+  SplitPoints out;
+  auto below = [&](const std::string& p) -> Result<std::vector<std::string>> {
+    ListOptions o;
+    o.prefix = p;
+    o.delimiter = "/";
+    o.max_keys = 1000;
+    FERRY_ASSIGN_OR_RETURN(ListPage page, list(o));
+    for (const ObjectInfo& obj : page.objects) out.keys.push_back(obj.key);
+    return std::move(page.common_prefixes);
+  };
+  const std::string lower = after.empty() ? prefix : after;
+  FERRY_ASSIGN_OR_RETURN(std::vector<std::string> found, below(prefix));
+  out.bounds = ThinBounds(found, lower, upper, max);
+  if (out.bounds.size() >= max / 4) return out;
+  // Few prefixes at the top: one level deeper, where the keys' structure
+  // usually is.
+  std::vector<std::string> deeper = found;
+  size_t looked = 0;
+  for (const std::string& p : found) {
+    if (looked++ == 16) break;
+    if (!upper.empty() && p > upper) continue;
+    FERRY_ASSIGN_OR_RETURN(std::vector<std::string> more, below(p));
+    deeper.insert(deeper.end(), more.begin(), more.end());
+  }
+  out.bounds = ThinBounds(std::move(deeper), lower, upper, max);
+  return out;
+}
+
+void KnownKeys::Add(const std::vector<std::string>& keys) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& k : keys) keys_.emplace(k, false);
+}
+
+std::string KnownKeys::FirstSkipped(const std::string& after, const std::string& through,
+                                    const std::vector<ObjectInfo>& objects, size_t n) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t i = 0;
+  for (auto it = keys_.upper_bound(after); it != keys_.end(); ++it) {
+    if (!through.empty() && it->first > through) break;
+    while (i < n && objects[i].key < it->first) ++i;
+    if (i == n || objects[i].key != it->first) return it->first;
+  }
+  return "";
+}
+
+void KnownKeys::Forget(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  keys_.erase(key);
+}
+
+void KnownKeys::Saw(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = keys_.find(key);
+  if (it != keys_.end()) it->second = true;
+}
+
+std::vector<std::string> KnownKeys::Unseen() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [k, seen] : keys_) {
+    if (!seen) out.push_back(k);
+  }
+  return out;
+}
+
+bool KnownKeys::empty() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return keys_.empty();
 }
 
 Result<std::string> ProbeStartAfter(const ListFn& list, const std::string& prefix,

@@ -12,6 +12,8 @@
 // byte order): a broken one is reported as `disorder`, never as a split.
 
 #include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,11 +44,44 @@ Result<SplitSearch> FindSplit(const ListFn& list, const std::string& prefix,
                               int max_probes = 24);
 
 // Split points from one delimiter listing of `prefix` ("/"): its common
-// prefixes, thinned to at most `max` and kept inside (after, upper). A
-// server that forgets some prefixes only makes fewer split points.
-Result<std::vector<std::string>> PrefixSplitPoints(const ListFn& list, const std::string& prefix,
-                                                   const std::string& after,
-                                                   const std::string& upper, size_t max);
+// prefixes, thinned to at most `max` and kept inside (after, upper). When
+// that gives fewer than max / 4 (a bucket whose keys all sit under "data/"),
+// the prefixes found are listed one level deeper too (a request each, at
+// most 16). A server that forgets some prefixes only makes fewer split
+// points. The keys those listings return beside their prefixes are kept
+// too: they are known to exist (KnownKeys).
+struct SplitPoints {
+  std::vector<std::string> bounds;
+  std::vector<std::string> keys;  // every key the delimiter listings returned
+};
+Result<SplitPoints> PrefixSplitPoints(const ListFn& list, const std::string& prefix,
+                                      const std::string& after, const std::string& upper,
+                                      size_t max);
+
+// Keys known to exist because a delimiter listing returned them, to check
+// flat listings against: a listing that passes one without returning it
+// skipped it, which a server listing out of byte order does without any
+// page looking out of order (s3rver walks "x/" before "x.txt", and its
+// start-after then drops "x.txt" for good). Thread-safe.
+class KnownKeys {
+ public:
+  void Add(const std::vector<std::string>& keys);
+  // The first known key in (after, through] ("" through: no bound) that
+  // `objects[0, n)` lack; "" when none.
+  std::string FirstSkipped(const std::string& after, const std::string& through,
+                           const std::vector<ObjectInfo>& objects, size_t n) const;
+  // A key deleted since it was seen: no longer expected.
+  void Forget(const std::string& key);
+  // Marks `key` listed (for Unseen).
+  void Saw(const std::string& key);
+  // Known keys no listing returned (Saw) yet.
+  std::vector<std::string> Unseen() const;
+  bool empty() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, bool> keys_;  // key -> seen; guarded by mu_
+};
 
 // Whether the server honours start-after, judged from a flat first `page`
 // of `prefix` (in order, as CheckRangePage found it): lists again from the

@@ -79,5 +79,62 @@ TEST(RangeSplitTest, AProbeThatIgnoresStartAfterIsADisorder) {
   EXPECT_NE(s->disorder.find("start-after"), std::string::npos) << s->disorder;
 }
 
+// A fake that also answers delimiter listings (common prefixes).
+TEST(RangeSplitTest, FewPrefixesAtTheTopAreListedOneLevelDeeper) {
+  std::set<std::string> keys;
+  for (int d = 0; d < 256; ++d) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "p/d%03d/o1", d);
+    keys.insert(buf);
+  }
+  keys.insert("big/0");
+  int calls = 0;
+  ListFn list = [&](const ListOptions& o) -> Result<ListPage> {
+    ++calls;
+    ListPage page;
+    for (const auto& k : keys) {
+      if (k.compare(0, o.prefix.size(), o.prefix) != 0) continue;
+      size_t d = k.find('/', o.prefix.size());
+      if (d == std::string::npos) continue;
+      std::string cp = k.substr(0, d + 1);
+      if (page.common_prefixes.empty() || page.common_prefixes.back() != cp) {
+        page.common_prefixes.push_back(cp);
+      }
+    }
+    return page;
+  };
+  auto points = PrefixSplitPoints(list, "", "", "", 64);
+  ASSERT_TRUE(points.ok());
+  EXPECT_EQ(points->bounds.size(), 64u);
+  EXPECT_EQ(calls, 3) << "the top, then big/ and p/";
+  EXPECT_EQ(points->bounds.front().substr(0, 3), "p/d");
+}
+
+TEST(RangeSplitTest, KnownKeysFindWhatAListingSkipped) {
+  KnownKeys known;
+  known.Add({"p/d000.txt", "p/e", "q"});
+  auto objs = [](std::vector<std::string> keys) {
+    std::vector<ObjectInfo> out;
+    for (auto& k : keys) {
+      ObjectInfo o;
+      o.key = k;
+      out.push_back(o);
+    }
+    return out;
+  };
+  // s3rver's walk: "p/d000/..." first; the page passes p/d000.txt without it.
+  auto page = objs({"p/d000/o1", "p/d000/o2"});
+  EXPECT_EQ(known.FirstSkipped("", "p/d000/o2", page, 2), "p/d000.txt");
+  // A page that holds it, and one that stops before it.
+  EXPECT_EQ(known.FirstSkipped("", "p/d000/o2", objs({"p/d000.txt", "p/d000/o1"}), 2), "");
+  EXPECT_EQ(known.FirstSkipped("", "p/c", objs({"p/a", "p/b"}), 2), "");
+  // Through the end of the range ("" = no bound): every known key above.
+  EXPECT_EQ(known.FirstSkipped("p/d000.txt", "", objs({"p/e"}), 1), "q");
+  known.Forget("q");
+  EXPECT_EQ(known.FirstSkipped("p/d000.txt", "", objs({"p/e"}), 1), "");
+  known.Saw("p/e");
+  EXPECT_EQ(known.Unseen(), (std::vector<std::string>{"p/d000.txt"}));
+}
+
 }  // namespace
 }  // namespace ferry::migrate

@@ -215,6 +215,7 @@ class Runner {
   std::atomic<bool> list_stop_{false};    // the listing stops (stop_, or the lease lost)
   std::atomic<bool> listing_done_{false};
   std::atomic<double> listing_seconds_{0};  // this run's listing, once done
+  bool src_loc_remote_ = false;             // the source is an object store
   std::atomic<int64_t> pending_{0};       // keys in the state store (estimate)
   std::atomic<int64_t> in_flight_{0};
   std::mutex event_mu_;
@@ -349,6 +350,7 @@ Status Runner::Setup() {
   ctx_.job = id_;
   ctx_.spec = spec_;
   ctx_.keys = KeyMapFor(src_loc, dst_loc);
+  src_loc_remote_ = src_loc.is_remote();
   ctx_.same_store = src_loc.is_remote() && dst_loc.is_remote() &&
                     spec_.src_profile == spec_.dst_profile &&
                     StoreIdentity(src_loc, so) == StoreIdentity(dst_loc, dopt);
@@ -634,6 +636,7 @@ Result<RunResult> Runner::Run() {
     lc.unchanged_before_ms = spec_.since_ms;
     lc.top_level_only = spec_.top_level_only;
     lc.list_concurrency = spec_.list_concurrency;
+    lc.check_known_keys = src_loc_remote_;
     lc.page_size = spec_.list_chunk;
     lc.stop = &list_stop_;
     lc.wait_for_room = [&] {

@@ -117,8 +117,14 @@ class Verifier {
     return Admit(path_filter_, o_.filter_prefix + e.rel, e.size, e.modified_ms);
   }
 
+  // Keys each side's delimiter listings showed (range_split.h KnownKeys).
+  Status LearnKnownKeys();
+  // After whole listings: an error when a side never listed a known key.
+  Status CheckNothingSkipped(ObjectStore* store, const KnownKeys& known, const char* side);
+
   const VerifyOptions& o_;
   FilterSpec path_filter_;  // the globs alone, for keys only the destination has
+  KnownKeys src_known_, dst_known_;
   RangeQueue<VerifyRange> queue_;
   std::mutex mu_;
   std::unique_ptr<SpillSorter> differences_;  // guarded by mu_
@@ -246,8 +252,8 @@ Status Verifier::CompareRange(VerifyRange& r) {
     std::lock_guard<std::mutex> lock(r.mu);
     return r.upper;
   };
-  RangeSide src(Lister(o_.src), o_.src_prefix, lower, o_.list_chunk, upper);
-  RangeSide dst(Lister(o_.dst), o_.dst_prefix, lower, o_.list_chunk, upper);
+  RangeSide src(Lister(o_.src), o_.src_prefix, lower, o_.list_chunk, upper, &src_known_);
+  RangeSide dst(Lister(o_.dst), o_.dst_prefix, lower, o_.list_chunk, upper, &dst_known_);
   return Merge(src, dst, &r);
 }
 
@@ -294,13 +300,40 @@ void Verifier::Worker() {
   }
 }
 
+Status Verifier::LearnKnownKeys() {
+  const size_t max = static_cast<size_t>(std::max(1, o_.concurrency) * 4);
+  if (dst_known_.empty()) {
+    FERRY_ASSIGN_OR_RETURN(SplitPoints d, PrefixSplitPoints(Lister(o_.dst), o_.dst_prefix, "", "", max));
+    dst_known_.Add(d.keys);
+  }
+  if (src_known_.empty()) {
+    FERRY_ASSIGN_OR_RETURN(SplitPoints s, PrefixSplitPoints(Lister(o_.src), o_.src_prefix, "", "", max));
+    src_known_.Add(s.keys);
+  }
+  return Status::Ok();
+}
+
+Status Verifier::CheckNothingSkipped(ObjectStore* store, const KnownKeys& known, const char* side) {
+  for (const std::string& k : known.Unseen()) {
+    auto head = store->Head(k);
+    if (!head.ok() && head.status().code() == ErrorCode::kNotFound) continue;  // deleted since
+    return Status::Protocol(std::string("the ") + side + " " + store->Describe() +
+                            " never listed \"" + k + "\", which exists (its delimiter listing "
+                            "shows it): it cannot be listed completely, so it cannot be verified")
+        .set_retryable(false);
+  }
+  return Status::Ok();
+}
+
 Status Verifier::RunRanges() {
   std::vector<std::string> bounds;
   auto points = PrefixSplitPoints(Lister(o_.src), o_.src_prefix, "", "",
                                   static_cast<size_t>(std::max(1, o_.concurrency) * 4));
   if (points.ok()) {
-    for (const auto& p : *points) bounds.push_back(p.substr(o_.src_prefix.size()));
+    for (const auto& p : points->bounds) bounds.push_back(p.substr(o_.src_prefix.size()));
+    src_known_.Add(points->keys);
   }
+  FERRY_RETURN_IF_ERROR(LearnKnownKeys());
   std::string lower;
   for (const auto& b : bounds) {
     queue_.Push(std::make_shared<VerifyRange>(lower, b));
@@ -315,15 +348,20 @@ Status Verifier::RunRanges() {
 }
 
 Status Verifier::RunSorted() {
+  FERRY_RETURN_IF_ERROR(LearnKnownKeys());
   SpillSorter src_sorted(o_.spill_dir, o_.spill_records), dst_sorted(o_.spill_dir, o_.spill_records);
   Status dst_status;
   std::thread dst_thread([&] {
-    dst_status = ListWhole(Lister(o_.dst), o_.dst_prefix, o_.list_chunk, &dst_sorted, o_.stop);
+    dst_status = ListWhole(Lister(o_.dst), o_.dst_prefix, o_.list_chunk, &dst_sorted, &dst_known_,
+                           o_.stop);
   });
-  Status src_status = ListWhole(Lister(o_.src), o_.src_prefix, o_.list_chunk, &src_sorted, o_.stop);
+  Status src_status = ListWhole(Lister(o_.src), o_.src_prefix, o_.list_chunk, &src_sorted,
+                                &src_known_, o_.stop);
   dst_thread.join();
   FERRY_RETURN_IF_ERROR(src_status.WithContext("listing the source"));
   FERRY_RETURN_IF_ERROR(dst_status.WithContext("listing the destination"));
+  FERRY_RETURN_IF_ERROR(CheckNothingSkipped(o_.src, src_known_, "source"));
+  FERRY_RETURN_IF_ERROR(CheckNothingSkipped(o_.dst, dst_known_, "destination"));
   SortedSide src(src_sorted), dst(dst_sorted);
   return Merge(src, dst, nullptr);
 }

@@ -30,11 +30,12 @@ bool Unpack(const SpillRecord& r, Listed* out) {
 }  // namespace
 
 RangeSide::RangeSide(ListFn list, std::string prefix, const std::string& lower, int chunk,
-                     std::function<std::string()> upper)
+                     std::function<std::string()> upper, const KnownKeys* known)
     : list_(std::move(list)),
       prefix_(std::move(prefix)),
       chunk_(chunk),
       upper_(std::move(upper)),
+      known_(known),
       after_(lower.empty() ? "" : prefix_ + lower) {}
 
 Status RangeSide::Fill(const std::string& upper) {
@@ -49,6 +50,16 @@ Status RangeSide::Fill(const std::string& upper) {
   if (check.in_order && page.truncated && page.objects.empty()) {
     check.in_order = false;
     check.why = "a page after \"" + after_ + "\" is truncated but holds no key";
+  }
+  if (check.in_order && known_ != nullptr) {
+    const bool ends = check.past_upper || !page.truncated;
+    std::string skipped = known_->FirstSkipped(after_, ends ? abs_upper : page.objects.back().key,
+                                               page.objects, check.keep);
+    if (!skipped.empty()) {
+      check.in_order = false;
+      check.why = "key \"" + skipped + "\", which its delimiter listing shows, is missing from "
+                  "its flat listing after \"" + after_ + "\" (not in byte order)";
+    }
   }
   if (!check.in_order) {
     disorder_ = check.why;
@@ -73,7 +84,7 @@ Result<const Listed*> RangeSide::Peek() {
 }
 
 Status ListWhole(const ListFn& list, const std::string& prefix, int chunk, SpillSorter* out,
-                 const std::atomic<bool>* stop) {
+                 KnownKeys* known, const std::atomic<bool>* stop) {
   ListOptions o;
   o.prefix = prefix;
   o.max_keys = chunk;
@@ -82,6 +93,7 @@ Status ListWhole(const ListFn& list, const std::string& prefix, int chunk, Spill
     FERRY_ASSIGN_OR_RETURN(ListPage page, list(o));
     for (const ObjectInfo& obj : page.objects) {
       if (obj.key.compare(0, prefix.size(), prefix) != 0) continue;  // a server's mistake
+      if (known != nullptr) known->Saw(obj.key);
       FERRY_RETURN_IF_ERROR(out->Add({obj.key.substr(prefix.size()), Pack(obj)}));
     }
     if (!page.truncated) return Status::Ok();

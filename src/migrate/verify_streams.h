@@ -43,8 +43,10 @@ class EntryStream {
 // while the stream runs (a split): entries above it end the stream.
 class RangeSide : public EntryStream {
  public:
+  // `known`: keys the side's delimiter listings showed; a page that passes
+  // one over is a disorder. May be null.
   RangeSide(ListFn list, std::string prefix, const std::string& lower, int chunk,
-            std::function<std::string()> upper);
+            std::function<std::string()> upper, const KnownKeys* known);
   Result<const Listed*> Peek() override;
   void Pop() override { buf_.pop_front(); }
 
@@ -55,15 +57,17 @@ class RangeSide : public EntryStream {
   const std::string prefix_;
   const int chunk_;
   std::function<std::string()> upper_;
+  const KnownKeys* known_;
   std::string after_;  // start-after of the next page (a full key)
   bool more_ = true;
   std::deque<Listed> buf_;
 };
 
 // Lists all of `prefix` flat by continuation tokens into `out`, relative
-// keys as record keys. Order does not matter.
+// keys as record keys. Order does not matter. Marks the keys of `known`
+// (may be null) it lists (KnownKeys::Saw).
 Status ListWhole(const ListFn& list, const std::string& prefix, int chunk, SpillSorter* out,
-                 const std::atomic<bool>* stop);
+                 KnownKeys* known, const std::atomic<bool>* stop);
 
 // The entries a ListWhole sort gives back, in order, duplicates dropped.
 class SortedSide : public EntryStream {

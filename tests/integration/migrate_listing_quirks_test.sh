@@ -81,4 +81,30 @@ grep -q "warning: s3://bkt: .*byte order.*one flat listing.*listed again" "$TMP/
   fail "no relisting warning: $(cat "$TMP/mid.err")"
 check_copy mid/ "$TMP/mid.json"
 [ $(( $(puts) - before )) = $N ] || fail "mid-job fallback: $(( $(puts) - before )) PUTs for $N objects"
+# Disorder no page shows: s3rver walks "h/d000/" before "h/d000.txt", so a
+# listing by start-after never returns h/d000.txt at all (every key after
+# it in the walk is above it). The delimiter listing of h/ does show it:
+# the first page passes it over, and the job falls back before committing
+# anything. verify does the same and sorts on disk.
+awsp src s3 mb s3://hidden >/dev/null
+mkdir -p "$TMP/hidden/h/d000"
+for i in $(seq 1 400); do echo "$i" >"$TMP/hidden/h/d000/o$(printf %04d "$i")"; done
+echo txt >"$TMP/hidden/h/d000.txt"
+quirks ""
+"${M[@]}" "$TMP/hidden" s3://hidden/ --dst-profile src -q || fail "seeding hidden/ failed"
+quirks '"unordered"'
+"${M[@]}" s3://hidden s3://bkt/hidden/ --src-profile src --dst-profile dst --json --list-chunk 100 \
+  >"$TMP/hidden.json" 2>"$TMP/hidden.err" || fail "hidden: $(tail -2 "$TMP/hidden.err")"
+grep -q 'warning: s3://hidden: key "h/d000.txt", which its delimiter listing shows, is missing' "$TMP/hidden.err" ||
+  fail "hidden: no warning: $(cat "$TMP/hidden.err")"
+grep -q "listed again" "$TMP/hidden.err" && fail "hidden: found only after committing: $(cat "$TMP/hidden.err")"
+[ "$(json_field listed <"$TMP/hidden.json")" = 401 ] || fail "hidden: $(tail -1 "$TMP/hidden.json")"
+awsp dst s3api head-object --bucket bkt --key hidden/h/d000.txt >/dev/null || fail "h/d000.txt was not copied"
+RC=0
+"$FERRY" migrate verify s3://hidden s3://bkt/hidden/ --src-profile src --dst-profile dst --json \
+  >"$TMP/vhidden.json" 2>"$TMP/vhidden.err" || RC=$?
+[ $RC = 0 ] || fail "verify hidden: exit $RC: $(cat "$TMP/vhidden.err")"
+grep -q "sorted on disk" "$TMP/vhidden.err" || fail "verify hidden: no warning: $(cat "$TMP/vhidden.err")"
+/usr/bin/python3 -c "import json,sys; v=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); assert v['matched']==401 and v['sorted_on_disk'], v" "$TMP/vhidden.json" ||
+  fail "verify hidden: $(tail -1 "$TMP/vhidden.json")"
 echo "migrate_listing_quirks_test: ok"
