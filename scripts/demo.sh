@@ -69,6 +69,18 @@ JOB=$(awk '/^job /{print $2}' "$TMP/job.txt")
 "$FERRY" migrate --state "$STATE" resume "$JOB"
 diff -r -x '.*' "$TMP/tree" "$TMP/back-tree" && echo "round trip: identical trees"
 
+step "ferry migrate verify: the independent check, then damage behind ferry's back"
+"$FERRY" migrate verify "$TMP/tree" s3://demo/tree/
+echo "changed" >"$TMP/changed.txt"
+"$FERRY" cp "$TMP/changed.txt" "s3://demo/tree/$(cd "$TMP/tree" && find . -type f -printf '%P\n' | sort | head -1)" -q
+set +e
+"$FERRY" migrate verify "$TMP/tree" s3://demo/tree/
+echo "exit code $? (5: something is missing or different)"
+set -e
+step "an incremental pass with --delete: copies what changed, removes what the source lost"
+rm "$TMP/tree/$(cd "$TMP/tree" && find . -type f -printf '%P\n' | sort | tail -1)"
+"$FERRY" migrate --state "$STATE" "$TMP/tree" s3://demo/tree/ --delete --max-delete 10 --verify
+
 step "the worker pool: a detached job, run by two ferry worker processes at once"
 # Here on the embedded SQLite file; with --state postgres://... the workers
 # can be on any number of machines.

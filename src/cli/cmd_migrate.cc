@@ -143,34 +143,40 @@ struct AfterRun {
   }
 };
 
-Result<AfterRun> AfterTheRun(const state::JobRecord& job, const MigrateArgs& a) {
-  AfterRun after;
-  const bool ended = job.state == state::JobState::kCompleted || job.state == state::JobState::kFailed;
-  if (!ended) return after;
-  FERRY_ASSIGN_OR_RETURN(migrate::JobSpec spec, migrate::SpecFromJson(job.spec));
-  if (a.verify) {
-    FERRY_ASSIGN_OR_RETURN(migrate::VerifyCounts c, VerifyJob(spec, a, /*to_stderr=*/true));
-    after.verify = c;
-  }
-  if (!spec.delete_extraneous) return after;
-  after.max_delete = spec.max_delete;
+// --delete for a job that ended: what it did, into `after`.
+void PruneAfterRun(const state::JobRecord& job, const migrate::JobSpec& spec,
+                   const MigrateArgs& a, AfterRun* after) {
+  after->max_delete = spec.max_delete;
   if (job.state != state::JobState::kCompleted) {
-    after.prune_skipped = "the job has dead letters (a read or write failed): nothing deleted";
-    std::fprintf(stderr, "ferry: --delete: %s\n", after.prune_skipped.c_str());
-    return after;
+    after->prune_skipped = "the job has dead letters (a read or write failed): nothing deleted";
+    std::fprintf(stderr, "ferry: --delete: %s\n", after->prune_skipped.c_str());
+    return;
   }
   auto pruned = PruneJob(spec, a);
   if (!pruned.ok()) {
-    after.prune_error = pruned.status();
+    after->prune_error = pruned.status();
     std::fprintf(stderr, "ferry: --delete: stopped, %s\n", pruned.status().ToString().c_str());
-    return after;
+    return;
   }
-  after.prune = *pruned;
+  after->prune = *pruned;
   if (pruned->refused) {
     std::fprintf(stderr,
                  "ferry: --delete: %lld objects at the destination are not at the source, more "
                  "than --max-delete %lld: nothing deleted\n",
                  static_cast<long long>(pruned->extra), static_cast<long long>(spec.max_delete));
+  }
+}
+
+// --delete first, so that --verify sees what the run leaves.
+Result<AfterRun> AfterTheRun(const state::JobRecord& job, const MigrateArgs& a) {
+  AfterRun after;
+  const bool ended = job.state == state::JobState::kCompleted || job.state == state::JobState::kFailed;
+  if (!ended) return after;
+  FERRY_ASSIGN_OR_RETURN(migrate::JobSpec spec, migrate::SpecFromJson(job.spec));
+  if (spec.delete_extraneous) PruneAfterRun(job, spec, a, &after);
+  if (a.verify) {
+    FERRY_ASSIGN_OR_RETURN(migrate::VerifyCounts c, VerifyJob(spec, a, /*to_stderr=*/true));
+    after.verify = c;
   }
   return after;
 }
@@ -261,8 +267,9 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
     }
     if (after->verify) std::printf("%s\n", VerifyLine(*after->verify).c_str());
     if (after->prune && !after->prune->refused) {
-      std::printf("delete: %lld objects the source no longer has removed\n",
-                  static_cast<long long>(after->prune->deleted));
+      std::printf("delete: %lld object%s the source no longer has removed\n",
+                  static_cast<long long>(after->prune->deleted),
+                  after->prune->deleted == 1 ? "" : "s");
     }
   }
   std::fflush(stdout);

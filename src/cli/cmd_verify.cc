@@ -122,7 +122,16 @@ Result<migrate::VerifyCounts> VerifyJob(const migrate::JobSpec& job, const Migra
 
 namespace {
 
-int RunVerifyCommand(MigrateArgs& a) {
+int RunVerifyCommand(MigrateArgs& a, bool fix) {
+  if (fix) a.fix = true;
+  if (!a.fix_job.empty()) {
+    if (!a.job.empty() && a.job != a.fix_job) {
+      std::fprintf(stderr, "ferry: --fix %s and --job %s name two jobs\n", a.fix_job.c_str(),
+                   a.job.c_str());
+      return 2;
+    }
+    a.job = a.fix_job;
+  }
   const bool by_job = !a.job.empty();
   if (by_job == (!a.src.empty() || !a.dst.empty())) {
     std::fprintf(stderr, "ferry: verify needs SRC and DST, or --job JOB (not both)\n");
@@ -196,7 +205,10 @@ void AddVerifyCommand(CLI::App* migrate, const std::shared_ptr<MigrateArgs>& a, 
   v->add_option("src", a->src, "Source: s3://bucket[/prefix] or a local directory");
   v->add_option("dst", a->dst, "Destination: s3://bucket[/prefix] or a local directory");
   v->add_option("--job", a->job, "Verify this job's source and destination, with its filters");
-  v->add_flag("--fix", a->fix, "With --job: requeue what is missing or different into the job and run it");
+  v->add_option("--fix", a->fix_job,
+                "Requeue what is missing or different into the job (--fix JOB, or --job JOB "
+                "--fix) and run it")
+      ->expected(0, 1);
   v->add_flag("--checksum", a->checksum,
               "Read and hash both sides where no MD5 is known (multipart objects)");
   v->add_option("--concurrency", a->verify_concurrency, "Key ranges compared at once")
@@ -206,7 +218,7 @@ void AddVerifyCommand(CLI::App* migrate, const std::shared_ptr<MigrateArgs>& a, 
   v->add_option("--dst-profile", a->dst_profile, "AWS profile for the destination");
   AddStateOption(v, a.get());
   AddRunOptions(v, a.get());
-  v->callback([a, exit_code] { *exit_code = RunVerifyCommand(*a); });
+  v->callback([a, exit_code, v] { *exit_code = RunVerifyCommand(*a, v->count("--fix") > 0); });
 }
 
 }  // namespace ferry::cli

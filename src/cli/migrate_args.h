@@ -60,6 +60,7 @@ struct MigrateArgs {
   bool verify = false;    // migrate: verify the job once it has run
   bool checksum = false;  // hash both sides where no MD5 is known
   bool fix = false;       // verify --job: requeue what differs into the job and run it
+  std::string fix_job;    // verify --fix JOB
   int verify_concurrency = 16;
   // incremental sync
   bool since_last = false;

@@ -104,7 +104,7 @@ fi
 # --fix: requeue what is missing or different into the job, and copy it
 # whatever the destination holds; then nothing is missing or different.
 RC=0
-"$FERRY" migrate verify --state "$STATE" --job "$JOB" --fix --checksum --json >"$TMP/fix.json" 2>"$TMP/fix.err" || RC=$?
+"$FERRY" migrate verify --state "$STATE" --fix "$JOB" --checksum --json >"$TMP/fix.json" 2>"$TMP/fix.err" || RC=$?
 [ $RC = 0 ] || fail "--fix: exit $RC: $(tail -3 "$TMP/fix.err") $(tail -1 "$TMP/fix.json")"
 /usr/bin/python3 - "$TMP/fix.json" <<'PY' || fail "--fix summary: $(tail -1 "$TMP/fix.json")"
 import json, sys
