@@ -1,9 +1,13 @@
-// ferry migrate verify SRC DST | --job JOB [--fix]: the independent check
-// of a migration (migrate/verify.h), and migrate --verify.
+// ferry migrate verify SRC DST | --job JOB | --fix JOB: the independent
+// check of a migration (migrate/verify.h); and what follows a migrate run,
+// --delete (migrate/prune.h) and --verify.
 #include <cstdio>
 #include <memory>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "base/unix_time.h"
 #include "cli/cli_util.h"
 #include "cli/migrate_args.h"
 #include "cli/migrate_output.h"
@@ -83,6 +87,8 @@ Result<JobSides> OpenJobSides(const migrate::JobSpec& job, const MigrateArgs& a)
   o.dst_prefix = keys.dst_prefix;
   o.filter = job.filter;
   o.filter_prefix = job.filter_prefix;
+  o.range_after = job.range_after;
+  o.range_upper = job.range_upper;
   o.checksum = a.checksum;
   o.concurrency = a.verify_concurrency;
   o.list_chunk = job.list_chunk;
@@ -90,8 +96,8 @@ Result<JobSides> OpenJobSides(const migrate::JobSpec& job, const MigrateArgs& a)
   return s;
 }
 
-}  // namespace
-
+// --delete once job `spec` completed: removes what its source no longer
+// has, printing each key removed unless --json or -q.
 Result<migrate::PruneResult> PruneJob(const migrate::JobSpec& spec, const MigrateArgs& a) {
   FERRY_ASSIGN_OR_RETURN(JobSides sides, OpenJobSides(spec, a));
   const bool say = !a.json && !a.quiet;
@@ -99,6 +105,66 @@ Result<migrate::PruneResult> PruneJob(const migrate::JobSpec& spec, const Migrat
                                    [say](const std::string& key) {
                                      if (say) std::printf("deleted  %s\n", key.c_str());
                                    });
+}
+
+// --delete for a job that ended: what it did, into `after`.
+void PruneAfterRun(const state::JobRecord& job, const migrate::JobSpec& spec,
+                   const MigrateArgs& a, AfterRun* after) {
+  after->max_delete = spec.max_delete;
+  if (job.state != state::JobState::kCompleted) {
+    after->prune_skipped = "the job has dead letters (a read or write failed): nothing deleted";
+    std::fprintf(stderr, "ferry: --delete: %s\n", after->prune_skipped.c_str());
+    return;
+  }
+  auto pruned = PruneJob(spec, a);
+  if (!pruned.ok()) {
+    after->prune_error = pruned.status();
+    std::fprintf(stderr, "ferry: --delete: stopped, %s\n", pruned.status().ToString().c_str());
+    return;
+  }
+  after->prune = *pruned;
+  if (pruned->refused) {
+    std::fprintf(stderr,
+                 "ferry: --delete: %lld objects at the destination are not at the source, more "
+                 "than --max-delete %lld: nothing deleted\n",
+                 static_cast<long long>(pruned->extra), static_cast<long long>(spec.max_delete));
+  }
+}
+
+// --delete first, so that --verify sees what the run leaves.
+}  // namespace
+
+Result<AfterRun> AfterTheRun(const state::JobRecord& job, const MigrateArgs& a) {
+  AfterRun after;
+  const bool ended = job.state == state::JobState::kCompleted || job.state == state::JobState::kFailed;
+  if (!ended) return after;
+  FERRY_ASSIGN_OR_RETURN(migrate::JobSpec spec, migrate::SpecFromJson(job.spec));
+  if (spec.delete_extraneous) PruneAfterRun(job, spec, a, &after);
+  if (a.verify) {
+    FERRY_ASSIGN_OR_RETURN(migrate::VerifyCounts c, VerifyJob(spec, a, /*to_stderr=*/true));
+    after.verify = c;
+  }
+  return after;
+}
+
+
+std::string AfterRun::DeleteJson() const {
+  if (!prune && prune_skipped.empty() && prune_error.ok()) return "";
+  nlohmann::json j;
+  if (prune) {
+    j = {{"extra", prune->extra}, {"deleted", prune->deleted}, {"refused", prune->refused},
+         {"max_delete", max_delete}};
+  } else {
+    j = {{"deleted", 0}, {"skipped", prune_error.ok() ? prune_skipped : prune_error.ToString()}};
+  }
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+int AfterRun::ExitCode() const {
+  if (!prune_error.ok()) return 1;
+  if (prune && prune->refused) return kExitDeleteRefused;
+  if (verify && !verify->ok()) return kExitDifferences;
+  return 0;
 }
 
 Result<migrate::VerifyCounts> VerifyJob(const migrate::JobSpec& job, const MigrateArgs& a,
@@ -190,6 +256,14 @@ int RunVerifyCommand(MigrateArgs& a, bool fix) {
   if (!a.json && !a.quiet) {
     std::printf("job %s: %lld objects requeued\n", a.job.c_str(),
                 static_cast<long long>(requeue->requeued()));
+  }
+  // A finished job runs again (for the pool too: its workers skip finished
+  // jobs); one still running takes the keys as they come.
+  auto job = store->GetJob(a.job);
+  if (job.ok() && (job->state == state::JobState::kCompleted ||
+                   job->state == state::JobState::kFailed)) {
+    Status again = store->SetJobState(a.job, state::JobState::kInterrupted, NowUnixMs(), 0, true);
+    if (!again.ok()) return Fail("job " + a.job, again);
   }
   // Copy them now, as `dlq --retry` does; the job's summary tells how it went.
   return RunInForeground(*store, a.job, a);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -90,9 +91,23 @@ Result<migrate::VerifyCounts> VerifyJob(const migrate::JobSpec& job, const Migra
                                         bool to_stderr,
                                         const std::function<void(const migrate::Difference&)>&
                                             also = nullptr);
-// --delete once job `spec` completed: removes what its source no longer
-// has (migrate/prune.h), printing each key removed unless --json or -q.
-Result<migrate::PruneResult> PruneJob(const migrate::JobSpec& spec, const MigrateArgs& a);
+// What follows a run that reached its end (completed, or failed with dead
+// letters): --delete (migrate/prune.h; only after a completed run), then
+// --verify, so the check sees what the run leaves. Problems are printed on
+// stderr as they happen.
+struct AfterRun {
+  std::optional<migrate::VerifyCounts> verify;
+  std::optional<migrate::PruneResult> prune;
+  int64_t max_delete = 0;
+  std::string prune_skipped;  // why --delete deleted nothing without trying
+  Status prune_error;         // a listing or delete that failed: deletion stopped
+
+  // The summary's "delete" object ("" when --delete was not asked for).
+  std::string DeleteJson() const;
+  // The exit code they leave a completed job with.
+  int ExitCode() const;
+};
+Result<AfterRun> AfterTheRun(const state::JobRecord& job, const MigrateArgs& a);
 // `ferry migrate verify`, attached to `migrate`.
 void AddVerifyCommand(CLI::App* migrate, const std::shared_ptr<MigrateArgs>& a, int* exit_code);
 

@@ -54,21 +54,24 @@ Result<Probed> Probe(const Location& loc, const OpenOptions& o, const std::strin
   return Probed{std::move(*page), (*store)->Features()};
 }
 
-// The job's first shard (state_store.h ShardRecord): a range shard where
-// a remote source lists by ranges, else a prefix shard (delimited when
-// listing by prefixes in parallel). A local directory keeps its walk: its
-// delimiter listing is the file system's, which forgets nothing.
-state::ShardRecord FirstShard(const JobSpec& spec, const KeyMap& keys, bool range_listing) {
+// The job's first shard (state_store.h ShardRecord): a range shard where a
+// remote source lists by ranges; else a prefix shard, delimited for a local
+// directory's walk in parallel (the file system forgets nothing), flat for
+// a remote store (Azure has no start-after): its delimiter listing is not
+// trusted, unless --list-by prefixes asks for it.
+state::ShardRecord FirstShard(const JobSpec& spec, const KeyMap& keys, bool remote,
+                              bool range_listing) {
   state::ShardRecord s;
   s.prefix = keys.src_prefix;
   const bool ranged_part = !spec.range_after.empty() || !spec.range_upper.empty();
-  if (range_listing && !spec.top_level_only && !spec.list_by_prefixes &&
-      (spec.list_concurrency > 1 || ranged_part)) {
+  const bool parallel = spec.list_concurrency > 1;
+  if (remote && range_listing && !spec.top_level_only && !spec.list_by_prefixes &&
+      (parallel || ranged_part)) {
     s.ranged = true;
     s.lower = spec.range_after;
     s.upper = spec.range_upper;
-  } else {
-    s.delimiter = spec.list_concurrency > 1 || spec.top_level_only ? "/" : "";
+  } else if (spec.top_level_only || (parallel && (!remote || spec.list_by_prefixes))) {
+    s.delimiter = "/";
   }
   return s;
 }
@@ -127,6 +130,11 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   if (spec.list_chunk < 1 || spec.list_chunk > 1000) {
     return Status::InvalidArgument("--list-chunk must be 1 to 1000");
   }
+  if (spec.dry_run && spec.delete_extraneous) {
+    return Status::InvalidArgument(
+        "--delete does not go with --dry-run (`ferry migrate verify` lists what only the "
+        "destination has)");
+  }
 
   OpenOptions so = open;
   so.profile = spec.src_profile;
@@ -162,7 +170,7 @@ Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
   job.state = state::JobState::kCreated;
   job.created_ms = NowUnixMs();
   FERRY_RETURN_IF_ERROR(store.CreateJob(
-      job, {FirstShard(spec, KeyMapFor(src, dst), src.is_remote() && sprobe.features.range_listing)}));
+      job, {FirstShard(spec, KeyMapFor(src, dst), src.is_remote(), sprobe.features.range_listing)}));
   return store.GetJob(job.id);
 }
 

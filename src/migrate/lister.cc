@@ -1,5 +1,6 @@
 #include "migrate/lister.h"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <set>
@@ -88,8 +89,11 @@ class Lister {
   // exists, or "".
   Result<std::string> Skipped(const std::string& after, const std::string& through,
                               const std::vector<ObjectInfo>& objects, size_t n);
-  // After a flat listing: fails when it never returned a key known to exist.
-  Status CheckNothingSkipped();
+  // The last page of a flat listing this run made whole: the keys known to
+  // exist that it never returned (a server that loses keys even in its own
+  // continuation tokens, as s3rver does) go into that page's commit, with a
+  // warning. HEAD errors are returned (the page is then not committed).
+  Status AddUnseen(const state::ShardRecord& shard, state::ListPageCommit* commit);
   void Thread();
   Status ListPrefixShard(LiveShard& live);
   Status ListRangeShard(LiveShard& live);
@@ -101,7 +105,12 @@ class Lister {
   void Admit(const std::vector<ObjectInfo>& objects, size_t n, state::ListPageCommit* commit);
   // Reads `live`'s record again after a commit the store refused.
   Status Reload(LiveShard& live);
-  Status FallBack(const std::string& why);
+  // Replaces the job's shards with one flat listing of (lower, upper].
+  Status FallBack(const std::string& why, const std::string& lower, const std::string& upper);
+  // Lists every shard not done, again while listing made or revealed new
+  // ones (a split by another runner); returns when all are done, or
+  // stopped, failed or aborted.
+  Status ListAll();
 
   // Queues a shard to list, once per shard number.
   void Push(const state::ShardRecord& s);
@@ -113,6 +122,9 @@ class Lister {
   std::mutex seen_mu_;
   std::set<int> seen_;  // shard numbers pushed; guarded by seen_mu_
   std::string prefix_;  // of the range shards
+  // This run lists one flat shard whole, from its first page: at its end,
+  // every key known to exist must have come (AddUnseen).
+  bool check_flat_ = false;
 };
 
 void Lister::Push(const state::ShardRecord& s) {
@@ -131,7 +143,9 @@ void Lister::Admit(const std::vector<ObjectInfo>& objects, size_t n,
     int64_t lm = UnixMs(obj.last_modified);
     std::string rel = ctx_.filter_prefix + std::string(ctx_.keys.Relative(obj.key));
     if (!migrate::Admit(ctx_.filter, rel, obj.size, lm)) continue;
-    if (lm > 0 && lm < ctx_.unchanged_before_ms) {
+    // Not a multipart object ("-N" ETag): S3 dates it from the upload's
+    // start, which may be before the last job although it was completed after.
+    if (lm > 0 && lm < ctx_.unchanged_before_ms && obj.etag.find('-') == std::string::npos) {
       ++commit->unchanged;
       continue;
     }
@@ -172,20 +186,29 @@ Status Lister::ListPrefixShard(LiveShard& live) {
     state::ListPageCommit commit;
     commit.shard = shard.shard;
     commit.seq = shard.seq + 1;
+    commit.upper = shard.upper;
     commit.done = !page.truncated;
     commit.next_token = page.truncated ? page.next_continuation_token : "";
     if (page.truncated && commit.next_token.empty()) {
       return Status::Protocol("listing of " + ctx_.src->Describe() +
                               " is truncated but has no continuation token");
     }
+    // A fallback's flat shard keeps the job's key range (a --split part).
+    if (!shard.lower.empty() || !shard.upper.empty()) {
+      auto out = [&](const ObjectInfo& o) { return !InRange(o.key, shard.lower, shard.upper); };
+      page.objects.erase(std::remove_if(page.objects.begin(), page.objects.end(), out),
+                         page.objects.end());
+    }
     Admit(page.objects, page.objects.size(), &commit);
     for (const ObjectInfo& obj : page.objects) known_->Saw(obj.key);
     if (!ctx_.top_level_only) commit.new_shards = page.common_prefixes;
+    if (commit.done && check_flat_) FERRY_RETURN_IF_ERROR(AddUnseen(shard, &commit));
     FERRY_ASSIGN_OR_RETURN(state::ListPageResult r,
                            StateRetry(ctx_, [&] { return ctx_.state->CommitListPage(ctx_.job, commit); }));
     if (!r.applied) {
       // Someone else committed this page (another runner): continue from
-      // what the state store says.
+      // what the state store says; this run no longer sees the whole listing.
+      check_flat_ = false;
       FERRY_RETURN_IF_ERROR(Reload(live));
       continue;
     }
@@ -311,7 +334,13 @@ void Lister::Split(LiveShard& victim) {
   auto made = StateRetry(ctx_, [&] {
     return ctx_.state->SplitShard(ctx_.job, rec.shard, rec.upper, {*search->at});
   });
-  if (!made.ok() || made->empty()) return;
+  if (!made.ok() || made->empty()) {
+    // Changed elsewhere (another runner's split or page): not again until
+    // this shard's own lister has moved on and reloaded it.
+    victim.no_split_tried = true;
+    victim.no_split_at = rec.cursor;
+    return;
+  }
   rec.upper = *search->at;
   Push(made->front());
 }
@@ -339,20 +368,37 @@ Result<std::string> Lister::Skipped(const std::string& after, const std::string&
     std::string k = known_->FirstSkipped(after, through, objects, n);
     if (k.empty()) return k;
     auto head = ctx_.src->Head(k);
-    if (head.ok() || head.status().code() != ErrorCode::kNotFound) return k;
+    if (head.ok()) return k;
+    if (head.status().code() != ErrorCode::kNotFound) {
+      return head.status().WithContext("looking at a key the listing passed over: " + k);
+    }
     known_->Forget(k);  // deleted since the delimiter listing saw it
   }
 }
 
-Status Lister::CheckNothingSkipped() {
+Status Lister::AddUnseen(const state::ShardRecord& shard, state::ListPageCommit* commit) {
+  std::vector<ObjectInfo> found;
   for (const std::string& k : known_->Unseen()) {
+    if (k.compare(0, shard.prefix.size(), shard.prefix) != 0) continue;
+    if ((!shard.lower.empty() || !shard.upper.empty()) && !InRange(k, shard.lower, shard.upper)) {
+      continue;
+    }
     auto head = ctx_.src->Head(k);
     if (!head.ok() && head.status().code() == ErrorCode::kNotFound) continue;  // deleted since
-    return Status::Protocol(ctx_.src->Describe() + ": its listing never returned \"" + k +
-                            "\", which exists (its delimiter listing shows it): the server "
-                            "cannot list this bucket completely, so the job stops rather "
-                            "than finish without it")
-        .set_retryable(false);
+    if (!head.ok()) return head.status().WithContext("a key its listing never returned: " + k);
+    head->key = k;
+    found.push_back(std::move(*head));
+    known_->Saw(k);
+  }
+  if (found.empty()) return Status::Ok();
+  Admit(found, found.size(), commit);
+  if (ctx_.on_warning) {
+    ctx_.on_warning(ctx_.src->Describe() + ": its listing never returned " +
+                    std::to_string(found.size()) + " key" + (found.size() == 1 ? "" : "s") +
+                    " that exist (\"" + found.front().key +
+                    "\"...), which its delimiter listing shows; they are copied too, but keys "
+                    "deeper down may be missing as well (the server does not list this bucket "
+                    "completely)");
   }
   return Status::Ok();
 }
@@ -372,7 +418,8 @@ Status Lister::Plan(const state::ShardRecord& shard0, const std::vector<std::str
   return Status::Ok();
 }
 
-Status Lister::FallBack(const std::string& why) {
+Status Lister::FallBack(const std::string& why, const std::string& lower,
+                        const std::string& upper) {
   FERRY_ASSIGN_OR_RETURN(state::JobRecord job, ctx_.state->GetJob(ctx_.job));
   if (ctx_.on_warning) {
     ctx_.on_warning(ctx_.src->Describe() + ": " + why +
@@ -384,39 +431,22 @@ Status Lister::FallBack(const std::string& why) {
   // Refused while keys listed before are still pending: the transfers
   // finish them meanwhile (state_store.h FallBackToFlatListing).
   for (;;) {
-    auto flat = ctx_.state->FallBackToFlatListing(ctx_.job, prefix_);
-    if (flat.ok() || Stopped(ctx_) || !flat.status().retryable()) return flat.status();
+    auto flat = ctx_.state->FallBackToFlatListing(ctx_.job, prefix_, lower, upper);
+    if (flat.ok() || !flat.status().retryable()) return flat.status();
+    if (Stopped(ctx_)) return Status::Ok();  // the next run falls back again
     Nap(ctx_, std::chrono::milliseconds(100));
   }
 }
 
-Status Lister::Run() {
-  FERRY_ASSIGN_OR_RETURN(auto shards, ctx_.state->GetShards(ctx_.job));
-  bool ranged = false, flat = false, flat_from_start = true, undone = false;
-  for (const auto& s : shards) {
-    if (s.ranged) prefix_ = s.prefix;
-    ranged = ranged || s.ranged;
-    if (!s.ranged && s.delimiter.empty()) {
-      flat = true;
-      flat_from_start = flat_from_start && s.seq == 0;
+Status Lister::ListAll() {
+  for (;;) {
+    FERRY_ASSIGN_OR_RETURN(auto shards, StateRetry(ctx_, [&] { return ctx_.state->GetShards(ctx_.job); }));
+    size_t pushed = 0;
+    {
+      std::lock_guard<std::mutex> lock(seen_mu_);
+      for (const auto& s : shards) pushed += !s.done && seen_.count(s.shard) == 0 ? 1 : 0;
     }
-    undone = undone || !s.done;
-  }
-  // What the delimiter listings show: split points for a fresh job, and
-  // keys the flat listings must return.
-  std::vector<std::string> bounds;
-  if (ctx_.check_known_keys && undone && (ranged || flat) && known_->empty()) {
-    auto points = PrefixSplitPoints(list_, shards.front().prefix, "", "", 255);
-    if (points.ok()) {
-      known_->Add(points->keys);
-      bounds = std::move(points->bounds);
-    }
-  }
-  const bool fresh = shards.size() == 1 && shards[0].ranged && shards[0].seq == 0 &&
-                     !shards[0].done;
-  if (fresh && ctx_.list_concurrency > 1) FERRY_RETURN_IF_ERROR(Plan(shards[0], bounds));
-  if (queue_.aborted().empty()) {
-    FERRY_ASSIGN_OR_RETURN(shards, ctx_.state->GetShards(ctx_.job));
+    if (pushed == 0) return queue_.error();
     for (const auto& s : shards) {
       if (!s.done) Push(s);
     }
@@ -425,19 +455,55 @@ Status Lister::Run() {
     for (int i = 1; i < n; ++i) threads.emplace_back([this] { Thread(); });
     Thread();
     for (auto& t : threads) t.join();
+    if (queue_.stopped() || Stopped(ctx_)) return queue_.error();
   }
-  std::string why = queue_.aborted();
-  if (why.empty() || Stopped(ctx_)) {
-    FERRY_RETURN_IF_ERROR(queue_.error());
-    // A flat listing by token has no other check that it skipped nothing
-    // (only one listed whole in this run knows what it returned).
-    if (flat && flat_from_start && ctx_.check_known_keys && !Stopped(ctx_)) {
-      return CheckNothingSkipped();
+}
+
+Status Lister::Run() {
+  FERRY_ASSIGN_OR_RETURN(auto shards, ctx_.state->GetShards(ctx_.job));
+  bool ranged = false;
+  std::vector<const state::ShardRecord*> undone;
+  // The key range all the range shards cover (a --split part's), kept by a
+  // fallback.
+  // ("" is below every lower bound; as an upper bound it means none.)
+  std::string lower, upper;
+  bool unbounded_above = false;
+  for (const auto& s : shards) {
+    if (s.ranged) {
+      prefix_ = s.prefix;
+      if (!ranged || s.lower < lower) lower = s.lower;
+      unbounded_above = unbounded_above || s.upper.empty();
+      upper = std::max(upper, s.upper);
+      ranged = true;
     }
-    return Status::Ok();
+    if (!s.done) undone.push_back(&s);
   }
+  if (unbounded_above) upper.clear();
+  const bool one_flat = undone.size() == 1 && !undone[0]->ranged &&
+                        undone[0]->delimiter.empty();
+  check_flat_ = ctx_.check_known_keys && one_flat && undone[0]->seq == 0;
+  // What the delimiter listings show: split points for a fresh job, and
+  // keys the flat listings must return.
+  std::vector<std::string> bounds;
+  if (ctx_.check_known_keys && !undone.empty() && (ranged || one_flat) && known_->empty()) {
+    auto points = PrefixSplitPoints(list_, undone[0]->prefix, "", "", 255);
+    if (points.ok()) {
+      known_->Add(points->keys);
+      bounds = std::move(points->bounds);
+    } else if (ctx_.on_warning) {
+      ctx_.on_warning(ctx_.src->Describe() + ": no delimiter listing (" +
+                      points.status().ToString() +
+                      "); its flat listings are checked for order only");
+    }
+  }
+  const bool fresh = shards.size() == 1 && shards[0].ranged && shards[0].seq == 0 &&
+                     !shards[0].done;
+  if (fresh && ctx_.list_concurrency > 1) FERRY_RETURN_IF_ERROR(Plan(shards[0], bounds));
+  if (queue_.aborted().empty()) FERRY_RETURN_IF_ERROR(ListAll());
+  std::string why = queue_.aborted();
+  if (why.empty() || Stopped(ctx_)) return queue_.error();
   // A broken promise: one flat listing from the start, on a queue of its own.
-  FERRY_RETURN_IF_ERROR(FallBack(why));
+  FERRY_RETURN_IF_ERROR(FallBack(why, lower, upper));
   if (Stopped(ctx_)) return Status::Ok();
   ListerContext one = ctx_;
   one.list_concurrency = 1;

@@ -25,6 +25,7 @@ class FakeListStore : public ObjectStore {
   bool forget_prefixes = false;     // a delimited listing drops every other prefix
   bool ignore_start_after = false;
   std::string disorder_from;        // pages starting at or after this come out of order
+  std::string hidden;               // never in a flat listing, but in a delimited one
   std::chrono::microseconds latency{0};
   std::atomic<int> calls{0};
 
@@ -44,6 +45,7 @@ class FakeListStore : public ObjectStore {
     int entries = 0, dropped = 0;
     for (auto it = keys.upper_bound(after); it != keys.end(); ++it) {
       const std::string& k = *it;
+      if (k == hidden && o.delimiter.empty()) continue;
       if (k.compare(0, o.prefix.size(), o.prefix) != 0) {
         if (k > o.prefix) break;
         continue;
@@ -77,7 +79,13 @@ class FakeListStore : public ObjectStore {
     }
     return page;
   }
-  Result<ObjectInfo> Head(std::string_view) override { return Unsupported(); }
+  Result<ObjectInfo> Head(std::string_view key) override {
+    if (keys.count(std::string(key)) == 0) return Status::NotFound("no such key");
+    ObjectInfo info;
+    info.key = std::string(key);
+    info.size = key.size();
+    return info;
+  }
   Result<ObjectInfo> Get(std::string_view, const GetOptions&, ByteSink&) override {
     return Unsupported();
   }
@@ -159,6 +167,7 @@ class ListerTest : public ::testing::Test {
     ctx.job = "j";
     ctx.list_concurrency = concurrency;
     ctx.page_size = page_size;
+    ctx.check_known_keys = true;
     ctx.wait_for_room = std::move(room);
     ctx.on_warning = [this](const std::string& w) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -288,6 +297,26 @@ TEST_F(ListerTest, DisorderFoundMidJobRelistsEverythingAndLosesNothing) {
   EXPECT_EQ(job->counters.transferred, static_cast<int64_t>(store_.keys.size()));
 }
 
+// A key no flat listing returns, whatever the paging (s3rver loses
+// "x.txt" beside "x/" even in its own continuation tokens), but which the
+// delimiter listing shows: the range that passes it over falls back, and the
+// flat listing's last page brings it in, with a warning.
+TEST_F(ListerTest, AKeyNoFlatListingReturnsIsStillEnqueued) {
+  SkewedBucket();
+  store_.hidden = "top.txt";
+  MakeJob();
+  ASSERT_TRUE(Run(4).ok());
+  ASSERT_EQ(warnings_.size(), 2u) << warnings_.front();
+  EXPECT_NE(warnings_[0].find("\"top.txt\", which its delimiter listing shows"), std::string::npos)
+      << warnings_[0];
+  EXPECT_NE(warnings_[1].find("never returned 1 key that exist"), std::string::npos)
+      << warnings_[1];
+  std::multiset<std::string> got = Enqueued();
+  std::set<std::string> distinct(got.begin(), got.end());
+  EXPECT_EQ(distinct, store_.keys);
+  EXPECT_EQ(state_->GetJob("j")->counters.listed, static_cast<int64_t>(store_.keys.size()));
+}
+
 TEST_F(ListerTest, AStoppedListingResumesFromItsCursorsExactly) {
   SkewedBucket();
   MakeJob();
@@ -300,6 +329,19 @@ TEST_F(ListerTest, AStoppedListingResumesFromItsCursorsExactly) {
   ASSERT_TRUE(List(3, 100, nullptr).ok());
   EXPECT_EQ(state_->GetJob("j")->counters.listed, static_cast<int64_t>(store_.keys.size()));
   EXPECT_EQ(Enqueued(), All());
+}
+
+TEST_F(ListerTest, ARangePartThatFallsBackKeepsToItsRange) {
+  SkewedBucket();
+  store_.ignore_start_after = true;
+  MakeJob("", "p117/", "p130/");
+  ASSERT_TRUE(Run(4).ok());
+  ASSERT_FALSE(warnings_.empty());
+  std::multiset<std::string> want;
+  for (const auto& k : store_.keys) {
+    if (k > "p117/" && k <= "p130/") want.insert(k);
+  }
+  EXPECT_EQ(Enqueued(), want) << "a part's flat listing takes its own keys only";
 }
 
 TEST_F(ListerTest, ARangePartListsOnlyItsRange) {

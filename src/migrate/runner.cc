@@ -739,7 +739,10 @@ Result<RunResult> Runner::Run() {
       Report(job_, start, done0, bytes0);
       last_report = now;
     }
-    if (job_.listing_done && job_.counters.pending == 0 && in_flight_ == 0) {
+    // A runner that lists ends the job only once its listing returned: a
+    // late finding (a broken promise) may still replace the listing.
+    if (job_.listing_done && job_.counters.pending == 0 && in_flight_ == 0 &&
+        (!lister_ || listing_done_)) {
       final_state = job_.counters.failed > 0 ? state::JobState::kFailed
                                              : state::JobState::kCompleted;
       break;

@@ -20,6 +20,7 @@ std::string JobScope(const JobSpec& s) {
   j["top_level_only"] = s.top_level_only;
   j["range_after"] = s.range_after;
   j["range_upper"] = s.range_upper;
+  j["overwrite"] = ToString(s.overwrite);  // a `never` job may have kept stale copies
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

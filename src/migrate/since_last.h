@@ -7,6 +7,9 @@
 // listed, so it was copied then (a completed job has no dead letters); a
 // key written since has a later Last-Modified and is compared as usual.
 //
+// A multipart object (a "-N" ETag) is always compared: S3 gives it the time
+// its upload began, which may precede the last job though it completed after.
+//
 // The trust this asks for: that nothing changed the destination behind the
 // jobs' backs (`ferry migrate verify` checks that), and that Last-Modified
 // is the time a source object was written, which object stores guarantee

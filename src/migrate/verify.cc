@@ -10,6 +10,7 @@
 #include "base/cancel.h"
 #include "crypto/digest.h"
 #include "migrate/content_hash.h"
+#include "migrate/key_range.h"
 #include "migrate/list_retry.h"
 #include "migrate/range_queue.h"
 #include "migrate/range_split.h"
@@ -110,11 +111,15 @@ class Verifier {
   // (a HEAD), or its bytes when `read`.
   Result<std::string> FindMd5(ObjectStore* store, const std::string& key, bool read, bool* hashed);
   Status Report(Difference d);
+  bool InJobRange(const Listed& e) const {
+    return (o_.range_after.empty() && o_.range_upper.empty()) ||
+           InRange(o_.src_prefix + e.rel, o_.range_after, o_.range_upper);
+  }
   bool AdmitSource(const Listed& e) const {
-    return Admit(o_.filter, o_.filter_prefix + e.rel, e.size, e.modified_ms);
+    return InJobRange(e) && Admit(o_.filter, o_.filter_prefix + e.rel, e.size, e.modified_ms);
   }
   bool AdmitDestination(const Listed& e) const {
-    return Admit(path_filter_, o_.filter_prefix + e.rel, e.size, e.modified_ms);
+    return InJobRange(e) && Admit(path_filter_, o_.filter_prefix + e.rel, e.size, e.modified_ms);
   }
 
   // Keys each side's delimiter listings showed (range_split.h KnownKeys).

@@ -38,6 +38,9 @@ struct VerifyOptions {
   // leave out is not reported as extra.
   FilterSpec filter;
   std::string filter_prefix;  // put before each relative key for the filters
+  // A job's key range (a --split part's): only source keys in (after,
+  // upper] are compared ("" upper: no bound), on both sides.
+  std::string range_after, range_upper;
   bool checksum = false;  // read and hash both bodies where no MD5 is known
   bool keys_only = false;  // compare key sets only: a key both sides hold matches
   int concurrency = 16;   // ranges listed and compared at once

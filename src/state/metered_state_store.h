@@ -61,9 +61,10 @@ class MeteredStateStore : public StateStore {
                                               const std::vector<std::string>& bounds) override {
     return Meter([&] { return inner_.SplitShard(job, shard, expect_upper, bounds); });
   }
-  Result<ShardRecord> FallBackToFlatListing(const std::string& job,
-                                            const std::string& prefix) override {
-    return Meter([&] { return inner_.FallBackToFlatListing(job, prefix); });
+  Result<ShardRecord> FallBackToFlatListing(const std::string& job, const std::string& prefix,
+                                            const std::string& lower,
+                                            const std::string& upper) override {
+    return Meter([&] { return inner_.FallBackToFlatListing(job, prefix, lower, upper); });
   }
   Result<int64_t> RequeueKeys(const std::string& job,
                               const std::vector<ListedObject>& objects) override {

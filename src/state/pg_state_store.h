@@ -70,8 +70,9 @@ class PgStateStore : public StateStore {
   Result<std::vector<ShardRecord>> SplitShard(const std::string& job, int shard,
                                               const std::string& expect_upper,
                                               const std::vector<std::string>& bounds) override;
-  Result<ShardRecord> FallBackToFlatListing(const std::string& job,
-                                            const std::string& prefix) override;
+  Result<ShardRecord> FallBackToFlatListing(const std::string& job, const std::string& prefix,
+                                            const std::string& lower,
+                                            const std::string& upper) override;
   Result<int64_t> RequeueKeys(const std::string& job,
                               const std::vector<ListedObject>& objects) override;
 

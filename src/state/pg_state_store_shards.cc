@@ -113,7 +113,7 @@ Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
                                               {job, Str(page.shard)}));
       if (has.size() > 0) return result;  // a replay, a gap or a split: nothing changes
       FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
-      return Status::NotFound("job " + job + " has no shard " + std::to_string(page.shard));
+      return result;  // gone: replaced by a fallback
     }
     const bool relist = adv.Bool(0, 0);
     if (!keys.empty()) {
@@ -186,7 +186,9 @@ Result<std::vector<ShardRecord>> PgStateStore::SplitShard(const std::string& job
 }
 
 Result<ShardRecord> PgStateStore::FallBackToFlatListing(const std::string& job,
-                                                        const std::string& prefix) {
+                                                        const std::string& prefix,
+                                                        const std::string& lower,
+                                                        const std::string& upper) {
   return RunTxn([&](Conn& c) -> Result<ShardRecord> {
     FERRY_ASSIGN_OR_RETURN(std::vector<ShardRecord> all, ReadShards(c, job, true));
     FERRY_RETURN_IF_ERROR(c.Exec("SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE", {job}).status());
@@ -194,6 +196,8 @@ Result<ShardRecord> PgStateStore::FallBackToFlatListing(const std::string& job,
     FERRY_RETURN_IF_ERROR(CheckFallBack(j));
     ShardRecord flat;
     flat.prefix = prefix;
+    flat.lower = lower;
+    flat.upper = upper;
     flat.relist = j.counters.listed > 0;
     for (const ShardRecord& s : all) flat.shard = std::max(flat.shard, s.shard + 1);
     FERRY_RETURN_IF_ERROR(c.Exec("DELETE FROM shards WHERE job = $1", {job}).status());
@@ -221,8 +225,19 @@ Result<int64_t> PgStateStore::RequeueKeys(const std::string& job,
     times.push_back(o.last_modified_ms);
   }
   return RunTxn([&](Conn& c) -> Result<int64_t> {
-    FERRY_RETURN_IF_ERROR(c.Exec("SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE", {job}).status());
     FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
+    // Object and dead-letter rows first, the job's row last: the order
+    // Finish takes its locks in.
+    FERRY_ASSIGN_OR_RETURN(
+        Rows moved,
+        c.Exec("WITH d AS (DELETE FROM dlq WHERE job = $1 AND key = ANY($2::text[]) "
+               "  RETURNING key, size, etag, last_modified_ms), "
+               "i AS (INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
+               "  lease_until_ms, not_before_ms, attempts, claims, last_error, force) "
+               "  SELECT $1, key, size, etag, last_modified_ms, '', 0, 0, 0, 0, '', true FROM d "
+               "  ON CONFLICT(job, key) DO UPDATE SET force = true) "
+               "SELECT COUNT(*) FROM d",
+               {job, pg::TextArray(keys)}));
     FERRY_RETURN_IF_ERROR(c.Exec("UPDATE objects SET force = true WHERE job = $1 AND "
                                  "key = ANY($2::text[])",
                                  {job, pg::TextArray(keys)})
@@ -236,12 +251,12 @@ Result<int64_t> PgStateStore::RequeueKeys(const std::string& job,
                "ON CONFLICT(job, key) DO NOTHING",
                {job, pg::TextArray(keys), pg::IntArray(sizes), pg::TextArray(etags),
                 pg::IntArray(times)}));
-    const int64_t added = ins.affected();
-    FERRY_RETURN_IF_ERROR(c.Exec("UPDATE jobs SET listed = listed + $2, pending = pending + $2 "
-                                 "WHERE id = $1",
-                                 {job, Str(added)})
+    const int64_t back = moved.Int(0, 0), added = ins.affected();
+    FERRY_RETURN_IF_ERROR(c.Exec("UPDATE jobs SET listed = listed + $2, pending = pending + $3, "
+                                 "failed = failed - $4 WHERE id = $1",
+                                 {job, Str(added), Str(added + back), Str(back)})
                               .status());
-    return added;
+    return added + back;
   });
 }
 

@@ -78,7 +78,7 @@ Result<ListPageResult> SqliteStateStore::CommitListPage(const std::string& job,
     FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(job, page.shard).Step());
     if (!row) {
       FERRY_RETURN_IF_ERROR(ReadJobLocked(job).status());
-      return Status::NotFound("job " + job + " has no shard " + std::to_string(page.shard));
+      return result;  // gone: replaced by a fallback
     }
     // A replay, a gap, or a split since the page was listed: nothing changes.
     if (page.seq != st.Int(0) + 1 || page.upper != st.Text(1)) return result;
@@ -170,7 +170,9 @@ Result<std::vector<ShardRecord>> SqliteStateStore::SplitShard(
 }
 
 Result<ShardRecord> SqliteStateStore::FallBackToFlatListing(const std::string& job,
-                                                            const std::string& prefix) {
+                                                            const std::string& prefix,
+                                                            const std::string& lower,
+                                                            const std::string& upper) {
   std::lock_guard lock(mu_);
   Txn txn(*db_);
   FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
@@ -179,6 +181,8 @@ Result<ShardRecord> SqliteStateStore::FallBackToFlatListing(const std::string& j
   FERRY_ASSIGN_OR_RETURN(std::vector<ShardRecord> all, ReadShardsLocked(job));
   ShardRecord flat;
   flat.prefix = prefix;
+  flat.lower = lower;
+  flat.upper = upper;
   flat.relist = j.counters.listed > 0;
   for (const ShardRecord& s : all) flat.shard = std::max(flat.shard, s.shard + 1);
   FERRY_ASSIGN_OR_RETURN(Stmt del, db_->Prepare("DELETE FROM shards WHERE job = ?"));
@@ -201,8 +205,9 @@ Result<int64_t> SqliteStateStore::RequeueKeys(const std::string& job,
   Txn txn(*db_);
   FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
   FERRY_RETURN_IF_ERROR(ReadJobLocked(job).status());
-  int64_t added = 0;
+  int64_t added = 0, moved = 0;
   {
+    FERRY_ASSIGN_OR_RETURN(Stmt undlq, db_->Prepare("DELETE FROM dlq WHERE job = ? AND key = ?"));
     FERRY_ASSIGN_OR_RETURN(
         Stmt st, db_->Prepare("INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
                               "lease_until_ms, not_before_ms, attempts, claims, last_error, force) "
@@ -211,20 +216,23 @@ Result<int64_t> SqliteStateStore::RequeueKeys(const std::string& job,
     FERRY_ASSIGN_OR_RETURN(Stmt mark,
                            db_->Prepare("UPDATE objects SET force = 1 WHERE job = ? AND key = ?"));
     for (const ListedObject& o : objects) {
+      FERRY_RETURN_IF_ERROR(undlq.Bind(job, o.key).Run());
+      const bool was_dead = undlq.Changes() > 0;
       FERRY_RETURN_IF_ERROR(
           st.Bind(job, o.key, static_cast<int64_t>(o.size), o.etag, o.last_modified_ms).Run());
       if (st.Changes() > 0) {
-        ++added;
+        ++(was_dead ? moved : added);
       } else {
         FERRY_RETURN_IF_ERROR(mark.Bind(job, o.key).Run());
       }
     }
   }
   FERRY_ASSIGN_OR_RETURN(
-      Stmt st, db_->Prepare("UPDATE jobs SET listed = listed + ?, pending = pending + ? WHERE id = ?"));
-  FERRY_RETURN_IF_ERROR(st.Bind(added, added, job).Run());
+      Stmt st, db_->Prepare("UPDATE jobs SET listed = listed + ?, pending = pending + ?, "
+                            "failed = failed - ? WHERE id = ?"));
+  FERRY_RETURN_IF_ERROR(st.Bind(added, added + moved, moved, job).Run());
   FERRY_RETURN_IF_ERROR(txn.Commit());
-  return added;
+  return added + moved;
 }
 
 }  // namespace ferry::state

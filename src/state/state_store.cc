@@ -94,6 +94,12 @@ std::vector<ShardRecord> SplitOff(const ShardRecord& shard, const std::vector<st
 }
 
 Status CheckFallBack(const JobRecord& job) {
+  if (job.state == JobState::kCompleted || job.state == JobState::kFailed ||
+      job.state == JobState::kCancelled) {
+    return Status(ErrorCode::kPreconditionFailed,
+                  "job " + job.id + " is " + ToString(job.state) + ": its listing is over")
+        .set_retryable(false);
+  }
   if (job.counters.listed == 0 || job.counters.pending == 0) return Status::Ok();
   return Status(ErrorCode::kPreconditionFailed,
                 "job " + job.id + " has " + std::to_string(job.counters.pending) +

@@ -209,8 +209,9 @@ class StateStore {
                              double add_run_seconds, bool release) = 0;
 
   // Listing. CommitListPage applies a page only when its seq is the shard's
-  // next and its upper is the shard's upper; otherwise nothing changes and
-  // applied is false (the caller reads the shards again).
+  // next and its upper is the shard's upper; otherwise (also when the shard
+  // is gone, replaced by FallBackToFlatListing) nothing changes and applied
+  // is false (the caller reads the shards again). kNotFound for no such job.
   virtual Result<std::vector<ShardRecord>> GetShards(const std::string& job) = 0;
   virtual Result<ListPageResult> CommitListPage(const std::string& job,
                                                 const ListPageCommit& page) = 0;
@@ -226,8 +227,10 @@ class StateStore {
                                                       const std::vector<std::string>& bounds) = 0;
   // Replaces every shard of the job with one prefix shard listing `prefix`
   // flat from its start (for a server whose listing cannot be split into
-  // ranges). The job's listing is not done afterwards. Returns the new
-  // shard. When the job has listed keys already, the new shard relists:
+  // ranges), keeping to the keys in (lower, upper] (the job's own range; ""
+  // upper: no bound). The job's listing is not done afterwards. Returns the
+  // new shard. A finished job (completed, failed, cancelled) is refused
+  // with kPreconditionFailed, not retryable. When the job has listed keys already, the new shard relists:
   // every key it lists may have finished before, so the counters start over
   // (listed = failed, transferred = skipped = bytes = 0) and stay exact;
   // keys it enqueues count as claimed once (their transfer finds what was
@@ -236,7 +239,9 @@ class StateStore {
   // the call changes nothing and fails with kPreconditionFailed (retryable:
   // the caller waits for the transfers to finish them).
   virtual Result<ShardRecord> FallBackToFlatListing(const std::string& job,
-                                                    const std::string& prefix) = 0;
+                                                    const std::string& prefix,
+                                                    const std::string& lower,
+                                                    const std::string& upper) = 0;
 
   // Work. Claims up to `max` rows for `owner` with a lease until `lease_until_ms`.
   virtual Result<std::vector<ClaimedObject>> Claim(const std::string& job,
@@ -269,9 +274,10 @@ class StateStore {
   // Enqueues keys again into a live job (`ferry migrate verify --fix`: keys
   // missing or different at the destination), to be copied whatever the
   // destination holds (ClaimedObject::force). A key already pending is
-  // marked so; the others are added as pending and counted in listed, so
-  // the counters stay balanced. Returns how many were added. The job's
-  // state is left to the caller.
+  // marked so; a dead-lettered one moves back out of the dead-letter queue
+  // (failed - 1, pending + 1); the others are added as pending and counted
+  // in listed, so the counters stay balanced. Returns how many were added
+  // or moved. The job's state is left to the caller.
   virtual Result<int64_t> RequeueKeys(const std::string& job,
                                       const std::vector<ListedObject>& objects) = 0;
 
@@ -309,8 +315,8 @@ Status CheckSplit(const ShardRecord& shard, const std::string& expect_upper,
                   const std::vector<std::string>& bounds);
 std::vector<ShardRecord> SplitOff(const ShardRecord& shard, const std::vector<std::string>& bounds,
                                   int first_id);
-// For implementations of FallBackToFlatListing: refuses while keys are
-// pending in a job that has listed some.
+// For implementations of FallBackToFlatListing: refuses a finished job, and
+// while keys are pending in a job that has listed some.
 Status CheckFallBack(const JobRecord& job);
 
 // Opens (creating when absent) the SQLite state database at `path`: WAL mode,

@@ -143,7 +143,7 @@ TEST_P(StateStoreConformanceTest, SplitShardRefusesWhatWouldLoseOrDoubleKeys) {
 TEST_P(StateStoreConformanceTest, FallBackToFlatListingRelistsWhatWasListed) {
   // Before anything was listed: a plain flat listing.
   MakeJob("fresh", 1000, {Ranged(0, "", "")});
-  auto flat = store().FallBackToFlatListing("fresh", "p/");
+  auto flat = store().FallBackToFlatListing("fresh", "p/", "", "");
   ASSERT_TRUE(flat.ok()) << flat.status().ToString();
   EXPECT_FALSE(flat->ranged);
   EXPECT_FALSE(flat->relist);
@@ -166,14 +166,14 @@ TEST_P(StateStoreConformanceTest, FallBackToFlatListingRelistsWhatWasListed) {
   ASSERT_TRUE(store().DeadLetterObject("j", "w", d).ok());
   // Refused while p/b is pending: it could finish after the counters
   // started over and be counted again by the relist.
-  auto early = store().FallBackToFlatListing("j", "p/");
+  auto early = store().FallBackToFlatListing("j", "p/", "", "");
   ASSERT_FALSE(early.ok());
   EXPECT_EQ(early.status().code(), ErrorCode::kPreconditionFailed) << early.status().ToString();
   EXPECT_TRUE(early.status().retryable());
   EXPECT_EQ(store().GetShards("j")->size(), 2u);
   ASSERT_EQ(ClaimKeys("j", "w", 10, 10), (std::vector<std::string>{"p/b"}));
   ASSERT_EQ(FinishKeys("j", "w", {"p/b"}), 1);
-  flat = store().FallBackToFlatListing("j", "p/");
+  flat = store().FallBackToFlatListing("j", "p/", "", "");
   ASSERT_TRUE(flat.ok()) << flat.status().ToString();
   EXPECT_TRUE(flat->relist);
   EXPECT_EQ(flat->shard, 2);
@@ -184,7 +184,10 @@ TEST_P(StateStoreConformanceTest, FallBackToFlatListingRelistsWhatWasListed) {
   // A page of the old shards is refused now.
   ShardRecord gone = Ranged(0, "", "p/f");
   gone.seq = 1;
-  EXPECT_EQ(store().CommitListPage("j", Page(gone, {"p/c"}, true)).status().code(),
+  auto stale = store().CommitListPage("j", Page(gone, {"p/c"}, true));
+  ASSERT_TRUE(stale.ok()) << stale.status().ToString();
+  EXPECT_FALSE(stale->applied) << "a shard the fallback replaced takes no page";
+  EXPECT_EQ(store().CommitListPage("nope", Page(gone, {"p/c"}, true)).status().code(),
             ErrorCode::kNotFound);
 
   ListPageCommit page;
@@ -210,6 +213,26 @@ TEST_P(StateStoreConformanceTest, FallBackToFlatListingRelistsWhatWasListed) {
   ExpectBalanced("j");
 }
 
+TEST_P(StateStoreConformanceTest, FallBackKeepsTheJobsRangeAndRefusesAFinishedJob) {
+  MakeJob("part", 1000, {Ranged(0, "p/d", "p/m")});
+  auto flat = store().FallBackToFlatListing("part", "p/", "p/d", "p/m");
+  ASSERT_TRUE(flat.ok()) << flat.status().ToString();
+  EXPECT_FALSE(flat->ranged);
+  EXPECT_EQ(Shard(store(), "part", flat->shard).lower, "p/d");
+  EXPECT_EQ(Shard(store(), "part", flat->shard).upper, "p/m");
+  ListPageCommit page;
+  page.shard = flat->shard;
+  page.seq = 1;
+  page.upper = "p/m";
+  page.done = true;
+  ASSERT_TRUE(store().CommitListPage("part", page)->applied) << "the upper bound fences it too";
+  ASSERT_TRUE(store().SetJobState("part", JobState::kCompleted, 5, 0, true).ok());
+  auto late = store().FallBackToFlatListing("part", "p/", "p/d", "p/m");
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().code(), ErrorCode::kPreconditionFailed);
+  EXPECT_FALSE(late.status().retryable());
+}
+
 TEST_P(StateStoreConformanceTest, RequeuedKeysAreCopiedWhateverTheDestinationHolds) {
   MakeJob("j");
   Enqueue("j", {"a", "b"}, true);
@@ -227,6 +250,24 @@ TEST_P(StateStoreConformanceTest, RequeuedKeysAreCopiedWhateverTheDestinationHol
   ASSERT_EQ(claimed->size(), 2u);
   for (const ClaimedObject& c : *claimed) EXPECT_TRUE(c.force) << c.object.key;
   EXPECT_EQ(store().RequeueKeys("nope", {{"a", 1, "e", 7}}).status().code(), ErrorCode::kNotFound);
+  // A dead letter moves back out of the dead-letter queue: counted once.
+  MakeJob("d");
+  Enqueue("d", {"x", "y"}, true);
+  ASSERT_EQ(ClaimKeys("d", "w", 1, 10), (std::vector<std::string>{"x"}));
+  DeadLetter dl;
+  dl.key = "x";
+  dl.reason = "access denied";
+  ASSERT_TRUE(store().DeadLetterObject("d", "w", dl).ok());
+  ASSERT_EQ(Job("d").counters.failed, 1);
+  auto back = store().RequeueKeys("d", {{"x", 1, "e", 7}});
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, 1);
+  JobCounters dc = Job("d").counters;
+  EXPECT_EQ(dc.failed, 0);
+  EXPECT_EQ(dc.listed, 2);
+  EXPECT_EQ(dc.pending, 2);
+  EXPECT_TRUE(store().ListDeadLetters("d")->empty());
+  ExpectBalanced("d");
   // A key listed the ordinary way is not forced.
   MakeJob("k");
   Enqueue("k", {"c"}, true);

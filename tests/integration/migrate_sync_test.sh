@@ -58,6 +58,11 @@ bucket_listing src >"$TMP/la"
 grep -v "^d03/o00003 \|^d04/o00004 \|^d05/o00005 \|^d00/o00006 " <(bucket_listing dst) >"$TMP/lb"
 diff "$TMP/la" "$TMP/lb" >/dev/null || fail "after --since-last: $(diff "$TMP/la" "$TMP/lb" | head -3)"
 
+# --delete with --dry-run is refused before anything is made.
+run dry --delete --max-delete 100 --dry-run
+[ $RC = 1 ] && grep -q -- "--delete does not go with --dry-run" "$TMP/dry.err" ||
+  fail "--dry-run --delete: exit $RC: $(cat "$TMP/dry.err")"
+
 # --delete, refused: 4 would go, more than --max-delete 2. Nothing deleted, exit 6.
 before=$(bucket_listing dst | wc -l)
 run refused --delete --max-delete 2

@@ -183,11 +183,21 @@ mkdir -p "$TMP/int"
 for i in $(seq 1 20); do head -c $((256 << 10)) /dev/urandom >"$TMP/int/f$i"; done
 "${M[@]}" "$TMP/int" s3://bkt/int/ --dst-profile dst --json --bwlimit 1M >"$TMP/int.json" &
 RUN=$!
-sleep 1.5
+# Ctrl-C once the job has listed something (a sanitizer build on a busy
+# machine can take more than a second to get there), then at once.
+IJOB=
+for _ in $(seq 1 300); do
+  [ -z "$IJOB" ] && [ -s "$TMP/int.json" ] && IJOB=$(head -1 "$TMP/int.json" | json_field job 2>/dev/null || true)
+  if [ -n "$IJOB" ] && "${M[@]}" status "$IJOB" --json 2>/dev/null |
+      /usr/bin/python3 -c "import json,sys; sys.exit(0 if json.load(sys.stdin)['listed'] > 0 else 1)"; then
+    break
+  fi
+  sleep 0.1
+done
+[ -n "$IJOB" ] || fail "the interrupted run never printed its job"
 kill -INT $RUN
 rc=0; wait $RUN || rc=$?
 [ $rc = 130 ] || fail "Ctrl-C gave exit $rc, want 130"
-IJOB=$(head -1 "$TMP/int.json" | json_field job)
 "${M[@]}" status "$IJOB" --json | /usr/bin/python3 -c "
 import json,sys; j=json.load(sys.stdin)
 assert j['state']=='interrupted' and j['runner']=='' and 0 < j['listed'], j
