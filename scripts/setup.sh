@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
   libboost-dev libssl-dev libzstd-dev libsqlite3-dev libpq-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev)
+  libgtest-dev libgmock-dev libbenchmark-dev
+  universal-ctags)  # universal-ctags: scripts/code_limits.py finds functions with it
 # Tests and benchmarks: independent peers and the tools that drive them
 # (nginx and varnish are the cache benchmark's origin and peer caches, wrk its
 # load generator; bench/cache_hit_bench.sh runs them with its own configs;

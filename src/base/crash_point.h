@@ -9,7 +9,8 @@
 // Points in use: "list-page" (after a list page is committed), "finish"
 // (after a batch of finished objects is committed), "part" (after a
 // multipart part is recorded), "transfer" (after an object is written but
-// before it is recorded).
+// before it is recorded), "atomic-write" and "atomic-renamed" (around the
+// rename of base/atomic_file.h).
 
 #include <string_view>
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "base/atomic_file.h"
 #include "crypto/digest.h"
 #include "store/local/fs_util.h"
 
@@ -97,25 +98,10 @@ Status DiskStore::Put(const EntryMeta& meta, std::string_view body) {
                                    " bytes is larger than the cache");
   }
   std::string hash = HashOf(meta.key);
-  std::string tmp = options_.dir + "/tmp/" + hash.substr(0, 16) + "." + local::RandomHex(12);
-  {
-    FERRY_ASSIGN_OR_RETURN(local::UniqueFd fd, local::CreateExclusive(tmp));
-    Status st = local::WriteAll(fd.get(), file, tmp);
-    if (st.ok() && options_.sync) st = local::FsyncFd(fd.get(), tmp);
-    if (!st.ok()) {
-      ::unlink(tmp.c_str());
-      return st;
-    }
-  }
   std::string sub = options_.dir + "/entries/" + hash.substr(0, 2);
-  Status st = MakeDir(sub);
-  std::string path = PathOf(hash);
-  if (st.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) st = Status::FromErrno(errno, "rename " + path);
-  if (!st.ok()) {
-    ::unlink(tmp.c_str());
-    return st;
-  }
-  if (options_.sync) FERRY_RETURN_IF_ERROR(local::FsyncDir(sub));
+  FERRY_RETURN_IF_ERROR(MakeDir(sub));
+  FERRY_RETURN_IF_ERROR(
+      WriteFileAtomic(PathOf(hash), file, {.sync = options_.sync, .temp_dir = options_.dir + "/tmp"}));
   std::lock_guard<std::mutex> lock(mu_);
   Forget(hash);  // the replaced entry's bytes
   lru_.push_front(hash);

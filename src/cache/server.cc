@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/atomic_file.h"
 #include "base/cancel.h"
 #include "http/request_reader.h"
 
@@ -264,7 +265,7 @@ Status ServeCache(const ServeOptions& o) {
   if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (ec) return Status::InvalidArgument("--listen " + o.listen + ": " + ec.message());
   uint16_t bound = acceptor.local_endpoint().port();
-  if (!o.port_file.empty()) std::ofstream(o.port_file) << bound << "\n";
+  if (!o.port_file.empty()) FERRY_RETURN_IF_ERROR(WriteFileAtomic(o.port_file, std::to_string(bound) + "\n"));
   spdlog::info("ferry cache: listening on {}:{}, cache in {}", host, bound, o.store.dir);
 
   net::co_spawn(ioc, Accept(acceptor, loops, shared), net::detached);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "base/atomic_file.h"
 #include "base/cancel.h"
 #include "engine/rate_limiter.h"
 #include "nbd/server.h"
@@ -88,10 +89,14 @@ class Daemon {
       fs::create_directories(o_.pools[p] + "/volumes", ec);
       if (ec) return Status(ErrorCode::kIoError, o_.pools[p] + ": " + ec.message());
       for (const auto& d : fs::directory_iterator(o_.pools[p] + "/volumes")) {
+        if (!fs::exists(d.path() / "volume.json", ec)) {
+          spdlog::warn("volume: {}: a create that did not finish (no volume.json); skipped", d.path().string());
+          continue;
+        }
         std::ifstream in(d.path() / "volume.json");
         json j = json::parse(in, nullptr, false);
         if (j.is_discarded() || !j.contains("name") || !j.contains("from")) {
-          spdlog::warn("volume: {}: no readable volume.json; skipped", d.path().string());
+          spdlog::warn("volume: {}: volume.json is not a volume's description; skipped", d.path().string());
           continue;
         }
         auto st = Attach(j["name"].get<std::string>(), j["from"].get<std::string>(), j.value("size", uint64_t{0}),
@@ -225,6 +230,22 @@ class Daemon {
     return Status::Ok();
   }
 
+  // A new volume's directory with its volume.json, written atomically: the
+  // file is the commit point of a create. A directory without one is a
+  // create that died before it (nothing was acknowledged) and is cleared; a
+  // directory with one is a volume that exists on disk even when it is not
+  // attached (its repository failed at startup), and is never overwritten.
+  static Status MakeVolumeDir(const std::string& dir, const json& description) {
+    std::error_code ec;
+    if (fs::exists(dir + "/volume.json", ec)) {
+      return Status(ErrorCode::kAlreadyExists, "a volume exists in " + dir + " (not attached; see the log)");
+    }
+    fs::remove_all(dir, ec);
+    fs::create_directories(dir, ec);
+    if (ec) return Status(ErrorCode::kIoError, dir + ": " + ec.message());
+    return WriteFileAtomic(dir + "/volume.json", description.dump() + "\n");
+  }
+
   ApiResponse Create(const std::string& body) {
     json j = json::parse(body, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("name") || !j.contains("from") ||
@@ -283,16 +304,14 @@ class Daemon {
     for (int i = 0; i < count; ++i) {
       int p = (*placed)[static_cast<size_t>(i)];
       std::string dir = o_.pools[static_cast<size_t>(p)] + "/volumes/" + names[static_cast<size_t>(i)];
-      std::error_code ec;
-      fs::create_directories(dir, ec);
-      {
-        std::ofstream f(dir + "/volume.json");
-        f << json{{"name", names[static_cast<size_t>(i)]}, {"from", from}, {"size", vsize}}.dump() << "\n";
-      }
-      Status st = Attach(names[static_cast<size_t>(i)], from, vsize, p, dir, &*m);
+      const std::string& name = names[static_cast<size_t>(i)];
+      Status st = MakeVolumeDir(dir, json{{"name", name}, {"from", from}, {"size", vsize}});
+      if (st.code() == ErrorCode::kAlreadyExists) return Error(409, name + ": " + st.message());
+      if (st.ok()) st = Attach(name, from, vsize, p, dir, &*m);
       if (!st.ok()) {
+        std::error_code ec;
         fs::remove_all(dir, ec);
-        return Error(500, names[static_cast<size_t>(i)] + ": " + st.ToString());
+        return Error(500, name + ": " + st.ToString());
       }
       out.push_back({{"name", names[static_cast<size_t>(i)]}, {"pool", o_.pools[static_cast<size_t>(p)]}});
     }
@@ -434,7 +453,10 @@ Status ServeVolumes(const DaemonOptions& o) {
   FERRY_RETURN_IF_ERROR(d.nbd().Start());
   ApiServer api(o.api_listen, [&](const http::ServerRequest& r) { return d.Handle(r); });
   FERRY_RETURN_IF_ERROR(api.Start());
-  if (!o.port_file.empty()) std::ofstream(o.port_file) << d.nbd().port() << " " << api.port() << "\n";
+  if (!o.port_file.empty()) {
+    FERRY_RETURN_IF_ERROR(WriteFileAtomic(
+        o.port_file, std::to_string(d.nbd().port()) + " " + std::to_string(api.port()) + "\n"));
+  }
   spdlog::info("ferry volume: NBD on port {}, API on port {}", d.nbd().port(), api.port());
   std::atomic<bool> stop{false};
   std::vector<std::thread> hydrators;

@@ -130,6 +130,31 @@ want[31 * c - 500:31 * c + 500] = b"\x6b" * 1000
 want[50 * c:51 * c] = bytes(c)
 assert bytes(want) == got, next(i for i in range(len(got)) if want[i] != got[i])
 PY
+# --- a crash inside a create: volume.json is its commit point ----------------------
+# Atomic writes are counted per process: the port file is the first, the new
+# volume's volume.json the second. Killed before its rename, the create never
+# happened (the name is free again); killed after it, the volume exists.
+kill "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true
+FERRY_CRASH_AT=atomic-write:2 start_daemon --hydration-threads 4
+vol create torn --from s3://bkt/snaps/base >/dev/null 2>&1 && fail "create survived its crash point"
+rc=0; wait "$DAEMON_PID" 2>/dev/null || rc=$?
+[ "$rc" = 137 ] || fail "the daemon was to die at its crash point, exit $rc"
+torn_dir=$(ls -d "$TMP"/pool*/volumes/torn)
+[ ! -e "$torn_dir/volume.json" ] || fail "volume.json exists after a crash before its rename"
+ls -A "$torn_dir" | grep -q '^\.%tmp\.' || fail "no temporary file left by the crash: $(ls -A "$torn_dir")"
+FERRY_CRASH_AT=atomic-renamed:2 start_daemon --hydration-threads 4
+vol ls --json | /usr/bin/python3 -c "import json,sys; assert 'torn' not in [v['name'] for v in json.load(sys.stdin)]" ||
+  fail "an unfinished create is listed as a volume"
+grep -q "torn: a create that did not finish" "$TMP/daemon.log" || fail "no warning for the unfinished create"
+vol create kept --from s3://bkt/snaps/base >/dev/null 2>&1 && fail "create survived its crash point"
+wait "$DAEMON_PID" 2>/dev/null || true
+start_daemon --hydration-threads 4
+vol create torn --from s3://bkt/snaps/base >/dev/null || fail "the name of an unfinished create is not free again"
+vol ls --json | /usr/bin/python3 -c "import json,sys; n=[v['name'] for v in json.load(sys.stdin)]; assert 'torn' in n and 'kept' in n, n" ||
+  fail "a create killed after its volume.json was renamed is not a volume"
+wait_hydrated kept
+nbdcopy "nbd://127.0.0.1:$NBD/kept" "$TMP/kept.img"
+cmp -s "$IMG" "$TMP/kept.img" || fail "the volume whose create was killed after its commit is not the image"
 # --- QoS: while clients read, background hydration on their pool trickles --------
 metric_backoffs() { curl -sf "http://127.0.0.1:$API/metrics" | awk '$1 == "ferry_volume_hydration_backoffs_total" { print $2 }'; }
 before=$(metric_backoffs)

@@ -93,31 +93,10 @@ std::string RandomHex(size_t n) {
   return out;
 }
 
-Status WriteAll(int fd, std::string_view data, std::string_view path) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::FromErrno(errno, Quote("write", path));
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::Ok();
-}
-
 Status ReadFull(int fd, char* buf, size_t len, uint64_t offset, std::string_view path) {
   FERRY_ASSIGN_OR_RETURN(uint64_t got, PreadUpTo(fd, buf, len, offset, Quote("read", path)));
   if (got < len) return Status::Corruption(Quote("file shrank while reading", path));
   return Status::Ok();
-}
-
-Status FsyncFd(int fd, std::string_view path) {
-  if (::fsync(fd) != 0) return Status::FromErrno(errno, Quote("fsync", path));
-  return Status::Ok();
-}
-
-Status FsyncDir(const std::string& dir) {
-  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid()) return Status::FromErrno(errno, Quote("open directory", dir));
-  return FsyncFd(fd.get(), dir);
 }
 
 Status MakeDirs(const std::string& root, std::string_view rel_dir) {
@@ -202,22 +181,6 @@ Result<UniqueFd> CreateExclusive(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (!fd.valid()) return Status::FromErrno(errno, Quote("create", path));
   return fd;
-}
-
-Status WriteFileAtomic(const std::string& dir, const std::string& path, std::string_view data,
-                       bool sync) {
-  std::string temp = dir + "/" + TempName();
-  Status st = [&]() -> Status {
-    FERRY_ASSIGN_OR_RETURN(UniqueFd fd, CreateExclusive(temp));
-    FERRY_RETURN_IF_ERROR(WriteAll(fd.get(), data, temp));
-    if (sync) FERRY_RETURN_IF_ERROR(FsyncFd(fd.get(), temp));
-    if (::rename(temp.c_str(), path.c_str()) != 0) {
-      return Status::FromErrno(errno, Quote("rename to", path));
-    }
-    return Status::Ok();
-  }();
-  if (!st.ok()) ::unlink(temp.c_str());
-  return st;
 }
 
 Status CopyFileData(int in, int out, uint64_t size, std::string_view path) {

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <utility>
 
+#include "base/atomic_file.h"
 #include "base/status.h"
 
 namespace ferry::local {
@@ -51,14 +52,14 @@ int64_t MtimeNs(const struct stat& st);
 // `n` random lower-case hex digits (thread-safe; not for cryptography).
 std::string RandomHex(size_t n);
 
-// Writes all of `data` at the current offset (retrying short writes/EINTR).
-Status WriteAll(int fd, std::string_view data, std::string_view path);
+// WriteAll, FsyncFd, FsyncDir: base/atomic_file.h.
+using ::ferry::FsyncDir;
+using ::ferry::FsyncFd;
+using ::ferry::WriteAll;
 
 // pread until `len` bytes are in `buf`; kCorruption if the file is shorter.
 Status ReadFull(int fd, char* buf, size_t len, uint64_t offset, std::string_view path);
 
-Status FsyncFd(int fd, std::string_view path);
-Status FsyncDir(const std::string& dir);
 
 // Creates every directory of `rel_dir` (components joined by '/') below
 // `root`, which must exist. An existing component that is not a directory is
@@ -78,10 +79,6 @@ Result<std::string> ReadSmallFile(const std::string& path, size_t max_bytes);
 // Creates `path` exclusively (O_EXCL) for writing; mode 0644 less umask.
 Result<UniqueFd> CreateExclusive(const std::string& path);
 
-// Writes `data` to `dir/<temp>`, fsyncs it when `sync`, and renames it to
-// `path` (which must be in `dir`).
-Status WriteFileAtomic(const std::string& dir, const std::string& path, std::string_view data,
-                       bool sync);
 
 // Copies `size` bytes from the start of `in` to `out` (both at offset 0 /
 // current end), preferring a reflink (FICLONE), then copy_file_range, then

@@ -158,8 +158,7 @@ Result<std::string> LocalStore::CreateMultipart(std::string_view key, const PutO
   nlohmann::json manifest = {
       {"key", std::string(key)},
       {"headers", nlohmann::json::parse(local::SerializeHeaders(options.headers))}};
-  Status st =
-      local::WriteFileAtomic(dir, dir + "/" + kManifestName, manifest.dump(), options_.sync);
+  Status st = WriteFileAtomic(dir + "/" + kManifestName, manifest.dump(), {.sync = options_.sync, .temp_dir = {}});
   if (!st.ok()) {
     local::RemoveTree(dir);
     return st.WithContext("create multipart upload of '" + std::string(key) + "'");
