@@ -76,6 +76,14 @@ std::string RenderMetrics(const MetricsSnapshot& m) {
   Metric(&out, "ferry_cache_disk_bytes", "gauge", "Bytes of entry files on disk.", m.disk_bytes);
   Metric(&out, "ferry_cache_memory_entries", "gauge", "Stored entries in the memory tier.", m.memory_entries);
   Metric(&out, "ferry_cache_memory_bytes", "gauge", "Bytes in the memory tier (stored entries and decoded copies).", m.memory_bytes);
+  Metric(&out, "ferry_cache_upstream_threads", "gauge", "Threads of the upstream exchange pool.",
+         m.upstream_threads);
+  Metric(&out, "ferry_cache_upstream_exchanges_running", "gauge", "Upstream exchanges running.",
+         m.upstream_running);
+  Metric(&out, "ferry_cache_upstream_exchanges_queued", "gauge", "Upstream exchanges waiting for a thread.",
+         m.upstream_queued);
+  Metric(&out, "ferry_cache_upstream_rejected_total", "counter",
+         "Upstream exchanges refused (pool and queue full; answered 503).", m.upstream_rejected);
   return out;
 }
 

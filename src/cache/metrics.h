@@ -30,6 +30,8 @@ struct MetricsSnapshot {
   // The store's state.
   uint64_t disk_entries = 0, disk_bytes = 0, evictions = 0, corrupt = 0;
   uint64_t memory_entries = 0, memory_bytes = 0;
+  // The upstream exchange pool (engine/bounded_pool.h).
+  uint64_t upstream_threads = 0, upstream_running = 0, upstream_queued = 0, upstream_rejected = 0;
 };
 
 MetricsSnapshot Snapshot(const ProxyCounters& c);

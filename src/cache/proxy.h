@@ -48,7 +48,9 @@
 
 #include "base/single_flight.h"
 #include "cache/access.h"
+#include "cache/cache_status.h"
 #include "cache/disk_store.h"
+#include "cache/fill.h"
 #include "cache/freshness.h"
 #include "cache/hot_set.h"
 #include "cache/metrics.h"
@@ -56,13 +58,13 @@
 #include "cache/spool.h"
 #include "cache/transcode_policy.h"
 #include "cache/upstream.h"
+#include "engine/bounded_pool.h"
+#include "http/headers.h"
 #include "http/server_request.h"
 
 namespace ferry::cache {
 
 inline constexpr std::string_view kMetricsPath = "/_ferry/metrics";
-inline constexpr std::string_view kTierHeader = "X-Ferry-Tier";      // request: "stored"
-inline constexpr std::string_view kStoredHeader = "X-Ferry-Stored";  // response: "zstd; length=N"
 
 struct ProxyOptions {
   Routing routing;
@@ -76,6 +78,12 @@ struct ProxyOptions {
   uint64_t memory_bytes = 256ull << 20;   // memory tier budget (0: none)
   std::optional<http::Endpoint> parent;   // fill from this tier instead of the origin
   AllowList admin_allow;                  // may PURGE and read metrics
+  // Upstream exchanges run on a bounded pool: at most upstream_threads at
+  // once (each may stream a large body into a spool long after its request
+  // moved on), at most upstream_queue more waiting; past that a fill is
+  // answered 503 with Retry-After (or the stale entry, when one may serve).
+  size_t upstream_threads = 64;
+  size_t upstream_queue = 16;
 };
 
 // The request as the server read it (http::RequestReader).
@@ -123,19 +131,30 @@ class Proxy {
   std::optional<ProxyResponse> Run(const ProxyRequest& req, bool may_block);
   ProxyResponse Admin(const ProxyRequest& req);
   ProxyResponse PassThrough(const ProxyRequest& req, const Route& route);
-  ProxyResponse Streamed(const ProxyRequest& req, const Fetched& f, const char* x_cache);
+  ProxyResponse Streamed(const ProxyRequest& req, const Fetched& f, CacheStatus x_cache);
   std::shared_ptr<const Fill> FillFromUpstream(const ProxyRequest& req, const Route& route,
                                                const std::shared_ptr<const CachedObject>& stale,
                                                const CacheControl& req_cc);
   Result<Fetched> Fetch(const Route& route, const std::string& method, http::Headers headers,
                         const std::string& body);
+  // The pieces of FillFromUpstream (proxy_fill.cc).
+  void CountFill(const Fill& fill);
+  void FailFill(Fill* fill, int status, std::string error);
+  std::shared_ptr<const Fill> StreamFill(std::shared_ptr<Fill> fill, const Route& route,
+                                         const std::shared_ptr<const CachedObject>& stale, Fetched fetched);
+  std::shared_ptr<const Fill> StoreFill(std::shared_ptr<Fill> fill, const Route& route,
+                                        const std::shared_ptr<const CachedObject>& stale,
+                                        std::shared_ptr<CachedObject> object, bool storable);
   std::shared_ptr<const CachedObject> FromDisk(const std::string& key);
   bool Keep(const std::shared_ptr<const CachedObject>& object);
   ProxyResponse Serve(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
-                      const char* x_cache);
+                      CacheStatus x_cache);
   // Whether serving `object` to `req` needs a decode that no copy in
   // memory saves.
   bool NeedsDecode(const ProxyRequest& req, const CachedObject& object);
+  // The identity body of a zstd object, from memory or decoded now (and
+  // kept); nullptr when it does not decode (the entry is then removed).
+  std::shared_ptr<const CachedObject> DecodedCopy(const CachedObject& object);
   void Forget(const std::string& key);  // from both memory sets
 
   ProxyOptions options_;
@@ -148,12 +167,11 @@ class Proxy {
   std::mutex exchanges_mu_;
   std::condition_variable exchanges_cv_;
   int exchanges_ = 0;  // upstream exchanges running; guarded by exchanges_mu_
+  engine::BoundedPool exchange_pool_;  // last: destroyed (joined) first
 };
 
-// Header helpers (case-insensitive names).
-std::string HeaderValue(const http::Headers& h, std::string_view name);
-// Without hop-by-hop fields (RFC 9110 7.6.1, and any the Connection field
-// names) and without Content-Length.
-http::Headers EndToEnd(const http::Headers& h);
+// Header helpers (http/headers.h), also under cache::.
+using http::EndToEnd;
+using http::HeaderValue;
 
 }  // namespace ferry::cache

@@ -27,6 +27,8 @@ struct CacheArgs {
   std::vector<std::string> admin_allow = {"127.0.0.1", "::1"};
   std::string memory_size = "256M";
   std::string max_object = "64M";
+  size_t upstream_threads = 64;
+  size_t upstream_queue = 16;
   std::string client_timeout = "60s";
   std::string origin_timeout = "60s";
 };
@@ -72,6 +74,9 @@ int RunServe(const CacheArgs& a) {
   o.proxy.admin_allow = std::move(allow).value();
   o.proxy.memory_bytes = *memory;
   o.proxy.max_object = *max_object;
+  if (a.upstream_threads < 1) return Fail("cache serve", Status::InvalidArgument("--upstream-threads must be at least 1"));
+  o.proxy.upstream_threads = a.upstream_threads;
+  o.proxy.upstream_queue = a.upstream_queue;
   o.client_timeout = std::chrono::milliseconds(*client_timeout);
   o.origin.io_timeout = std::chrono::milliseconds(*origin_timeout);
   o.origin.connect_timeout = std::min(o.origin.connect_timeout, o.origin.io_timeout);
@@ -113,6 +118,12 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   serve->add_option("--memory-size", a->memory_size, "Bytes of entries also kept in memory")->capture_default_str();
   serve->add_option("--max-object", a->max_object, "Largest body held in memory and cached (larger: streamed, not cached)")
+      ->capture_default_str();
+  serve->add_option("--upstream-threads", a->upstream_threads,
+                    "Upstream exchanges at once (each may stream a large body long after its request)")
+      ->capture_default_str();
+  serve->add_option("--upstream-queue", a->upstream_queue,
+                    "Upstream exchanges waiting for a thread; past it a miss is answered 503")
       ->capture_default_str();
   serve->add_option("--client-timeout", a->client_timeout, "Wait for a request, and for each write to a client")
       ->capture_default_str();

@@ -11,6 +11,7 @@ Paths:
   /slow/NAME       like /text/NAME, answered after 0.5 s
   /blob/NAME       application/octet-stream, 300 KB of random bytes, max-age=60
   /big/NAME        application/octet-stream, 8 MB of random bytes, max-age=60 (more than socket buffers hold)
+  /trickle/NAME    text/html (send_head), 1 MB of random bytes sent 16 KB every 50 ms (3.2 s)
   /cut             text/html, Content-Length 100000 but 1000 bytes, then the connection closes
   /chunked/NAME    like /text/NAME, sent chunked (no Content-Length)
   /cut-chunked     text/html, chunked: three chunks, then the connection closes with no last chunk
@@ -119,6 +120,14 @@ class Handler(BaseHTTPRequestHandler):
         if p.startswith("/big/"):
             return self.send(200, random.Random(p).randbytes(8_000_000),
                              {"Content-Type": "application/octet-stream", "Cache-Control": "max-age=60"})
+        if p.startswith("/trickle/"):
+            body = random.Random(p).randbytes(1_000_000)
+            self.send_head({"Content-Length": str(len(body))})
+            for at in range(0, len(body), 16_000):
+                self.wfile.write(body[at:at + 16_000])
+                self.wfile.flush()
+                time.sleep(0.05)
+            return
         if p.startswith("/chunked/"):  # a whole chunked body, no Content-Length
             body = text(p)
             self.send_head({"Transfer-Encoding": "chunked"})

@@ -1,0 +1,170 @@
+// Proxy's fill path: one upstream exchange per key at a time, its answer
+// turned into a stored object by the pure functions of fill.h.
+#include <spdlog/spdlog.h>
+
+#include "cache/fill.h"
+#include "cache/proxy_internal.h"
+#include "codec/zstd_codec.h"
+
+namespace ferry::cache {
+
+using namespace proxy_detail;  // NOLINT: the Proxy's own helpers
+
+namespace {
+
+int64_t Epoch(SysSeconds t) { return t.time_since_epoch().count(); }
+
+}  // namespace
+
+std::shared_ptr<const CachedObject> Proxy::FromDisk(const std::string& key) {
+  auto got = store_->Get(key);
+  if (!got.ok() || !*got) return nullptr;
+  auto object = std::make_shared<CachedObject>();
+  object->meta = (*got)->entry.meta;
+  object->body.assign((*got)->entry.body);
+  Prepare(object.get(), options_.cache);
+  std::shared_ptr<const CachedObject> shared = std::move(object);
+  hot_.Put(shared);
+  return shared;
+}
+
+// Writes an object to disk and the memory tier; false when the disk
+// refused it (a full disk, an object over --max-size): it is served anyway.
+bool Proxy::Keep(const std::shared_ptr<const CachedObject>& object) {
+  Status st = store_->Put(object->meta, object->body);
+  if (!st.ok()) {
+    counters_.store_failures++;
+    spdlog::warn("cache: not stored ({} bytes), served anyway: {}", object->body.size(), st.ToString());
+    Forget(object->meta.key);  // the disk no longer has what memory had
+    return false;
+  }
+  decoded_.Remove(object->meta.key);
+  hot_.Put(object);
+  return true;
+}
+
+std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& req, const Route& route,
+                                                           const std::shared_ptr<const CachedObject>& stale,
+                                                           const CacheControl& req_cc) {
+  auto fill = std::make_shared<Fill>();
+  fill->status = stale ? CacheStatus::kExpired : req_cc.no_store ? CacheStatus::kBypass : CacheStatus::kMiss;
+  auto f = Fetch(route, "GET", UpstreamRequestHeaders(req.headers, stale ? &stale->meta : nullptr), "");
+  bool failed = !f.ok() || f->response.status >= 500;
+  if (failed && stale && MayServeStale(*stale)) {
+    counters_.stale++;
+    fill->share = Fill::Share::kObject;
+    fill->object = stale;
+    fill->status = CacheStatus::kStale;
+    return fill;
+  }
+  if (!f.ok()) {
+    FailFill(fill.get(), UpstreamErrorStatus(f.status()), "upstream: " + f.status().ToString());
+    // The path without its query: a query may carry credentials. A full
+    // pool is counted (ferry_cache_upstream_rejected_total), not logged.
+    if (fill->error_status != 503) {
+      spdlog::warn("cache: {} {}: {}", fill->error_status, route.path.substr(0, route.path.find('?')), fill->error);
+    }
+    return fill;
+  }
+  if (f->spool) return StreamFill(std::move(fill), route, stale, std::move(f).value());
+  if (f->response.status == 304 && stale) {
+    auto updated = std::make_shared<CachedObject>(MergeNotModified(
+        *stale, f->response.headers, Epoch(f->request_time), Epoch(f->response_time)));
+    Prepare(updated.get(), options_.cache);
+    std::shared_ptr<const CachedObject> shared = std::move(updated);
+    Keep(shared);
+    counters_.expired++;
+    fill->share = Fill::Share::kObject;
+    fill->object = std::move(shared);
+    return fill;
+  }
+  CountFill(*fill);
+  http::Response& o = f->response;
+  auto object = ObjectFromResponse(route.cache_key, o.status, o.headers, std::move(o.body),
+                                   Epoch(f->request_time), Epoch(f->response_time));
+  if (!object.ok()) {
+    FailFill(fill.get(), 502, object.status().message());
+    return fill;
+  }
+  bool storable = MayStore(req.headers, req_cc, object->meta, options_.cache);
+  return StoreFill(std::move(fill), route, stale, std::make_shared<CachedObject>(std::move(object).value()),
+                   storable);
+}
+
+void Proxy::CountFill(const Fill& fill) {
+  switch (fill.status) {
+    case CacheStatus::kExpired: counters_.expired++; break;
+    case CacheStatus::kBypass: counters_.bypass++; break;
+    default: counters_.misses++; break;
+  }
+}
+
+void Proxy::FailFill(Fill* fill, int status, std::string error) {
+  counters_.errors++;
+  fill->share = Fill::Share::kError;
+  fill->error_status = status;
+  fill->error = std::move(error);
+}
+
+// Too large to hold: streamed to this client, not stored, not shared; a
+// stale entry it replaces is dropped.
+std::shared_ptr<const Proxy::Fill> Proxy::StreamFill(std::shared_ptr<Fill> fill, const Route& route,
+                                                     const std::shared_ptr<const CachedObject>& stale,
+                                                     Fetched fetched) {
+  CountFill(*fill);
+  if (!http::HeaderValue(fetched.response.headers, kStoredHeader).empty()) {
+    fetched.spool->Cancel();
+    FailFill(fill.get(), 502, "parent tier: a stored body larger than --max-object");
+    return fill;
+  }
+  if (stale) {
+    Forget(route.cache_key);
+    (void)store_->Remove(route.cache_key);
+  }
+  fill->streamed = std::make_shared<Fetched>(std::move(fetched));
+  return fill;
+}
+
+// Compresses what is eligible, stores what may be stored (sharing it with
+// the requests that waited), and answers with it either way.
+std::shared_ptr<const Proxy::Fill> Proxy::StoreFill(std::shared_ptr<Fill> fill, const Route& route,
+                                                    const std::shared_ptr<const CachedObject>& stale,
+                                                    std::shared_ptr<CachedObject> object, bool storable) {
+  std::shared_ptr<CachedObject> plain;  // the original of a body compressed here
+  if (storable && ShouldCompress(object->meta, object->body.size(), options_.transcode)) {
+    auto start = SteadyClock::now();
+    auto z = codec::ZstdCompress(object->body, options_.level);
+    if (z.ok()) {
+      counters_.encode_ns += NanosSince(start);
+      counters_.encode_bytes += object->body.size();
+      // The original is the decoded copy identity clients are sent.
+      plain = std::make_shared<CachedObject>();
+      plain->meta.key = object->meta.key;
+      plain->body = std::move(object->body);
+      object->body = std::move(z).value();
+      object->meta.encoding = StoredEncoding::kZstd;
+      object->meta.stored_length = object->body.size();
+    }
+  }
+  Prepare(object.get(), options_.cache);
+  std::shared_ptr<const CachedObject> shared = std::move(object);
+  if (storable) {
+    if (Keep(shared)) {
+      counters_.logical_bytes += shared->meta.logical_length;
+      counters_.stored_bytes += shared->body.size();
+      fill->share = Fill::Share::kObject;
+      if (plain) {
+        plain->id = shared->id;
+        decoded_.Put(std::move(plain));
+      }
+    }
+  } else if (stale) {
+    // Replaced by an answer that is not kept.
+    Forget(route.cache_key);
+    (void)store_->Remove(route.cache_key);
+  }
+  fill->object = std::move(shared);
+  return fill;
+}
+
+}  // namespace ferry::cache
