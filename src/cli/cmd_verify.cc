@@ -136,8 +136,7 @@ void PruneAfterRun(const state::JobRecord& job, const migrate::JobSpec& spec,
 
 Result<AfterRun> AfterTheRun(const state::JobRecord& job, const MigrateArgs& a) {
   AfterRun after;
-  const bool ended = job.state == state::JobState::kCompleted || job.state == state::JobState::kFailed;
-  if (!ended) return after;
+  if (!state::RanToTheEnd(job.state)) return after;
   FERRY_ASSIGN_OR_RETURN(migrate::JobSpec spec, migrate::SpecFromJson(job.spec));
   if (spec.delete_extraneous) PruneAfterRun(job, spec, a, &after);
   if (a.verify) {
@@ -260,8 +259,7 @@ int RunVerifyCommand(MigrateArgs& a, bool fix) {
   // A finished job runs again (for the pool too: its workers skip finished
   // jobs); one still running takes the keys as they come.
   auto job = store->GetJob(a.job);
-  if (job.ok() && (job->state == state::JobState::kCompleted ||
-                   job->state == state::JobState::kFailed)) {
+  if (job.ok() && state::RanToTheEnd(job->state)) {
     Status again = store->SetJobState(a.job, state::JobState::kInterrupted, NowUnixMs(), 0, true);
     if (!again.ok()) return Fail("job " + a.job, again);
   }

@@ -279,10 +279,7 @@ auto Runner::WithState(F f) -> decltype(f()) {
 Status Runner::Setup() {
   FERRY_ASSIGN_OR_RETURN(job_, store_.GetJob(id_));
   FERRY_ASSIGN_OR_RETURN(spec_, SpecFromJson(job_.spec));
-  const bool final = job_.state == state::JobState::kCompleted ||
-                     job_.state == state::JobState::kFailed ||
-                     job_.state == state::JobState::kCancelled;
-  if (spec_.pool && final) {
+  if (spec_.pool && state::IsFinal(job_.state)) {
     over_ = true;  // another runner finished it: nothing to do
     return Status::Ok();
   }
@@ -720,9 +717,7 @@ Result<RunResult> Runner::Run() {
     // In the pool, other runners finish keys too: the listing's
     // back-pressure follows the shared count.
     if (spec_.pool) pending_ = job_.counters.pending;
-    if (spec_.pool && (job_.state == state::JobState::kCompleted ||
-                       job_.state == state::JobState::kFailed ||
-                       job_.state == state::JobState::kCancelled)) {
+    if (spec_.pool && state::IsFinal(job_.state)) {
       final_state = job_.state;  // another runner of the pool ended it
       break;
     }

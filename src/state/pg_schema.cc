@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "state/job_table.h"
+
 namespace ferry::state::pg {
 namespace {
 
@@ -10,15 +12,9 @@ namespace {
 // advisory locks on the same server are unlikely to collide.
 constexpr const char* kLockSql = "SELECT pg_advisory_xact_lock(1718026866)";
 
-// Version 1: the tables of state_store.h, as the SQLite store has them.
-constexpr const char* kV1 = R"sql(
-CREATE TABLE jobs(
-  id TEXT COLLATE "C" PRIMARY KEY, src TEXT NOT NULL, dst TEXT NOT NULL, spec TEXT NOT NULL,
-  state TEXT NOT NULL, created_ms BIGINT NOT NULL, started_ms BIGINT NOT NULL,
-  finished_ms BIGINT NOT NULL, run_seconds DOUBLE PRECISION NOT NULL,
-  listing_done BOOLEAN NOT NULL, runner TEXT NOT NULL, runner_until_ms BIGINT NOT NULL,
-  listed BIGINT NOT NULL, transferred BIGINT NOT NULL, skipped BIGINT NOT NULL,
-  failed BIGINT NOT NULL, bytes BIGINT NOT NULL, pending BIGINT NOT NULL);
+// Version 1: the tables of state_store.h, as the SQLite store has them
+// (the jobs table from job_table.h before these).
+constexpr const char* kV1Rest = R"sql(
 CREATE TABLE shards(
   job TEXT COLLATE "C" NOT NULL, shard INTEGER NOT NULL, prefix TEXT COLLATE "C" NOT NULL,
   delimiter TEXT NOT NULL, seq BIGINT NOT NULL, token TEXT NOT NULL, done BOOLEAN NOT NULL,
@@ -44,15 +40,7 @@ CREATE TABLE parts(
 
 // Version 2: the archive (state_store.h ArchiveJob): finished jobs and
 // their dead letters, out of the live tables.
-constexpr const char* kV2 = R"sql(
-CREATE TABLE archived_jobs(
-  id TEXT COLLATE "C" PRIMARY KEY, src TEXT NOT NULL, dst TEXT NOT NULL, spec TEXT NOT NULL,
-  state TEXT NOT NULL, created_ms BIGINT NOT NULL, started_ms BIGINT NOT NULL,
-  finished_ms BIGINT NOT NULL, run_seconds DOUBLE PRECISION NOT NULL,
-  listing_done BOOLEAN NOT NULL, runner TEXT NOT NULL, runner_until_ms BIGINT NOT NULL,
-  listed BIGINT NOT NULL, transferred BIGINT NOT NULL, skipped BIGINT NOT NULL,
-  failed BIGINT NOT NULL, bytes BIGINT NOT NULL, pending BIGINT NOT NULL,
-  archived_ms BIGINT NOT NULL);
+constexpr const char* kV2Rest = R"sql(
 CREATE INDEX archived_jobs_by_created ON archived_jobs(created_ms);
 CREATE TABLE archived_dlq(
   job TEXT COLLATE "C" NOT NULL, key TEXT COLLATE "C" NOT NULL, size BIGINT NOT NULL,
@@ -124,7 +112,12 @@ Result<int> CurrentVersion(Conn& c) {
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
-  static const std::vector<Migration> all = {{1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}};
+  // The jobs tables come from job_table.h, as the SQLite store's do.
+  static const std::vector<Migration> all = {
+      {1, JobTableDdl(SqlDialect::kPostgres, false) + kV1Rest},
+      {2, JobTableDdl(SqlDialect::kPostgres, true) + kV2Rest},
+      {3, kV3},
+      {4, kV4}};
   return all;
 }
 

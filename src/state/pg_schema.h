@@ -26,7 +26,7 @@ inline constexpr int kPgSchemaVersion = 4;
 
 struct Migration {
   int version;      // 1, 2, ... in order
-  const char* sql;  // statements run in the migration's transaction
+  std::string sql;  // statements run in the migration's transaction
 };
 // Every migration, in order.
 const std::vector<Migration>& Migrations();

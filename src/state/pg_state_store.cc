@@ -5,6 +5,7 @@
 
 #include "state/pg_state_store.h"
 
+#include "state/job_table.h"
 #include "state/pg_schema.h"
 
 namespace ferry::state {
@@ -85,59 +86,19 @@ Result<PgStateStore::Lease> PgStateStore::Take() {
 
 namespace {
 
-// The jobs columns in JobFromRow's order, spliced into the statements at
-// compile time.
-#define FERRY_PG_JOB_COLUMNS                                                          \
-  "id, src, dst, spec, state, created_ms, started_ms, finished_ms, run_seconds, "     \
-  "listing_done, runner, runner_until_ms, listed, transferred, skipped, failed, bytes, " \
-  "pending"
-constexpr const char* kSelectJobSql = "SELECT " FERRY_PG_JOB_COLUMNS " FROM jobs WHERE id = $1";
-constexpr const char* kListJobsSql =
-    "SELECT " FERRY_PG_JOB_COLUMNS " FROM jobs ORDER BY created_ms DESC, id";
-constexpr const char* kSelectArchivedJobSql =
-    "SELECT " FERRY_PG_JOB_COLUMNS ", archived_ms FROM archived_jobs WHERE id = $1";
-constexpr const char* kListArchivedJobsSql =
-    "SELECT " FERRY_PG_JOB_COLUMNS ", archived_ms FROM archived_jobs "
-    "ORDER BY created_ms DESC, id";
-constexpr const char* kArchiveJobSql =
-    "INSERT INTO archived_jobs(" FERRY_PG_JOB_COLUMNS ", archived_ms) SELECT " FERRY_PG_JOB_COLUMNS
-    ", $2 FROM jobs WHERE id = $1";
-constexpr const char* kRestoreJobSql = "INSERT INTO jobs(" FERRY_PG_JOB_COLUMNS
-                                       ") SELECT " FERRY_PG_JOB_COLUMNS
-                                       " FROM archived_jobs WHERE id = $1";
-constexpr const char* kInsertJobSql =
-    "INSERT INTO jobs(" FERRY_PG_JOB_COLUMNS ") VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-    "$10, $11, $12, 0, 0, 0, 0, 0, 0) ON CONFLICT(id) DO NOTHING";
-#undef FERRY_PG_JOB_COLUMNS
+const JobStatements& kJobSql = JobSql(SqlDialect::kPostgres);
 
-Result<JobRecord> JobFromRow(const Rows& r, int i) {
-  JobRecord j;
-  j.id = r.Text(i, 0);
-  j.src = r.Text(i, 1);
-  j.dst = r.Text(i, 2);
-  j.spec = r.Text(i, 3);
-  auto state = JobStateFromString(r.Text(i, 4));
-  if (!state) {
-    return Status::Corruption("PostgreSQL state: job " + j.id + " has unknown state '" +
-                              r.Text(i, 4) + "'")
-        .set_retryable(false);
-  }
-  j.state = *state;
-  j.created_ms = r.Int(i, 5);
-  j.started_ms = r.Int(i, 6);
-  j.finished_ms = r.Int(i, 7);
-  j.run_seconds = r.Double(i, 8);
-  j.listing_done = r.Bool(i, 9);
-  j.runner = r.Text(i, 10);
-  j.runner_until_ms = r.Int(i, 11);
-  j.counters.listed = r.Int(i, 12);
-  j.counters.transferred = r.Int(i, 13);
-  j.counters.skipped = r.Int(i, 14);
-  j.counters.failed = r.Int(i, 15);
-  j.counters.bytes = r.Int(i, 16);
-  j.counters.pending = r.Int(i, 17);
-  return j;
-}
+// Row i of a result, as JobFromRow reads it.
+struct ResultRow {
+  const Rows& r;
+  int i;
+  std::string Text(int c) const { return r.Text(i, c); }
+  int64_t Int(int c) const { return r.Int(i, c); }
+  double Double(int c) const { return r.Double(i, c); }
+  bool Bool(int c) const { return r.Bool(i, c); }
+};
+
+Result<JobRecord> JobFromRow(const Rows& r, int i) { return state::JobFromRow(ResultRow{r, i}, "PostgreSQL state"); }
 
 Status NotHeld(const std::string& id, const std::string& holder, int64_t until_ms, int64_t now_ms) {
   std::string msg = "job " + id + " is held by runner '" + holder + "'";
@@ -151,7 +112,7 @@ std::string Bool(bool v) { return v ? "true" : "false"; }
 }  // namespace
 
 Result<JobRecord> PgStateStore::ReadJob(Conn& c, const std::string& id) {
-  FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kSelectJobSql, {id}));
+  FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kJobSql.select, {id}));
   if (r.size() == 0) return Status::NotFound("no job " + id);
   return JobFromRow(r, 0);
 }
@@ -168,7 +129,7 @@ Status PgStateStore::CreateJob(const JobRecord& job, const std::vector<ShardReco
     // Counters start at zero: they count what this store saw happen.
     FERRY_ASSIGN_OR_RETURN(
         Rows ins,
-        c.Exec(kInsertJobSql,
+        c.Exec(kJobSql.insert,
                {job.id, job.src, job.dst, job.spec, ToString(job.state), Str(job.created_ms),
                 Str(job.started_ms), Str(job.finished_ms), std::to_string(job.run_seconds),
                 Bool(listing_done), job.runner, Str(job.runner_until_ms)}));
@@ -201,7 +162,7 @@ Result<JobRecord> PgStateStore::GetJob(const std::string& id) {
       [&](Conn& c) -> Result<JobRecord> {
         auto again = ReadJob(c, id);
         if (again.ok() || again.status().code() != ErrorCode::kNotFound) return again;
-        FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kSelectArchivedJobSql, {id}));
+        FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kJobSql.select_archived, {id}));
         if (r.size() == 0) return Status::NotFound("no job " + id);
         FERRY_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, JobsFromRows(r, true));
         return std::move(jobs.front());
@@ -211,14 +172,14 @@ Result<JobRecord> PgStateStore::GetJob(const std::string& id) {
 
 Result<std::vector<JobRecord>> PgStateStore::ListJobs() {
   return Run([&](Conn& c) -> Result<std::vector<JobRecord>> {
-    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kListJobsSql));
+    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kJobSql.list));
     return JobsFromRows(r, false);
   });
 }
 
 Result<std::vector<JobRecord>> PgStateStore::ListArchivedJobs() {
   return Run([&](Conn& c) -> Result<std::vector<JobRecord>> {
-    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kListArchivedJobsSql));
+    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kJobSql.list_archived));
     return JobsFromRows(r, true);
   });
 }
@@ -237,17 +198,13 @@ Status PgStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
       return a.size() > 0 ? Status::Ok() : Status::NotFound("no job " + id);  // archived already
     }
     auto state = JobStateFromString(r.Text(0, 0));
-    if (state != JobState::kCompleted && state != JobState::kFailed &&
-        state != JobState::kCancelled) {
+    if (!state || !IsFinal(*state)) {
       return Status(ErrorCode::kPreconditionFailed,
                     "job " + id + " is " + r.Text(0, 0) + ", not finished");
     }
-    FERRY_RETURN_IF_ERROR(c.Exec(kArchiveJobSql, {id, Str(now_ms)}).status());
-    FERRY_RETURN_IF_ERROR(
-        c.Exec("INSERT INTO archived_dlq SELECT * FROM dlq WHERE job = $1 "
-               "ON CONFLICT(job, key) DO NOTHING",
-               {id})
-            .status());
+    FERRY_RETURN_IF_ERROR(c.Exec(kJobSql.archive, {id, Str(now_ms)}).status());
+    FERRY_RETURN_IF_ERROR(c.Exec(kJobSql.clear_archived_dlq, {id}).status());
+    FERRY_RETURN_IF_ERROR(c.Exec(kJobSql.archive_dlq, {id}).status());
     for (const char* sql :
          {"DELETE FROM dlq WHERE job = $1", "DELETE FROM objects WHERE job = $1",
           "DELETE FROM shards WHERE job = $1", "DELETE FROM uploads WHERE job = $1",
@@ -267,7 +224,7 @@ Status PgStateStore::RestoreJob(const std::string& id) {
       return Status(ErrorCode::kPreconditionFailed,
                     "job " + id + " was archived with keys pending; they are gone");
     }
-    FERRY_RETURN_IF_ERROR(c.Exec(kRestoreJobSql, {id}).status());
+    FERRY_RETURN_IF_ERROR(c.Exec(kJobSql.restore, {id}).status());
     for (const char* sql : {"INSERT INTO dlq SELECT * FROM archived_dlq WHERE job = $1",
                             "DELETE FROM archived_dlq WHERE job = $1",
                             "DELETE FROM archived_jobs WHERE id = $1"}) {
@@ -315,8 +272,7 @@ Status PgStateStore::RenewJob(const std::string& id, const std::string& runner,
 
 Status PgStateStore::SetJobState(const std::string& id, JobState state, int64_t now_ms,
                                  double add_run_seconds, bool release) {
-  const bool final =
-      state == JobState::kCompleted || state == JobState::kFailed || state == JobState::kCancelled;
+  const bool final = IsFinal(state);
   return RunTxn([&](Conn& c) -> Status {
     FERRY_ASSIGN_OR_RETURN(
         Rows r, c.Exec("UPDATE jobs SET state = $2, "

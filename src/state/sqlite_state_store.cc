@@ -68,6 +68,8 @@
 #include <fstream>
 #include <map>
 
+#include "state/job_table.h"
+
 namespace ferry::state {
 namespace {
 
@@ -78,15 +80,10 @@ using sqlite::Txn;
 constexpr const char* kApp = "ferry-state";
 constexpr int kSchemaVersion = 3;
 
-constexpr const char* kSchema = R"sql(
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE jobs(
-  id TEXT PRIMARY KEY, src TEXT NOT NULL, dst TEXT NOT NULL, spec TEXT NOT NULL,
-  state TEXT NOT NULL, created_ms BIGINT NOT NULL, started_ms BIGINT NOT NULL,
-  finished_ms BIGINT NOT NULL, run_seconds DOUBLE PRECISION NOT NULL,
-  listing_done INTEGER NOT NULL, runner TEXT NOT NULL, runner_until_ms BIGINT NOT NULL,
-  listed BIGINT NOT NULL, transferred BIGINT NOT NULL, skipped BIGINT NOT NULL,
-  failed BIGINT NOT NULL, bytes BIGINT NOT NULL, pending BIGINT NOT NULL);
+// Version 1: meta, the jobs table from job_table.h, then these (in that
+// order, which fixes the pages they take in a new file).
+constexpr const char* kSchemaMeta = "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n";
+constexpr const char* kSchemaRest = R"sql(
 CREATE TABLE shards(
   job TEXT NOT NULL, shard INTEGER NOT NULL, prefix TEXT NOT NULL, delimiter TEXT NOT NULL,
   seq BIGINT NOT NULL, token TEXT NOT NULL, done INTEGER NOT NULL,
@@ -111,15 +108,7 @@ CREATE TABLE parts(
 
 // Version 2: the archive. Finished jobs move here with their summary and
 // their dead-letter entries, so the tables above hold live jobs only.
-constexpr const char* kSchemaV2 = R"sql(
-CREATE TABLE archived_jobs(
-  id TEXT PRIMARY KEY, src TEXT NOT NULL, dst TEXT NOT NULL, spec TEXT NOT NULL,
-  state TEXT NOT NULL, created_ms BIGINT NOT NULL, started_ms BIGINT NOT NULL,
-  finished_ms BIGINT NOT NULL, run_seconds DOUBLE PRECISION NOT NULL,
-  listing_done INTEGER NOT NULL, runner TEXT NOT NULL, runner_until_ms BIGINT NOT NULL,
-  listed BIGINT NOT NULL, transferred BIGINT NOT NULL, skipped BIGINT NOT NULL,
-  failed BIGINT NOT NULL, bytes BIGINT NOT NULL, pending BIGINT NOT NULL,
-  archived_ms BIGINT NOT NULL);
+constexpr const char* kSchemaV2Rest = R"sql(
 CREATE TABLE archived_dlq(
   job TEXT NOT NULL, key TEXT NOT NULL, size BIGINT NOT NULL, etag TEXT NOT NULL,
   last_modified_ms BIGINT NOT NULL, reason TEXT NOT NULL, attempts INTEGER NOT NULL,
@@ -195,10 +184,13 @@ Result<int> VerifyMeta(Db& db) {
   return version;
 }
 
+std::string SchemaV1() { return kSchemaMeta + JobTableDdl(SqlDialect::kSqlite, false) + kSchemaRest; }
+std::string SchemaV2() { return JobTableDdl(SqlDialect::kSqlite, true) + kSchemaV2Rest; }
+
 // Brings a ferry database at `version` to kSchemaVersion, inside the
 // caller's write transaction.
 Status Upgrade(Db& db, int version) {
-  if (version < 2) FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV2));
+  if (version < 2) FERRY_RETURN_IF_ERROR(db.Exec(SchemaV2()));
   if (version < 3) FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV3));
   FERRY_ASSIGN_OR_RETURN(Stmt st, db.Prepare("UPDATE meta SET value = ? WHERE key = ?"));
   return st.Bind(std::to_string(kSchemaVersion), "schema_version").Run();
@@ -226,8 +218,8 @@ Status InitOrVerify(Db& db) {
     FERRY_RETURN_IF_ERROR(Upgrade(db, version));
     return txn.Commit();
   }
-  FERRY_RETURN_IF_ERROR(db.Exec(kSchema));
-  FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV2));
+  FERRY_RETURN_IF_ERROR(db.Exec(SchemaV1()));
+  FERRY_RETURN_IF_ERROR(db.Exec(SchemaV2()));
   FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV3));
   {
     FERRY_ASSIGN_OR_RETURN(Stmt st,
@@ -288,58 +280,19 @@ Result<std::unique_ptr<StateStore>> OpenSqliteStateStore(const std::string& path
 
 namespace {
 
-// The jobs columns in JobFromRow's order, spliced into the statements at
-// compile time.
-#define FERRY_SQLITE_JOB_COLUMNS                                                       \
-  "id, src, dst, spec, state, created_ms, started_ms, finished_ms, run_seconds, "      \
-  "listing_done, runner, runner_until_ms, listed, transferred, skipped, failed, bytes, " \
-  "pending"
-constexpr const char* kSelectJobSql = "SELECT " FERRY_SQLITE_JOB_COLUMNS " FROM jobs WHERE id = ?";
-constexpr const char* kInsertJobSql =
-    "INSERT INTO jobs(" FERRY_SQLITE_JOB_COLUMNS ") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-    "0, 0, 0, 0, 0, 0) ON CONFLICT(id) DO NOTHING";
-constexpr const char* kListJobsSql =
-    "SELECT " FERRY_SQLITE_JOB_COLUMNS " FROM jobs ORDER BY created_ms DESC, id";
-constexpr const char* kSelectArchivedJobSql =
-    "SELECT " FERRY_SQLITE_JOB_COLUMNS ", archived_ms FROM archived_jobs WHERE id = ?";
-constexpr const char* kListArchivedJobsSql = "SELECT " FERRY_SQLITE_JOB_COLUMNS
-                                             ", archived_ms FROM archived_jobs "
-                                             "ORDER BY created_ms DESC, id";
-constexpr const char* kArchiveJobSql =
-    "INSERT INTO archived_jobs(" FERRY_SQLITE_JOB_COLUMNS ", archived_ms) SELECT "
-    FERRY_SQLITE_JOB_COLUMNS ", ? FROM jobs WHERE id = ?";
-constexpr const char* kRestoreJobSql = "INSERT INTO jobs(" FERRY_SQLITE_JOB_COLUMNS
-                                       ") SELECT " FERRY_SQLITE_JOB_COLUMNS
-                                       " FROM archived_jobs WHERE id = ?";
-#undef FERRY_SQLITE_JOB_COLUMNS
+const JobStatements& kJobSql = JobSql(SqlDialect::kSqlite);
+
+// A statement's current row, as JobFromRow reads it.
+struct StmtRow {
+  const Stmt& st;
+  std::string Text(int c) const { return st.Text(c); }
+  int64_t Int(int c) const { return st.Int(c); }
+  double Double(int c) const { return st.Double(c); }
+  bool Bool(int c) const { return st.Int(c) != 0; }
+};
 
 Result<JobRecord> JobFromRow(const Db& db, const Stmt& st) {
-  JobRecord j;
-  j.id = st.Text(0);
-  j.src = st.Text(1);
-  j.dst = st.Text(2);
-  j.spec = st.Text(3);
-  auto state = JobStateFromString(st.Text(4));
-  if (!state) {
-    return Status::Corruption("state file " + db.path() + ": job " + j.id + " has unknown state '" +
-                              st.Text(4) + "'")
-        .set_retryable(false);
-  }
-  j.state = *state;
-  j.created_ms = st.Int(5);
-  j.started_ms = st.Int(6);
-  j.finished_ms = st.Int(7);
-  j.run_seconds = st.Double(8);
-  j.listing_done = st.Int(9) != 0;
-  j.runner = st.Text(10);
-  j.runner_until_ms = st.Int(11);
-  j.counters.listed = st.Int(12);
-  j.counters.transferred = st.Int(13);
-  j.counters.skipped = st.Int(14);
-  j.counters.failed = st.Int(15);
-  j.counters.bytes = st.Int(16);
-  j.counters.pending = st.Int(17);
-  return j;
+  return state::JobFromRow(StmtRow{st}, "state file " + db.path());
 }
 
 Status JobNotFound(const std::string& id) { return Status::NotFound("no job " + id); }
@@ -354,7 +307,7 @@ Status NotHeld(const std::string& id, const std::string& holder, int64_t until_m
 
 Result<JobRecord> SqliteStateStore::ReadJobLocked(const std::string& id) {
   FERRY_ASSIGN_OR_RETURN(
-      Stmt st, db_->Prepare(kSelectJobSql));
+      Stmt st, db_->Prepare(kJobSql.select));
   st.Bind(id);
   FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return JobNotFound(id);
@@ -379,7 +332,7 @@ Status SqliteStateStore::CreateJob(const JobRecord& job, const std::vector<Shard
   {
     // Counters start at zero: they count what this store saw happen.
     FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare(kInsertJobSql));
+        Stmt st, db_->Prepare(kJobSql.insert));
     st.Bind(job.id, job.src, job.dst, job.spec, ToString(job.state), job.created_ms, job.started_ms,
             job.finished_ms, job.run_seconds, listing_done ? 1 : 0, job.runner,
             job.runner_until_ms);
@@ -394,7 +347,7 @@ Result<JobRecord> SqliteStateStore::GetJob(const std::string& id) {
   std::lock_guard lock(mu_);
   auto live = ReadJobLocked(id);
   if (live.ok() || live.status().code() != ErrorCode::kNotFound) return live;
-  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(kSelectArchivedJobSql));
+  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(kJobSql.select_archived));
   FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(id).Step());
   if (!row) return JobNotFound(id);
   FERRY_ASSIGN_OR_RETURN(JobRecord j, JobFromRow(*db_, st));
@@ -421,14 +374,14 @@ Result<std::vector<JobRecord>> ReadJobs(const Db& db, Stmt& st, bool archived) {
 
 Result<std::vector<JobRecord>> SqliteStateStore::ListJobs() {
   std::lock_guard lock(mu_);
-  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(kListJobsSql));
+  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(kJobSql.list));
   return ReadJobs(*db_, st, false);
 }
 
 Result<std::vector<JobRecord>> SqliteStateStore::ListArchivedJobs() {
   std::lock_guard lock(mu_);
   FERRY_ASSIGN_OR_RETURN(
-      Stmt st, db_->Prepare(kListArchivedJobsSql));
+      Stmt st, db_->Prepare(kJobSql.list_archived));
   return ReadJobs(*db_, st, true);
 }
 
@@ -443,19 +396,17 @@ Status SqliteStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
     return row ? Status::Ok() : JobNotFound(id);  // archived already
   }
   if (!job.ok()) return job.status();
-  if (job->state != JobState::kCompleted && job->state != JobState::kFailed &&
-      job->state != JobState::kCancelled) {
+  if (!IsFinal(job->state)) {
     return Status(ErrorCode::kPreconditionFailed,
                   "job " + id + " is " + ToString(job->state) + ", not finished");
   }
   {
     FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare(kArchiveJobSql));
+        Stmt st, db_->Prepare(kJobSql.archive));
     FERRY_RETURN_IF_ERROR(st.Bind(now_ms, id).Run());
   }
-  {
-    FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare("INSERT OR REPLACE INTO archived_dlq SELECT * FROM dlq WHERE job = ?"));
+  for (const std::string* sql : {&kJobSql.clear_archived_dlq, &kJobSql.archive_dlq}) {
+    FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(*sql));
     FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
   }
   for (const char* table : {"dlq", "objects", "shards", "uploads", "parts"}) {
@@ -487,7 +438,7 @@ Status SqliteStateStore::RestoreJob(const std::string& id) {
   }
   {
     FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare(kRestoreJobSql));
+        Stmt st, db_->Prepare(kJobSql.restore));
     FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
   }
   {
@@ -547,8 +498,7 @@ Status SqliteStateStore::RenewJob(const std::string& id, const std::string& runn
 
 Status SqliteStateStore::SetJobState(const std::string& id, JobState state, int64_t now_ms,
                                      double add_run_seconds, bool release) {
-  const bool final =
-      state == JobState::kCompleted || state == JobState::kFailed || state == JobState::kCancelled;
+  const bool final = IsFinal(state);
   std::lock_guard lock(mu_);
   Txn txn(*db_);
   FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));

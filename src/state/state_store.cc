@@ -94,8 +94,7 @@ std::vector<ShardRecord> SplitOff(const ShardRecord& shard, const std::vector<st
 }
 
 Status CheckFallBack(const JobRecord& job) {
-  if (job.state == JobState::kCompleted || job.state == JobState::kFailed ||
-      job.state == JobState::kCancelled) {
+  if (IsFinal(job.state)) {
     return Status(ErrorCode::kPreconditionFailed,
                   "job " + job.id + " is " + ToString(job.state) + ": its listing is over")
         .set_retryable(false);

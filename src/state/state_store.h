@@ -48,6 +48,14 @@ enum class JobState {
   kCancelled,
   kInterrupted,  // its runner stopped (signal, error) before the end: resumable
 };
+// A final state: no runner will touch the job again unless asked
+// (resume of a failed job, verify --fix).
+constexpr bool IsFinal(JobState s) {
+  return s == JobState::kCompleted || s == JobState::kFailed || s == JobState::kCancelled;
+}
+// The job's listing and transfers ran to their end (with or without dead
+// letters); a cancelled job did not.
+constexpr bool RanToTheEnd(JobState s) { return s == JobState::kCompleted || s == JobState::kFailed; }
 // "created", "running", ... (the names stored and printed).
 const char* ToString(JobState s);
 std::optional<JobState> JobStateFromString(const std::string& s);

@@ -102,5 +102,29 @@ TEST_P(StateStoreConformanceTest, ACancelledJobIsArchivedWithoutItsPendingKeys) 
   EXPECT_TRUE(Job("c").archived);
 }
 
+// Archiving, restoring, failing again and archiving again: the archive
+// holds the newest dead letters, the same in both stores (they once
+// differed: INSERT OR REPLACE in one, ON CONFLICT DO NOTHING in the other).
+TEST_P(StateStoreConformanceTest, ArchivingAgainKeepsTheNewestDeadLetters) {
+  MakeJob("j");
+  Enqueue("j", {"k"}, /*done=*/true);
+  ASSERT_EQ(ClaimKeys("j", "o", 10, 0).size(), 1u);
+  ASSERT_TRUE(*store().DeadLetterObject("j", "o", DeadLetter{"k", 0, "first", 1, "500", 1}));
+  ASSERT_TRUE(store().SetJobState("j", JobState::kFailed, 2, 0, true).ok());
+  ASSERT_TRUE(store().ArchiveJob("j", 3).ok());
+  ASSERT_TRUE(store().RestoreJob("j").ok());
+  ASSERT_EQ(*store().RequeueDeadLetters("j"), 1);
+  ASSERT_EQ(ClaimKeys("j", "o2", 10, 0), Keys{"k"});
+  ASSERT_TRUE(*store().DeadLetterObject("j", "o2", DeadLetter{"k", 0, "second", 2, "403", 4}));
+  ASSERT_TRUE(store().SetJobState("j", JobState::kFailed, 5, 0, true).ok());
+  ASSERT_TRUE(store().ArchiveJob("j", 6).ok());
+  auto dlq = store().ListDeadLetters("j");
+  ASSERT_TRUE(dlq.ok()) << dlq.status().ToString();
+  ASSERT_EQ(dlq->size(), 1u);
+  EXPECT_EQ(dlq->front().reason, "second");
+  EXPECT_EQ(dlq->front().last_error, "403");
+  EXPECT_EQ(Job("j").archived_ms, 6);
+}
+
 }  // namespace
 }  // namespace ferry::state
