@@ -18,6 +18,7 @@
 #include "cli/migrate_args.h"
 #include "cli/migrate_output.h"
 #include "cli/registry.h"
+#include "migrate/cancel.h"
 #include "migrate/create.h"
 #include "migrate/filter.h"
 #include "migrate/job_spec.h"
@@ -419,49 +420,14 @@ int RunResume(MigrateArgs& a) {
 int RunCancel(MigrateArgs& a) {
   auto store = OpenState(a);
   if (!store.ok()) return Fail("", store.status());
-  auto job = (*store)->GetJob(a.job);
-  if (!job.ok()) return Fail("job " + a.job, job.status());
-  switch (job->state) {
-    case state::JobState::kCompleted:
-    case state::JobState::kFailed:
-    case state::JobState::kCancelled:
-      return Fail("job " + a.job, Status::InvalidArgument(std::string("is already ") +
-                                                          state::ToString(job->state)));
-    default: break;
-  }
-  bool live = !job->runner.empty() && job->runner_until_ms > NowUnixMs() &&
-              !migrate::RunnerIsDead(job->runner);
-  if (live) {
-    // Its runner sees this within a moment, stops, and aborts its uploads.
-    Status s = (*store)->SetJobState(a.job, state::JobState::kCancelling, NowUnixMs(), 0, false);
-    if (!s.ok()) return Fail("job " + a.job, s);
+  auto done = migrate::CancelJob(**store, a.job,
+                                 [&](const std::string& profile) { return a.global.ToOpenOptions(profile); });
+  if (!done.ok()) return Fail("job " + a.job, done.status());
+  if (*done == migrate::CancelOutcome::kAsked) {
     std::printf("job %s: cancelling (its runner stops shortly)\n", a.job.c_str());
-    return 0;
+  } else {
+    std::printf("job %s: cancelled\n", a.job.c_str());
   }
-  // Nobody runs it: abort its multipart uploads here, then mark it.
-  auto uploads = (*store)->ListUploads(a.job);
-  if (uploads.ok() && !uploads->empty()) {
-    auto spec = migrate::SpecFromJson(job->spec);
-    auto dst = spec.ok() ? ParseLocation(spec->dst) : Result<Location>(spec.status());
-    if (dst.ok()) {
-      OpenOptions oo = a.global.ToOpenOptions(spec->dst_profile);
-      auto dstore = OpenStore(*dst, oo);
-      if (dstore.ok()) {
-        migrate::TransferContext ctx;
-        ctx.dst = dstore->get();
-        ctx.state = store->get();
-        ctx.job = a.job;
-        auto src = ParseLocation(spec->src);
-        if (src.ok()) ctx.keys = migrate::KeyMapFor(*src, *dst);
-        for (const auto& [key, rec] : *uploads) (void)migrate::AbandonUpload(ctx, key);
-      }
-    }
-  }
-  Status s = (*store)->SetJobState(a.job, state::JobState::kCancelled, NowUnixMs(), 0, true);
-  if (!s.ok()) return Fail("job " + a.job, s);
-  s = (*store)->ArchiveJob(a.job, NowUnixMs());
-  if (!s.ok()) return Fail("job " + a.job + " (cancelled, not archived)", s);
-  std::printf("job %s: cancelled\n", a.job.c_str());
   return 0;
 }
 
