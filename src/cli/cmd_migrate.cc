@@ -41,10 +41,10 @@ std::string DefaultStateDir() {
 }  // namespace
 
 Result<std::unique_ptr<state::StateStore>> OpenState(const MigrateArgs& a) {
-  if (state::IsPostgresLocation(a.state_dir)) {
-    return state::OpenPgStateStore(state::PostgresConninfo(a.state_dir));
+  if (state::IsPostgresLocation(a.state_location)) {
+    return state::OpenPgStateStore(state::PostgresConninfo(a.state_location));
   }
-  std::string dir = a.state_dir.empty() ? DefaultStateDir() : a.state_dir;
+  std::string dir = a.state_location.empty() ? DefaultStateDir() : a.state_location;
   return state::OpenSqliteStateStore(dir + "/migrate.db");
 }
 
@@ -466,7 +466,7 @@ int RunDlq(MigrateArgs& a) {
 }  // namespace
 
 void AddStateOption(CLI::App* cmd, MigrateArgs* a) {
-  cmd->add_option("--state", a->state_dir,
+  cmd->add_option("--state", a->state_location,
                   "Where job state lives: a directory for the embedded SQLite database "
                   "(default $XDG_STATE_HOME/ferry or ~/.local/state/ferry), or a PostgreSQL "
                   "database shared by many workers: postgres://USER@HOST:PORT/DB, or "

@@ -30,7 +30,9 @@ constexpr int kExitDeleteRefused = 6;  // --delete: more to delete than --max-de
 
 struct MigrateArgs {
   std::string src, dst;
-  std::string state_dir;
+  // --state: a directory for the SQLite state file, or a PostgreSQL URL
+  // (postgres://... or postgresql://...).
+  std::string state_location;
   int concurrency = 64;
   int list_concurrency = 4;
   std::string list_by = "ranges";

@@ -213,13 +213,106 @@ struct Client::Impl {
     co_return Status::Ok();
   }
 
-  // One request/response on an established connection. *sent_any tells the
-  // caller whether a retry on a fresh connection is still safe; *reusable
-  // whether the connection may go back to the pool.
+  // The one buffer an exchange uses for the request body and then the
+  // response body, no larger than either needs: most objects are small,
+  // and a 256 KiB buffer per request was a large share of the client's
+  // malloc time.
+  struct ChunkBuffer {
+    std::unique_ptr<char[]> data;
+    size_t size = 0;
+    void Reserve(uint64_t need) {
+      size_t want = static_cast<size_t>(std::clamp<uint64_t>(need, 4096, kChunk));
+      if (size < want) {
+        data.reset(new char[want]);
+        size = want;
+      }
+    }
+  };
+
+  // Where response body bytes go: the sink for a 2xx with one, else
+  // resp->body (a 2xx up to kMaxBufferedBody, an error's first
+  // kMaxErrorBody bytes).
+  struct BodyDelivery {
+    ByteSink* sink;
+    Response* resp;
+    ClientStats* stats;
+    bool to_sink;
+    Status operator()(const char* data, size_t n) {
+      stats->bytes_received += n;
+      if (to_sink) return sink->Write(std::string_view(data, n));
+      bool success = resp->status >= 200 && resp->status < 300;
+      if (success && resp->body.size() + n > kMaxBufferedBody) {
+        return Status::Protocol("response body larger than " + std::to_string(kMaxBufferedBody >> 20) + " MiB");
+      }
+      size_t cap = success ? kMaxBufferedBody : kMaxErrorBody;
+      if (resp->body.size() < cap) resp->body.append(data, std::min(n, cap - resp->body.size()));
+      return Status::Ok();
+    }
+  };
+
+  static Status BodyReadError(const error_code& ec) {
+    if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
+      return Status::Corruption("read body: connection closed mid-body");
+    }
+    return TransportError(ec, "read body");
+  }
+
+  // One request/response on an established connection, in phases: send the
+  // request, read the header, read the body (sized into a sink's own memory
+  // or through the chunk buffer, else through the parser). *got_response_bytes
+  // tells the caller whether a retry on a fresh connection is still safe;
+  // *reusable whether the connection may go back to the pool.
   template <class Stream>
   awaitable<Status> Exchange(Stream& stream, Connection& c, const Endpoint& ep,
                              const Request& req, ByteSink* sink, Response* resp,
                              bool* got_response_bytes, bool* reusable) {
+    ChunkBuffer chunk;
+    Status st = co_await SendRequest(stream, c, ep, req, chunk);
+    if (!st.ok()) co_return st;
+    bhttp::response_parser<bhttp::buffer_body> p;
+    // Not boost::none: Beast 1.74 compares Content-Length against the
+    // optional itself, and any length is "greater" than an empty one.
+    p.body_limit(std::numeric_limits<std::uint64_t>::max());
+    p.header_limit(64 * 1024);
+    if (req.method == "HEAD") p.skip(true);
+    error_code ec;
+    c.tcp.expires_after(options.io_timeout);
+    co_await bhttp::async_read_header(stream, c.buffer, p, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return TransportError(ec, "read response");
+    *got_response_bytes = true;
+    resp->status = static_cast<int>(p.get().result_int());
+    for (const auto& f : p.get()) resp->headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+    const bool success = resp->status >= 200 && resp->status < 300;
+    if (req.check_headers && success) {
+      st = req.check_headers(*resp);
+      if (!st.ok()) co_return st;  // *reusable stays false: the body is unread
+    }
+    BodyDelivery deliver{sink, resp, &stats, sink != nullptr && success};
+    if (!p.is_done() && p.content_length()) {
+      uint64_t left = *p.content_length();
+      char* lent = deliver.to_sink && left > 0 ? sink->Lend(static_cast<size_t>(left)) : nullptr;
+      // (Not a conditional expression: g++ 12 miscompiles co_await in one.)
+      if (lent != nullptr) {
+        st = co_await ReadIntoLent(stream, c, sink, lent, left);
+      } else {
+        st = co_await ReadSized(stream, c, left, chunk, deliver);
+      }
+    } else {
+      st = co_await ReadParsed(stream, c, p, chunk, deliver);
+    }
+    if (!st.ok()) co_return st;
+    // Bytes beyond the body would be read as the next response.
+    *reusable = p.get().keep_alive() && c.buffer.size() == 0;
+    co_return Status::Ok();
+  }
+
+  // The request line, header and body. A body held in memory goes out with
+  // the header in one write, straight from where it is; a streamed one in
+  // pieces, the header with the first (a small object is one write, one
+  // segment, not two).
+  template <class Stream>
+  awaitable<Status> SendRequest(Stream& stream, Connection& c, const Endpoint& ep, const Request& req,
+                                ChunkBuffer& chunk) {
     error_code ec;
     bhttp::request<bhttp::buffer_body> r;
     r.version(11);
@@ -235,24 +328,9 @@ struct Client::Impl {
       r.content_length(req.body ? req.body_size : 0);
     }
     bhttp::request_serializer<bhttp::buffer_body> sr{r};
-    // One buffer for the request body and then the response body, no larger
-    // than either needs: most objects are small, and a 256 KiB buffer per
-    // request was a large share of the client's malloc time.
-    std::unique_ptr<char[]> chunk;
-    size_t chunk_size = 0;
-    auto buffer_for = [&](uint64_t need) {
-      size_t want = static_cast<size_t>(std::clamp<uint64_t>(need, 4096, kChunk));
-      if (chunk_size < want) {
-        chunk.reset(new char[want]);
-        chunk_size = want;
-      }
-    };
-
     std::optional<std::string_view> whole;
     if (req.body != nullptr) whole = req.body->Contiguous();
     if (req.body == nullptr || req.body_size == 0 || (whole && whole->size() == req.body_size)) {
-      // No body, or one held in memory: header and body in one write,
-      // straight from where they are.
       r.body().data = whole && req.body_size > 0 ? const_cast<char*>(whole->data()) : nullptr;
       r.body().size = r.body().data != nullptr ? req.body_size : 0;
       r.body().more = false;
@@ -260,144 +338,109 @@ struct Client::Impl {
       co_await bhttp::async_write(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
       if (ec) co_return TransportError(ec, sr.is_header_done() ? "send body" : "send request");
       stats.bytes_sent += r.body().size;
-    } else {
-      // The header goes out with the first piece of the body, in one write
-      // (a small object is one write, one segment, not two).
-      buffer_for(req.body_size);
-      uint64_t left = req.body_size;
-      while (left > 0) {
-        auto n = req.body->Read(chunk.get(), static_cast<size_t>(std::min<uint64_t>(chunk_size, left)));
-        if (!n.ok()) co_return n.status();
-        if (*n == 0) co_return Status::Corruption("request body ended before Content-Length");
-        left -= *n;
-        stats.bytes_sent += *n;
-        r.body().data = chunk.get();
-        r.body().size = *n;
-        r.body().more = left > 0;
-        c.tcp.expires_after(options.io_timeout);
-        co_await bhttp::async_write(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
-        if (ec == bhttp::error::need_buffer) ec = {};
-        if (ec) co_return TransportError(ec, sr.is_header_done() ? "send body" : "send request");
-      }
-      if (!sr.is_done()) {
-        r.body().data = nullptr;
-        r.body().size = 0;
-        r.body().more = false;
-        co_await bhttp::async_write(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
-        if (ec) co_return TransportError(ec, "send body");
-      }
-    }
-
-    bhttp::response_parser<bhttp::buffer_body> p;
-    // Not boost::none: Beast 1.74 compares Content-Length against the
-    // optional itself, and any length is "greater" than an empty one.
-    p.body_limit(std::numeric_limits<std::uint64_t>::max());
-    p.header_limit(64 * 1024);
-    if (req.method == "HEAD") p.skip(true);
-    c.tcp.expires_after(options.io_timeout);
-    co_await bhttp::async_read_header(stream, c.buffer, p,
-                                      asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) co_return TransportError(ec, "read response");
-    *got_response_bytes = true;
-    resp->status = static_cast<int>(p.get().result_int());
-    for (const auto& f : p.get()) {
-      resp->headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
-    }
-    bool to_sink = sink != nullptr && resp->status >= 200 && resp->status < 300;
-    if (req.check_headers && resp->status >= 200 && resp->status < 300) {
-      Status st = req.check_headers(*resp);
-      if (!st.ok()) co_return st;  // *reusable stays false: the body is unread
-    }
-    auto deliver = [&](const char* data, size_t n) -> Status {
-      stats.bytes_received += n;
-      if (to_sink) return sink->Write(std::string_view(data, n));
-      bool success = resp->status >= 200 && resp->status < 300;
-      if (success && resp->body.size() + n > kMaxBufferedBody) {
-        return Status::Protocol("response body larger than " +
-                                std::to_string(kMaxBufferedBody >> 20) + " MiB");
-      }
-      size_t cap = success ? kMaxBufferedBody : kMaxErrorBody;
-      if (resp->body.size() < cap) resp->body.append(data, std::min(n, cap - resp->body.size()));
-      return Status::Ok();
-    };
-    if (!p.is_done() && p.content_length()) {
-      // A sized body: read it straight from the socket in large pieces (the
-      // parser would copy it through the buffer 64 KiB at a time). Bytes
-      // that arrived with the header are in c.buffer first.
-      uint64_t left = *p.content_length();
-      char* direct = to_sink && left > 0 ? sink->Lend(static_cast<size_t>(left)) : nullptr;
-      if (direct != nullptr) {
-        // The sink's own memory takes the body: no copy in between.
-        auto head = c.buffer.data();
-        size_t have = static_cast<size_t>(std::min<uint64_t>(left, head.size()));
-        size_t off = 0;
-        if (have > 0) {
-          std::memcpy(direct, head.data(), have);
-          c.buffer.consume(have);
-        }
-        for (size_t filled = have;;) {
-          if (filled > off) {
-            stats.bytes_received += filled - off;
-            Status st = sink->Commit(filled - off);
-            if (!st.ok()) co_return st;
-            left -= filled - off;
-            off = filled;
-          }
-          if (left == 0) break;
-          c.tcp.expires_after(options.io_timeout);
-          size_t n = co_await stream.async_read_some(
-              asio::buffer(direct + off, static_cast<size_t>(left)),
-              asio::redirect_error(asio::use_awaitable, ec));
-          if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
-            co_return Status::Corruption("read body: connection closed mid-body");
-          }
-          if (ec) co_return TransportError(ec, "read body");
-          filled = off + n;
-        }
-        *reusable = p.get().keep_alive() && c.buffer.size() == 0;
-        co_return Status::Ok();
-      }
-      buffer_for(left);
-      auto head = c.buffer.data();
-      size_t have = static_cast<size_t>(std::min<uint64_t>(left, head.size()));
-      if (have > 0) {
-        Status st = deliver(static_cast<const char*>(head.data()), have);
-        if (!st.ok()) co_return st;
-        c.buffer.consume(have);
-        left -= have;
-      }
-      while (left > 0) {
-        size_t want = static_cast<size_t>(std::min<uint64_t>(chunk_size, left));
-        c.tcp.expires_after(options.io_timeout);
-        size_t n = co_await stream.async_read_some(asio::buffer(chunk.get(), want),
-                                                   asio::redirect_error(asio::use_awaitable, ec));
-        if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
-          co_return Status::Corruption("read body: connection closed mid-body");
-        }
-        if (ec) co_return TransportError(ec, "read body");
-        left -= n;
-        Status st = deliver(chunk.get(), n);
-        if (!st.ok()) co_return st;
-      }
-      // Bytes beyond the body would be read as the next response.
-      *reusable = p.get().keep_alive() && c.buffer.size() == 0;
       co_return Status::Ok();
     }
-    // Chunked or close-delimited bodies go through the parser.
-    buffer_for(kChunk);
+    chunk.Reserve(req.body_size);
+    uint64_t left = req.body_size;
+    while (left > 0) {
+      auto n = req.body->Read(chunk.data.get(), static_cast<size_t>(std::min<uint64_t>(chunk.size, left)));
+      if (!n.ok()) co_return n.status();
+      if (*n == 0) co_return Status::Corruption("request body ended before Content-Length");
+      left -= *n;
+      stats.bytes_sent += *n;
+      r.body().data = chunk.data.get();
+      r.body().size = *n;
+      r.body().more = left > 0;
+      c.tcp.expires_after(options.io_timeout);
+      co_await bhttp::async_write(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
+      if (ec == bhttp::error::need_buffer) ec = {};
+      if (ec) co_return TransportError(ec, sr.is_header_done() ? "send body" : "send request");
+    }
+    if (!sr.is_done()) {
+      r.body().data = nullptr;
+      r.body().size = 0;
+      r.body().more = false;
+      co_await bhttp::async_write(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return TransportError(ec, "send body");
+    }
+    co_return Status::Ok();
+  }
+
+  // A sized body straight into the sink's own memory (no copy in
+  // between); bytes that arrived with the header are in c.buffer first.
+  template <class Stream>
+  awaitable<Status> ReadIntoLent(Stream& stream, Connection& c, ByteSink* sink, char* lent, uint64_t left) {
+    error_code ec;
+    auto head = c.buffer.data();
+    size_t have = static_cast<size_t>(std::min<uint64_t>(left, head.size()));
+    size_t off = 0;
+    if (have > 0) {
+      std::memcpy(lent, head.data(), have);
+      c.buffer.consume(have);
+    }
+    for (size_t filled = have;;) {
+      if (filled > off) {
+        stats.bytes_received += filled - off;
+        Status st = sink->Commit(filled - off);
+        if (!st.ok()) co_return st;
+        left -= filled - off;
+        off = filled;
+      }
+      if (left == 0) co_return Status::Ok();
+      c.tcp.expires_after(options.io_timeout);
+      size_t n = co_await stream.async_read_some(asio::buffer(lent + off, static_cast<size_t>(left)),
+                                                 asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return BodyReadError(ec);
+      filled = off + n;
+    }
+  }
+
+  // A sized body read from the socket in large pieces (the parser would
+  // copy it through its buffer 64 KiB at a time).
+  template <class Stream>
+  awaitable<Status> ReadSized(Stream& stream, Connection& c, uint64_t left, ChunkBuffer& chunk,
+                              BodyDelivery& deliver) {
+    error_code ec;
+    chunk.Reserve(left);
+    auto head = c.buffer.data();
+    size_t have = static_cast<size_t>(std::min<uint64_t>(left, head.size()));
+    if (have > 0) {
+      Status st = deliver(static_cast<const char*>(head.data()), have);
+      if (!st.ok()) co_return st;
+      c.buffer.consume(have);
+      left -= have;
+    }
+    while (left > 0) {
+      size_t want = static_cast<size_t>(std::min<uint64_t>(chunk.size, left));
+      c.tcp.expires_after(options.io_timeout);
+      size_t n = co_await stream.async_read_some(asio::buffer(chunk.data.get(), want),
+                                                 asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return BodyReadError(ec);
+      left -= n;
+      Status st = deliver(chunk.data.get(), n);
+      if (!st.ok()) co_return st;
+    }
+    co_return Status::Ok();
+  }
+
+  // Chunked or close-delimited bodies, through the parser.
+  template <class Stream, class Parser>
+  awaitable<Status> ReadParsed(Stream& stream, Connection& c, Parser& p, ChunkBuffer& chunk,
+                               BodyDelivery& deliver) {
+    error_code ec;
+    chunk.Reserve(kChunk);
     while (!p.is_done()) {
-      p.get().body().data = chunk.get();
-      p.get().body().size = kChunk;
+      p.get().body().data = chunk.data.get();
+      p.get().body().size = chunk.size;
       c.tcp.expires_after(options.io_timeout);
       co_await bhttp::async_read(stream, c.buffer, p, asio::redirect_error(asio::use_awaitable, ec));
       if (ec == bhttp::error::need_buffer) ec = {};
       if (ec) co_return TransportError(ec, "read body");
-      size_t n = kChunk - p.get().body().size;
+      size_t n = chunk.size - p.get().body().size;
       if (n == 0) continue;
-      Status st = deliver(chunk.get(), n);
+      Status st = deliver(chunk.data.get(), n);
       if (!st.ok()) co_return st;
     }
-    *reusable = p.get().keep_alive() && c.buffer.size() == 0;
     co_return Status::Ok();
   }
 

@@ -2,8 +2,9 @@
 // Durable migration state (Super Slurper's job database): jobs, their list
 // cursors, the objects still to move, multipart progress, and the
 // dead-letter queue. One interface, so the embedded SQLite store and the
-// PostgreSQL store (a later issue) are interchangeable; the SQL behind it is
-// kept portable (no SQLite-only constructs beyond what both databases have).
+// PostgreSQL store (several processes, several machines) are
+// interchangeable; the jobs table is described once for both
+// (job_table.h), the other tables in each dialect's schema.
 //
 // The rules every implementation keeps (the conformance suite in
 // state/state_store_conformance_test.h checks them):

@@ -20,6 +20,7 @@
 #include "snapshot/repository.h"
 #include "volume/api_server.h"
 #include "volume/chunk_cache.h"
+#include "volume/http_chunk_source.h"
 #include "volume/placement.h"
 #include "volume/qos.h"
 #include "volume/rate_meter.h"
