@@ -20,6 +20,7 @@ struct VolumeArgs {
   std::string hydration_rate = "0";
   std::string cache_size = "256M";
   std::string fetch_deadline = "30s";
+  std::string client_timeout = "60s";
   std::string cache_url;
   double overcommit = 1.0;
   int hydration_threads = 4;
@@ -47,6 +48,12 @@ int RunServe(const VolumeArgs& a) {
     return Fail("volume serve: --fetch-deadline", deadline.ok() ? Status::InvalidArgument("must be positive") : deadline.status());
   }
   o.fetch_deadline = std::chrono::milliseconds(*deadline);
+  auto client_timeout = migrate::ParseDurationMs(a.client_timeout);
+  if (!client_timeout.ok() || *client_timeout <= 0) {
+    return Fail("volume serve: --client-timeout",
+                client_timeout.ok() ? Status::InvalidArgument("must be positive") : client_timeout.status());
+  }
+  o.client_timeout = std::chrono::milliseconds(*client_timeout);
   o.hydration_rate = *rate;
   o.cache_url = a.cache_url;
   if (!(a.overcommit >= 1.0 && a.overcommit <= 100.0)) {
@@ -106,17 +113,7 @@ void PrintStatus(const nlohmann::json& v) {
               v["pool"].get<std::string>().c_str());
 }
 
-}  // namespace
-
-void AddVolumeCommand(CLI::App& app, int* exit_code) {
-  auto* vol = app.add_subcommand("volume", "Lazy block volumes from snapshots, served over NBD");
-  vol->require_subcommand(1);
-  auto a = std::make_shared<VolumeArgs>();
-  auto api_flag = [&](CLI::App* c) {
-    c->add_option("--api", a->api, "The daemon's API (HOST:PORT)")->capture_default_str();
-    c->add_flag("--json", a->json, "Print the daemon's JSON answer");
-  };
-
+void AddServeCommand(CLI::App* vol, const std::shared_ptr<VolumeArgs>& a, int* exit_code) {
   auto* serve = vol->add_subcommand("serve", "Run the volume daemon");
   serve->add_option("--pool", a->pools, "A directory holding volumes (repeatable)")->required();
   serve->add_option("--nbd", a->nbd, "NBD listen address")->capture_default_str();
@@ -139,8 +136,25 @@ void AddVolumeCommand(CLI::App& app, int* exit_code) {
                     "How long I/O waits for a chunk while the origin fails (then EIO)")
       ->capture_default_str();
   serve->add_option("--port-file", a->port_file, "Write \"NBD_PORT API_PORT\" here");
+  serve->add_option("--client-timeout", a->client_timeout,
+                    "Wait for an API request or an NBD handshake, and for each answer or reply to be taken")
+      ->capture_default_str();
   AddGlobalOptions(*serve, &a->global);
   serve->callback([a, exit_code] { *exit_code = RunServe(*a); });
+}
+
+}  // namespace
+
+void AddVolumeCommand(CLI::App& app, int* exit_code) {
+  auto* vol = app.add_subcommand("volume", "Lazy block volumes from snapshots, served over NBD");
+  vol->require_subcommand(1);
+  auto a = std::make_shared<VolumeArgs>();
+  auto api_flag = [&](CLI::App* c) {
+    c->add_option("--api", a->api, "The daemon's API (HOST:PORT)")->capture_default_str();
+    c->add_flag("--json", a->json, "Print the daemon's JSON answer");
+  };
+
+  AddServeCommand(vol, a, exit_code);
 
   auto* create = vol->add_subcommand("create", "Create volumes from a snapshot (usable at once)");
   create->add_option("name", a->name, "Volume name (with --count N: NAME-0..NAME-(N-1))")->required();

@@ -9,6 +9,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "nbd/protocol.h"
+#include "net/socket_deadline.h"
 
 namespace ferry::nbd {
 
@@ -190,7 +192,10 @@ struct NbdServer::Impl {
   net::awaitable<void> Session(tcp::socket s) {
     ErrorCode_ ignored;
     s.set_option(tcp::no_delay(true), ignored);
+    ::ferry::net::SocketDeadline deadline(s);
+    deadline.Arm(options.client_timeout);
     std::shared_ptr<BlockDevice> dev = co_await Handshake(s);
+    deadline.Disarm();
     if (!dev) co_return;
     uint16_t flags = TxFlags(*dev);
     std::string head;
@@ -213,7 +218,10 @@ struct NbdServer::Impl {
       }
       std::string reply = EncodeSimpleReply(error, r->handle);
       if (r->type == kCmdRead && error == 0) reply += done.data;
-      if (!co_await Send(s, reply)) break;
+      deadline.Arm(options.client_timeout);
+      const bool sent = co_await Send(s, reply);
+      deadline.Disarm();
+      if (!sent) break;
     }
     s.shutdown(tcp::socket::shutdown_both, ignored);
   }
@@ -221,10 +229,13 @@ struct NbdServer::Impl {
   net::awaitable<void> Accept() {
     for (;;) {
       ErrorCode_ ec;
-      tcp::socket s = co_await acceptor.async_accept(Token(ec));
+      // Each session on a strand of its own: its deadline's timer and its
+      // socket are then never used from two threads at once.
+      tcp::socket s = co_await acceptor.async_accept(net::make_strand(ioc), Token(ec));
       if (ec == net::error::operation_aborted || !acceptor.is_open()) co_return;
       if (ec) continue;
-      net::co_spawn(ioc, Session(std::move(s)), net::detached);
+      auto ex = s.get_executor();
+      net::co_spawn(ex, Session(std::move(s)), net::detached);
     }
   }
 };

@@ -8,6 +8,7 @@
 // Device calls run on a worker pool, so a device may block (a volume
 // waiting for a chunk) without stalling other clients.
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,6 +22,10 @@ struct NbdServerOptions {
   std::string listen = "127.0.0.1:10809";  // HOST:PORT (port 0: pick one)
   int io_threads = 1;
   int worker_threads = 8;
+  // A client gets this long to finish its handshake, and to take each
+  // reply; past it, it is disconnected. (Between requests a client may be
+  // idle as long as it likes: a mounted disk often is.)
+  std::chrono::milliseconds client_timeout{60'000};
 };
 
 class NbdServer {

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "http/request_reader.h"
+#include "net/socket_deadline.h"
 
 namespace ferry::volume {
 
@@ -59,6 +60,7 @@ net::awaitable<ApiResponse> RunHandler(ApiHandler* h, std::shared_ptr<const http
 struct ApiServer::Impl {
   std::string listen;
   ApiHandler handler;
+  std::chrono::milliseconds client_timeout{60'000};
   net::io_context ioc{1};
   net::thread_pool workers{4};
   tcp::acceptor acceptor{ioc};
@@ -71,9 +73,11 @@ struct ApiServer::Impl {
     char chunk[16 << 10];
     http::RequestLimits limits;
     limits.body_limit = 1 << 20;
+    ::ferry::net::SocketDeadline deadline(s);
     for (;;) {
       http::RequestReader reader(limits);
       Ec ec;
+      deadline.Arm(client_timeout);
       for (;;) {
         if (!buffer.empty()) buffer.erase(0, reader.Feed(buffer));
         if (reader.state() != http::RequestReader::State::kNeedMore) break;
@@ -84,13 +88,15 @@ struct ApiServer::Impl {
         }
         buffer.append(chunk, n);
       }
+      deadline.Disarm();
       if (reader.state() != http::RequestReader::State::kDone) {
-        if (reader.error() != http::RequestReader::Error::kClosed &&
+        if (!deadline.expired() && reader.error() != http::RequestReader::Error::kClosed &&
             reader.error() != http::RequestReader::Error::kNone) {
           int st = reader.error() == http::RequestReader::Error::kHeaderTooLarge ? 431
                    : reader.error() == http::RequestReader::Error::kBodyTooLarge ? 413
                                                                                  : 400;
           ApiResponse r{st, "text/plain", reader.error_message() + "\n"};
+          deadline.Arm(client_timeout);
           co_await net::async_write(s, net::buffer(Wire(r, false)), Token(ec));
         }
         break;
@@ -98,7 +104,9 @@ struct ApiServer::Impl {
       bool keep_alive = reader.keep_alive();
       auto req = std::make_shared<const http::ServerRequest>(reader.TakeRequest());
       ApiResponse r = co_await net::co_spawn(workers, RunHandler(&handler, req), net::use_awaitable);
+      deadline.Arm(client_timeout);
       co_await net::async_write(s, net::buffer(Wire(r, keep_alive)), Token(ec));
+      deadline.Disarm();
       if (ec || !keep_alive) break;
     }
     Ec ignored;
@@ -116,9 +124,11 @@ struct ApiServer::Impl {
   }
 };
 
-ApiServer::ApiServer(std::string listen, ApiHandler handler) : impl_(std::make_unique<Impl>()) {
+ApiServer::ApiServer(std::string listen, ApiHandler handler, std::chrono::milliseconds client_timeout)
+    : impl_(std::make_unique<Impl>()) {
   impl_->listen = std::move(listen);
   impl_->handler = std::move(handler);
+  impl_->client_timeout = client_timeout;
 }
 
 ApiServer::~ApiServer() { Stop(); }

@@ -4,6 +4,7 @@
 // RFC 9112 checks) that hands each request to a handler on a worker
 // thread. Asio stays inside api_server.cc.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -24,7 +25,11 @@ using ApiHandler = std::function<ApiResponse(const http::ServerRequest&)>;
 
 class ApiServer {
  public:
-  ApiServer(std::string listen, ApiHandler handler);
+  // `client_timeout` bounds the wait for each whole request (and for the
+  // next one on a kept-alive connection) and each write of an answer; a
+  // client past it is disconnected.
+  ApiServer(std::string listen, ApiHandler handler,
+            std::chrono::milliseconds client_timeout = std::chrono::milliseconds(60'000));
   ~ApiServer();  // stops
   Status Start();
   uint16_t port() const;

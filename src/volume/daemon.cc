@@ -57,6 +57,7 @@ class Daemon {
     nbd::NbdServerOptions n;
     n.listen = o.nbd_listen;
     n.worker_threads = 16;
+    n.client_timeout = o.client_timeout;
     return n;
   }()) {
     for (size_t i = 0; i < o.pools.size(); ++i) {
@@ -452,7 +453,7 @@ Status ServeVolumes(const DaemonOptions& o) {
   Daemon d(o);
   FERRY_RETURN_IF_ERROR(d.Load());
   FERRY_RETURN_IF_ERROR(d.nbd().Start());
-  ApiServer api(o.api_listen, [&](const http::ServerRequest& r) { return d.Handle(r); });
+  ApiServer api(o.api_listen, [&](const http::ServerRequest& r) { return d.Handle(r); }, o.client_timeout);
   FERRY_RETURN_IF_ERROR(api.Start());
   if (!o.port_file.empty()) {
     FERRY_RETURN_IF_ERROR(WriteFileAtomic(

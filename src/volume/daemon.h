@@ -29,6 +29,9 @@ struct DaemonOptions {
   std::string nbd_listen = "127.0.0.1:10809";
   std::string api_listen = "127.0.0.1:10810";
   std::string port_file;               // "NBD_PORT API_PORT\n" once listening
+  // Bounds an API request's arrival and an answer's write, an NBD
+  // handshake and each NBD reply's write (an idle NBD client may stay).
+  std::chrono::milliseconds client_timeout{60'000};
   uint64_t cache_bytes = 256ull << 20;  // transfer cache (compressed chunks)
   // zstd level of the transfer cache. 1: on an ext4 image of binaries it
   // stores 2.8x in memory at ~410 MB/s per core (level 3: 3.1x at ~260

@@ -229,4 +229,33 @@ cmetric() { curl -sf "$CACHE/_ferry/metrics" | awk -v n="$1" '$1 == n { print $2
 /usr/bin/python3 -c "import sys; sys.exit(0 if float('$(cmetric ferry_cache_compression_ratio)') > 2 else 1)" ||
   fail "chunks not compressed in the cache tier (ratio $(cmetric ferry_cache_compression_ratio))"
 
+# --- deadlines: a client that sends nothing is cut, one that idles between NBD requests is not
+kill "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true
+POOL_A=pool3 POOL_B=pool4 start_daemon --hydration-threads 4 --cache "$CACHE" --client-timeout 1s
+/usr/bin/python3 - "$API" "$NBD" <<'PY' || fail "a silent client was not disconnected within the --client-timeout"
+import socket, sys, time
+def cut_within(port, send=b"", read_first=0, limit=4.0):
+    s = socket.create_connection(("127.0.0.1", int(port)))
+    if read_first:
+        got = b""
+        while len(got) < read_first:
+            got += s.recv(read_first - len(got))
+    s.sendall(send)
+    s.settimeout(limit)
+    t = time.monotonic()
+    try:
+        while s.recv(4096):
+            pass
+    except socket.timeout:
+        sys.exit(f"port {port}: still open after {limit} s")
+    return time.monotonic() - t
+cut_within(sys.argv[1])                                              # API: nothing at all
+cut_within(sys.argv[1], b"GET /v1/volumes HTTP/1.1\r\nHost: x\r\n")  # API: half a request
+cut_within(sys.argv[2], read_first=18)                               # NBD: greeting read, no options
+PY
+vol ls >/dev/null || fail "the API does not answer after cutting silent clients"
+qemu-io -f raw -c "read 0 4096" -c "sleep 2500" -c "read 4096 4096" "nbd://127.0.0.1:$NBD/tx-3" >"$TMP/idle.out" ||
+  fail "an NBD client idle between requests was cut: $(cat "$TMP/idle.out")"
+[ "$(grep -c '^read 4096/4096' "$TMP/idle.out")" = 2 ] || fail "reads around an idle pause: $(cat "$TMP/idle.out")"
+
 echo "volume_test: ok"
