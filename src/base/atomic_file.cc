@@ -18,16 +18,16 @@ std::string DirOf(const std::string& path) {
   return path.substr(0, slash);
 }
 
-std::string TempNameIn(const std::string& dir) {
+}  // namespace
+
+std::string TempFileIn(const std::string& dir) {
   thread_local std::mt19937_64 rng{std::random_device{}()};
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string name = dir + "/.%tmp.";
+  std::string name = dir.empty() ? ".%tmp." : dir + "/.%tmp.";
   uint64_t r = rng();
   for (int i = 0; i < 16; ++i) name += kHex[(r >> (4 * i)) & 0xf];
   return name;
 }
-
-}  // namespace
 
 Status WriteAll(int fd, std::string_view data, std::string_view path) {
   while (!data.empty()) {
@@ -55,7 +55,7 @@ Status FsyncDir(const std::string& dir) {
 Status WriteFileAtomic(const std::string& path, std::string_view data,
                        const AtomicWriteOptions& options) {
   const std::string dir = DirOf(path);
-  const std::string temp = TempNameIn(options.temp_dir.empty() ? dir : options.temp_dir);
+  const std::string temp = TempFileIn(options.temp_dir.empty() ? dir : options.temp_dir);
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return Status::FromErrno(errno, "create " + temp);
   Status st = WriteAll(fd, data, temp);

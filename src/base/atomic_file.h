@@ -30,6 +30,10 @@ struct AtomicWriteOptions {
 Status WriteFileAtomic(const std::string& path, std::string_view data,
                        const AtomicWriteOptions& options = {});
 
+// A temporary file's name in `dir`: "dir/.%tmp.<16 hex>" (the name is
+// reserved in every directory ferry owns; readers skip it).
+std::string TempFileIn(const std::string& dir);
+
 // Writes all of `data` at the current offset (retrying short writes, EINTR).
 Status WriteAll(int fd, std::string_view data, std::string_view path);
 Status FsyncFd(int fd, std::string_view path);

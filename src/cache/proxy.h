@@ -114,7 +114,7 @@ struct ProxyResponse {
 class Proxy {
  public:
   Proxy(ProxyOptions options, DiskStore* store, Upstream* upstream);
-  ~Proxy();  // waits for upstream exchanges still streaming
+  ~Proxy();  // waits for upstream exchanges still streaming (the pool joins)
   ProxyResponse Handle(const ProxyRequest& req);
   std::optional<ProxyResponse> HandleFromMemory(const ProxyRequest& req);
   const ProxyCounters& counters() const { return counters_; }
@@ -164,9 +164,6 @@ class Proxy {
   HotSet decoded_;  // decoded copies of zstd objects for identity clients (memory_bytes / 2)
   SingleFlight<std::string, std::shared_ptr<const Fill>> flights_;
   ProxyCounters counters_;
-  std::mutex exchanges_mu_;
-  std::condition_variable exchanges_cv_;
-  int exchanges_ = 0;  // upstream exchanges running; guarded by exchanges_mu_
   engine::BoundedPool exchange_pool_;  // last: destroyed (joined) first
 };
 

@@ -43,11 +43,10 @@ class SpillingSink : public ByteSink {
 
 }  // namespace
 
-Proxy::~Proxy() {
-  // Exchanges still running (a client that left a spool) use this proxy.
-  std::unique_lock lock(exchanges_mu_);
-  exchanges_cv_.wait(lock, [&] { return exchanges_ == 0; });
-}
+// Exchanges still running (a client that left a spool) use this proxy:
+// exchange_pool_, its last member, runs what is queued and joins them
+// before any other member goes.
+Proxy::~Proxy() = default;
 
 Result<Proxy::Fetched> Proxy::Fetch(const Route& route, const std::string& method, http::Headers headers,
                                     const std::string& body) {
@@ -83,10 +82,6 @@ Result<Proxy::Fetched> Proxy::Fetch(const Route& route, const std::string& metho
   x->spool_dir = options_.spool_dir;
   Fetched f;
   f.request_time = Now();
-  {
-    std::lock_guard lock(exchanges_mu_);
-    ++exchanges_;
-  }
   bool submitted = exchange_pool_.TrySubmit([this, x] {
     SpillingSink sink(x.get());
     Status st = upstream_->Send(*x->endpoint, x->request, &sink, &x->response);
@@ -98,14 +93,8 @@ Result<Proxy::Fetched> Proxy::Fetch(const Route& route, const std::string& metho
       x->status = st;
       x->cv.notify_all();
     }
-    std::lock_guard lock(exchanges_mu_);
-    --exchanges_;
-    exchanges_cv_.notify_all();
   });
   if (!submitted) {
-    std::lock_guard lock(exchanges_mu_);
-    --exchanges_;
-    exchanges_cv_.notify_all();
     return Status(ErrorCode::kThrottled, "upstream busy: " + std::to_string(options_.upstream_threads) +
                                              " exchanges running and " + std::to_string(options_.upstream_queue) +
                                              " waiting");

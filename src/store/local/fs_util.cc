@@ -198,7 +198,7 @@ Status AppendFileData(int in, int out, uint64_t size, uint64_t out_offset, std::
   return CopyThroughBuffer(in, out, size, 0, out_offset, path);
 }
 
-std::string TempName() { return ".%tmp." + RandomHex(16); }
+std::string TempName() { return TempFileIn(""); }
 
 std::string JoinPath(std::string_view dir, std::string_view name) {
   std::string out(dir);
