@@ -60,6 +60,7 @@
 #include "cache/upstream.h"
 #include "engine/bounded_pool.h"
 #include "http/headers.h"
+#include "http/server.h"
 #include "http/server_request.h"
 
 namespace ferry::cache {
@@ -89,27 +90,9 @@ struct ProxyOptions {
 // The request as the server read it (http::RequestReader).
 using ProxyRequest = http::ServerRequest;
 
-struct ProxyResponse {
-  int status = 200;
-  http::Headers headers;  // without Content-Length (the server sets it)
-  std::string_view body;  // empty for HEAD, 304 and 416; valid while `keep` lives
-  std::shared_ptr<const void> keep;
-  // For HEAD: the Content-Length a GET would have carried (or, with
-  // head_chunked, that a GET would have been chunked).
-  std::optional<uint64_t> head_length;
-  bool head_chunked = false;
-  // A body too large to hold: read from here after `body` (which is then
-  // empty), as Content-Length stream_length, or chunked when unknown. A
-  // reader that stops early must Cancel() it.
-  std::shared_ptr<Spool> stream;
-  std::optional<uint64_t> stream_length;
-
-  void SetBody(std::string b) {
-    auto owned = std::make_shared<const std::string>(std::move(b));
-    body = *owned;
-    keep = std::move(owned);
-  }
-};
+// What the proxy answers: the HTTP server's response (a body in memory,
+// or a Spool streamed as it fills).
+using ProxyResponse = http::ServerResponse;
 
 class Proxy {
  public:

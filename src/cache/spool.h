@@ -16,11 +16,12 @@
 #include <string>
 
 #include "base/status.h"
+#include "http/server.h"
 #include "store/stream.h"
 
 namespace ferry::cache {
 
-class Spool : public ByteSink {
+class Spool : public ByteSink, public http::BodyReader {
  public:
   // A spool in `dir` (which must exist). kIoError when no file can be made.
   static Result<std::shared_ptr<Spool>> Create(const std::string& dir);
@@ -36,9 +37,9 @@ class Spool : public ByteSink {
   // Reader: the next bytes after those already read, at most `max`,
   // waiting until there are some. "" when the body is complete; the
   // writer's error when it ended short.
-  Result<std::string> Read(size_t max);
+  Result<std::string> Read(size_t max) override;
   // Reader: the client is gone; the writer's next Write fails.
-  void Cancel();
+  void Cancel() override;
 
   uint64_t written() const;
 

@@ -31,12 +31,17 @@ struct CacheArgs {
   size_t upstream_queue = 16;
   std::string client_timeout = "60s";
   std::string origin_timeout = "60s";
+  std::string tls_cert, tls_key;
+  size_t max_connections = 10'000;
 };
 
 int RunServe(const CacheArgs& a) {
   cache::ServeOptions o;
   o.listen = a.listen;
   o.port_file = a.port_file;
+  o.tls = {a.tls_cert, a.tls_key};
+  if (a.max_connections < 1) return Fail("cache serve", Status::InvalidArgument("--max-connections must be at least 1"));
+  o.max_connections = a.max_connections;
   auto routing = cache::ParseRouting(a.origin, a.host_map);
   if (!routing.ok()) return Fail("cache serve", routing.status());
   o.proxy.routing = std::move(routing).value();
@@ -101,7 +106,13 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
   auto* serve = cache->add_subcommand("serve", "Serve configured origins through the cache");
   serve->add_option("--origin", a->origin, "Origin URL for any host (http://HOST[:PORT][/PATH])");
   serve->add_option("--origin-host-map", a->host_map, "HOST=URL: the origin for one Host (repeatable)");
-  serve->add_option("--listen", a->listen, "HOST:PORT to listen on (port 0: pick one)")->capture_default_str();
+  serve->add_option("--listen", a->listen, "HOST:PORT, [V6]:PORT or unix:PATH to listen on (port 0: pick one)")
+      ->capture_default_str();
+  serve->add_option("--tls-cert", a->tls_cert, "Serve HTTPS with this certificate chain (PEM)");
+  serve->add_option("--tls-key", a->tls_key, "The certificate's private key (PEM)");
+  serve->add_option("--max-connections", a->max_connections,
+                    "Client connections open at once (one more is closed at once)")
+      ->capture_default_str();
   serve->add_option("--dir", a->dir, "Cache directory")->required();
   serve->add_option("--max-size", a->max_size, "Bytes of entries kept (LRU)")->capture_default_str();
   serve->add_option("--level", a->level, "zstd level for transcoded entries")->capture_default_str();

@@ -70,6 +70,10 @@ int RunServe(const VolumeArgs& a) {
 // One API call; prints the JSON answer (or one line of it) and returns the exit code.
 int Call(const VolumeArgs& a, const std::string& method, const std::string& path, const std::string& body,
          const std::function<void(const nlohmann::json&)>& print) {
+  if (a.api.rfind("unix:", 0) == 0) {
+    return Fail("volume", Status::InvalidArgument("--api " + a.api +
+                                                  ": the volume commands reach the daemon over TCP only"));
+  }
   auto ep = http::ParseEndpoint("http://" + a.api);
   if (!ep.ok()) return Fail("volume: --api", ep.status());
   http::ClientOptions co;
@@ -116,8 +120,8 @@ void PrintStatus(const nlohmann::json& v) {
 void AddServeCommand(CLI::App* vol, const std::shared_ptr<VolumeArgs>& a, int* exit_code) {
   auto* serve = vol->add_subcommand("serve", "Run the volume daemon");
   serve->add_option("--pool", a->pools, "A directory holding volumes (repeatable)")->required();
-  serve->add_option("--nbd", a->nbd, "NBD listen address")->capture_default_str();
-  serve->add_option("--api", a->api, "Control API listen address")->capture_default_str();
+  serve->add_option("--nbd", a->nbd, "NBD listen address (HOST:PORT, [V6]:PORT or unix:PATH)")->capture_default_str();
+  serve->add_option("--api", a->api, "Control API listen address (HOST:PORT or [V6]:PORT)")->capture_default_str();
   serve->add_option("--hydration-rate", a->hydration_rate, "Background hydration cap per pool, bytes/s (0: none)")
       ->capture_default_str();
   serve->add_option("--hydration-threads", a->hydration_threads, "Background hydration workers")

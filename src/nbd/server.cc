@@ -3,36 +3,27 @@
 
 #include "nbd/server.h"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/strand.hpp>
-#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <spdlog/spdlog.h>
 
 #include <map>
 #include <mutex>
-#include <set>
-#include <thread>
 #include <vector>
 
 #include "nbd/protocol.h"
-#include "net/socket_deadline.h"
+#include "net/server.h"
 
 namespace ferry::nbd {
 
-namespace net = boost::asio;
-using tcp = net::ip::tcp;
+namespace asio = boost::asio;
 using ErrorCode_ = boost::system::error_code;
 
 namespace {
 
-auto Token(ErrorCode_& ec) { return net::redirect_error(net::use_awaitable, ec); }
+auto Token(ErrorCode_& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
 
 constexpr uint32_t kPreferredBlock = 4096;
 
@@ -63,7 +54,7 @@ struct Done {
   std::string data;  // READ
 };
 
-net::awaitable<Done> RunOnDevice(std::shared_ptr<BlockDevice> dev, Request r, std::shared_ptr<std::string> data) {
+Done RunOnDevice(const std::shared_ptr<BlockDevice>& dev, const Request& r, const std::string& data) {
   Done d;
   bool fua = r.flags & kCmdFlagFua;
   switch (r.type) {
@@ -72,7 +63,7 @@ net::awaitable<Done> RunOnDevice(std::shared_ptr<BlockDevice> dev, Request r, st
       d.status = dev->Read(r.offset, r.length, d.data.data());
       break;
     case kCmdWrite:
-      d.status = dev->Write(r.offset, *data, fua);
+      d.status = dev->Write(r.offset, data, fua);
       break;
     case kCmdFlush:
       d.status = dev->Flush();
@@ -86,24 +77,28 @@ net::awaitable<Done> RunOnDevice(std::shared_ptr<BlockDevice> dev, Request r, st
     default:  // CACHE: nothing to do
       break;
   }
-  co_return d;
+  return d;
 }
 
 }  // namespace
 
 struct NbdServer::Impl {
   NbdServerOptions options;
-  net::io_context ioc{1};
-  net::thread_pool workers;
-  tcp::acceptor acceptor{ioc};
-  std::vector<std::thread> threads;
-  uint16_t port = 0;
   std::mutex mu;
   std::map<std::string, std::shared_ptr<BlockDevice>> exports;  // guarded by mu
-  bool stopped = false;
+  net::Server server;
+
+  static net::ServerOptions NetOptions(const NbdServerOptions& o) {
+    net::ServerOptions n;
+    n.listen = o.listen;
+    n.flag = "--nbd";
+    n.io_threads = o.io_threads;
+    n.worker_threads = o.worker_threads;
+    return n;
+  }
 
   explicit Impl(NbdServerOptions o)
-      : options(std::move(o)), workers(static_cast<size_t>(std::max(1, options.worker_threads))) {}
+      : options(std::move(o)), server(NetOptions(options), [this](net::Connection& c) { return Session(c); }) {}
 
   std::shared_ptr<BlockDevice> Find(const std::string& name) {
     std::lock_guard lock(mu);
@@ -111,22 +106,22 @@ struct NbdServer::Impl {
     return it == exports.end() ? nullptr : it->second;
   }
 
-  net::awaitable<bool> Send(tcp::socket& s, const std::string& bytes) {
+  asio::awaitable<bool> Send(net::Connection& s, const std::string& bytes) {
     ErrorCode_ ec;
-    co_await net::async_write(s, net::buffer(bytes), Token(ec));
+    co_await asio::async_write(s, asio::buffer(bytes), Token(ec));
     co_return !ec;
   }
 
-  net::awaitable<bool> Recv(tcp::socket& s, std::string* out, size_t n) {
+  asio::awaitable<bool> Recv(net::Connection& s, std::string* out, size_t n) {
     out->resize(n);
     if (n == 0) co_return true;
     ErrorCode_ ec;
-    co_await net::async_read(s, net::buffer(out->data(), n), Token(ec));
+    co_await asio::async_read(s, asio::buffer(out->data(), n), Token(ec));
     co_return !ec;
   }
 
   // Option haggling; the export to serve, or null to close.
-  net::awaitable<std::shared_ptr<BlockDevice>> Handshake(tcp::socket& s) {
+  asio::awaitable<std::shared_ptr<BlockDevice>> Handshake(net::Connection& s) {
     if (!co_await Send(s, EncodeGreeting())) co_return nullptr;
     std::string buf;
     if (!co_await Recv(s, &buf, 4)) co_return nullptr;
@@ -168,7 +163,9 @@ struct NbdServer::Impl {
         case kOptInfo:
         case kOptGo: {
           auto req = DecodeInfoRequest(data);
-          std::shared_ptr<BlockDevice> dev = req.ok() ? Find(req->name) : nullptr;
+          // (No ?: with temporaries in a coroutine: g++ 12 gets them wrong.)
+          std::shared_ptr<BlockDevice> dev;
+          if (req.ok()) dev = Find(req->name);
           std::string out;
           if (!req.ok()) {
             out = EncodeOptionReply(h->option, kRepErrInvalid);
@@ -189,18 +186,18 @@ struct NbdServer::Impl {
     }
   }
 
-  net::awaitable<void> Session(tcp::socket s) {
-    ErrorCode_ ignored;
-    s.set_option(tcp::no_delay(true), ignored);
-    ::ferry::net::SocketDeadline deadline(s);
-    deadline.Arm(options.client_timeout);
+  asio::awaitable<void> Session(net::Connection& s) {
+    s.Arm(options.client_timeout);
     std::shared_ptr<BlockDevice> dev = co_await Handshake(s);
-    deadline.Disarm();
+    s.Disarm();
     if (!dev) co_return;
     uint16_t flags = TxFlags(*dev);
     std::string head;
     for (;;) {
-      if (!co_await Recv(s, &head, kRequestSize)) break;
+      // Between requests a connection is idle: a stop closes it at once.
+      s.SetIdle(true);
+      if (s.draining() || !co_await Recv(s, &head, kRequestSize)) break;
+      s.SetIdle(false);
       auto r = DecodeRequest(head);
       if (!r.ok()) break;  // a protocol violation: disconnect
       auto data = std::make_shared<std::string>();
@@ -212,30 +209,18 @@ struct NbdServer::Impl {
       uint32_t error = ValidateRequest(*r, dev->size(), flags);
       Done done;
       if (error == 0) {
-        done = co_await net::co_spawn(workers, RunOnDevice(dev, *r, data), net::use_awaitable);
+        Request req = *r;
+        auto run = [dev, req, data] { return RunOnDevice(dev, req, *data); };
+        done = co_await server.Blocking(run);
         error = ErrnoOf(done.status);
         if (!done.status.ok()) spdlog::warn("nbd: request {} at {}: {}", r->type, r->offset, done.status.ToString());
       }
       std::string reply = EncodeSimpleReply(error, r->handle);
       if (r->type == kCmdRead && error == 0) reply += done.data;
-      deadline.Arm(options.client_timeout);
+      s.Arm(options.client_timeout);
       const bool sent = co_await Send(s, reply);
-      deadline.Disarm();
+      s.Disarm();
       if (!sent) break;
-    }
-    s.shutdown(tcp::socket::shutdown_both, ignored);
-  }
-
-  net::awaitable<void> Accept() {
-    for (;;) {
-      ErrorCode_ ec;
-      // Each session on a strand of its own: its deadline's timer and its
-      // socket are then never used from two threads at once.
-      tcp::socket s = co_await acceptor.async_accept(net::make_strand(ioc), Token(ec));
-      if (ec == net::error::operation_aborted || !acceptor.is_open()) co_return;
-      if (ec) continue;
-      auto ex = s.get_executor();
-      net::co_spawn(ex, Session(std::move(s)), net::detached);
     }
   }
 };
@@ -254,47 +239,10 @@ void NbdServer::RemoveExport(const std::string& name) {
   impl_->exports.erase(name);
 }
 
-Status NbdServer::Start() {
-  const std::string& listen = impl_->options.listen;
-  size_t colon = listen.rfind(':');
-  if (colon == std::string::npos) return Status::InvalidArgument("--nbd " + listen + ": expected HOST:PORT");
-  std::string host = listen.substr(0, colon);
-  if (host.size() > 1 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  ErrorCode_ ec;
-  auto addr = net::ip::make_address(host, ec);
-  if (ec) return Status::InvalidArgument("--nbd " + listen + ": not an IP address");
-  int port = -1;
-  try {
-    port = std::stoi(listen.substr(colon + 1));
-  } catch (...) {
-  }
-  if (port < 0 || port > 65535) return Status::InvalidArgument("--nbd " + listen + ": bad port");
-  tcp::endpoint ep(addr, static_cast<uint16_t>(port));
-  impl_->acceptor.open(ep.protocol(), ec);
-  if (!ec) impl_->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec) impl_->acceptor.bind(ep, ec);
-  if (!ec) impl_->acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) return Status::InvalidArgument("--nbd " + listen + ": " + ec.message());
-  impl_->port = impl_->acceptor.local_endpoint().port();
-  net::co_spawn(impl_->ioc, impl_->Accept(), net::detached);
-  for (int i = 0; i < std::max(1, impl_->options.io_threads); ++i) {
-    impl_->threads.emplace_back([this] { impl_->ioc.run(); });
-  }
-  return Status::Ok();
-}
+Status NbdServer::Start() { return impl_->server.Start(); }
 
-uint16_t NbdServer::port() const { return impl_->port; }
+uint16_t NbdServer::port() const { return impl_->server.port(); }
 
-void NbdServer::Stop() {
-  if (impl_->stopped) return;
-  impl_->stopped = true;
-  net::post(impl_->ioc, [this] {
-    ErrorCode_ ignored;
-    impl_->acceptor.close(ignored);
-  });
-  impl_->ioc.stop();
-  for (auto& t : impl_->threads) t.join();
-  impl_->workers.join();
-}
+void NbdServer::Stop() { impl_->server.Stop(); }
 
 }  // namespace ferry::nbd

@@ -1,7 +1,7 @@
 #pragma once
-// An NBD server (fixed newstyle; simple replies) over Boost.Asio
-// coroutines, serving named exports of BlockDevices. Asio stays inside
-// server.cc. Protocol violations (a bad magic, oversized option data or
+// An NBD server (fixed newstyle; simple replies) on ferry's server core
+// (net/server.h: TCP or a Unix-domain socket, deadlines, a graceful stop),
+// serving named exports of BlockDevices. Asio stays inside server.cc. Protocol violations (a bad magic, oversized option data or
 // requests) disconnect that client only; an unknown export name gets an
 // error reply (or, for the old EXPORT_NAME option, a closed connection,
 // which is all that option allows); I/O past the end gets EINVAL.
@@ -19,9 +19,9 @@
 namespace ferry::nbd {
 
 struct NbdServerOptions {
-  std::string listen = "127.0.0.1:10809";  // HOST:PORT (port 0: pick one)
+  std::string listen = "127.0.0.1:10809";  // net/listen_address.h (port 0: pick one)
   int io_threads = 1;
-  int worker_threads = 8;
+  int worker_threads = 8;  // device calls (a read may wait for its chunk)
   // A client gets this long to finish its handshake, and to take each
   // reply; past it, it is disconnected. (Between requests a client may be
   // idle as long as it likes: a mounted disk often is.)

@@ -95,6 +95,26 @@ TEST_F(NbdServerTest, NbdinfoSeesTheExports) {
   EXPECT_NE(Shell("nbdinfo " + Uri("nosuch")).code, 0);
 }
 
+TEST_F(NbdServerTest, ServesOnAUnixSocket) {
+  std::string sock = dir_ + "/nbd.sock";
+  NbdServerOptions o;
+  o.listen = "unix:" + sock;
+  NbdServer local(o);
+  auto disk = FileDevice::Open(dir_ + "/disk.img", 0, true);
+  ASSERT_TRUE(disk.ok());
+  local.AddExport("disk", std::shared_ptr<BlockDevice>(std::move(disk).value()));
+  ASSERT_TRUE(local.Start().ok());
+  Ran info = Shell("nbdinfo --size 'nbd+unix:///disk?socket=" + sock + "'");
+  ASSERT_EQ(info.code, 0) << info.out;
+  EXPECT_EQ(info.out, "4194304\n");
+  std::string out = dir_ + "/unix-copy.raw";
+  Ran conv = Shell("qemu-img convert -f raw -O raw 'nbd+unix:///disk?socket=" + sock + "' " + out);
+  ASSERT_EQ(conv.code, 0) << conv.out;
+  EXPECT_EQ(ReadAll(out), ReadAll(dir_ + "/disk.img"));
+  local.Stop();
+  EXPECT_FALSE(fs::exists(sock));
+}
+
 TEST_F(NbdServerTest, QemuImgReadsTheWholeDisk) {
   std::string out = dir_ + "/copy.raw";
   Ran conv = Shell("qemu-img convert -f raw -O raw " + Uri("disk") + " " + out);

@@ -1,8 +1,7 @@
 #pragma once
-// The volume daemon's control API transport: a small HTTP/1.1 server
-// (keep-alive, requests read by http::RequestReader with its limits and
-// RFC 9112 checks) that hands each request to a handler on a worker
-// thread. Asio stays inside api_server.cc.
+// The volume daemon's control API on ferry's HTTP server (http/server.h:
+// keep-alive, request limits, deadlines, a graceful stop): JSON in, JSON
+// out, each request handled on a worker thread.
 
 #include <chrono>
 #include <cstdint>
@@ -12,6 +11,10 @@
 
 #include "base/status.h"
 #include "http/server_request.h"
+
+namespace ferry::http {
+class Server;
+}
 
 namespace ferry::volume {
 
@@ -36,8 +39,9 @@ class ApiServer {
   void Stop();
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  class Adapter;
+  std::unique_ptr<Adapter> adapter_;
+  std::unique_ptr<http::Server> server_;
 };
 
 }  // namespace ferry::volume

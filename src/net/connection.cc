@@ -1,0 +1,83 @@
+#include "net/connection.h"
+
+namespace ferry::net {
+namespace {
+
+std::string PeerOf(const Connection::Tcp& s) {
+  boost::system::error_code ec;
+  auto ep = s.remote_endpoint(ec);
+  return ec ? std::string() : ep.address().to_string();
+}
+
+}  // namespace
+
+Connection::Connection(Tcp socket) : peer_(PeerOf(socket)) {
+  boost::system::error_code ignored;
+  socket.set_option(boost::asio::ip::tcp::no_delay(true), ignored);
+  impl_ = std::make_shared<Impl>(std::move(socket));
+}
+
+Connection::Connection(Unix socket) : impl_(std::make_shared<Impl>(std::move(socket))), peer_("unix") {}
+
+Connection::Connection(Tls stream) : peer_(PeerOf(stream.next_layer())) {
+  boost::system::error_code ignored;
+  stream.next_layer().set_option(boost::asio::ip::tcp::no_delay(true), ignored);
+  impl_ = std::make_shared<Impl>(std::move(stream));
+}
+
+Connection::~Connection() {
+  Disarm();
+  Close();
+}
+
+void Connection::Impl::CloseSocket() {
+  boost::system::error_code ignored;
+  std::visit(
+      [&](auto& s) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(s)>, Tls>) {
+          s.next_layer().close(ignored);
+        } else {
+          s.close(ignored);
+        }
+      },
+      stream);
+}
+
+void Connection::Arm(std::chrono::milliseconds d) {
+  const uint64_t armed = ++impl_->generation;
+  impl_->timer.expires_after(d);
+  impl_->timer.async_wait([s = impl_, armed](const boost::system::error_code& ec) {
+    if (ec || armed != s->generation) return;  // disarmed or re-armed since
+    s->expired = true;
+    s->CloseSocket();
+  });
+}
+
+void Connection::Disarm() {
+  ++impl_->generation;
+  impl_->timer.cancel();
+}
+
+void Connection::Close() { impl_->CloseSocket(); }
+
+void Connection::ShutdownSend() {
+  boost::system::error_code ignored;
+  std::visit(
+      [&](auto& s) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(s)>, Tls>) {
+          // No close_notify round trip: the answers were framed, and a
+          // client that stopped reading must not hold us here.
+          s.next_layer().shutdown(Tcp::shutdown_send, ignored);
+        } else {
+          s.shutdown(std::decay_t<decltype(s)>::shutdown_send, ignored);
+        }
+      },
+      impl_->stream);
+}
+
+void Connection::Drain() {
+  draining_ = true;
+  if (idle_) Close();
+}
+
+}  // namespace ferry::net

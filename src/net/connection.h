@@ -1,0 +1,108 @@
+#pragma once
+// One accepted client connection of a net::Server, whatever carries it:
+// TCP, a Unix-domain socket, or TLS over TCP. It is an Asio AsyncStream
+// (async_read_some/async_write_some), so asio::async_read, Beast's HTTP
+// reads and writes and the NBD session use it alike. Asio inside: only for
+// the .cc files that run sessions (http/server.cc, nbd/server.cc).
+//
+// Deadlines: Arm(d) before waiting for a client (a request, a handshake, a
+// client taking an answer), Disarm() after. When one passes first the
+// socket is closed, the pending operation fails, and expired() says why;
+// so a client that sends or reads nothing cannot hold a session.
+//
+// Draining: a session marks itself idle while it waits for the client's
+// next request (SetIdle); Server::Stop then closes idle connections at
+// once and tells busy ones, through draining(), to end after their answer.
+//
+// Threading: a connection lives on one event loop (single-threaded), and
+// every call is made there.
+
+#include <utility>  // before Boost.Asio under g++ 12
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+
+namespace ferry::net {
+
+class Connection {
+ public:
+  using Tcp = boost::asio::ip::tcp::socket;
+  using Unix = boost::asio::local::stream_protocol::socket;
+  using Tls = boost::asio::ssl::stream<Tcp>;
+  using executor_type = boost::asio::any_io_executor;
+
+  explicit Connection(Tcp socket);
+  explicit Connection(Unix socket);
+  explicit Connection(Tls stream);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  executor_type get_executor() { return impl_->timer.get_executor(); }
+
+  template <class MutableBuffers, class Token>
+  auto async_read_some(const MutableBuffers& buffers, Token&& token) {
+    return boost::asio::async_initiate<Token, void(boost::system::error_code, size_t)>(
+        [this](auto handler, const MutableBuffers& b) {
+          std::visit([&](auto& s) { s.async_read_some(b, std::move(handler)); }, impl_->stream);
+        },
+        token, buffers);
+  }
+  template <class ConstBuffers, class Token>
+  auto async_write_some(const ConstBuffers& buffers, Token&& token) {
+    return boost::asio::async_initiate<Token, void(boost::system::error_code, size_t)>(
+        [this](auto handler, const ConstBuffers& b) {
+          std::visit([&](auto& s) { s.async_write_some(b, std::move(handler)); }, impl_->stream);
+        },
+        token, buffers);
+  }
+
+  bool tls() const { return std::holds_alternative<Tls>(impl_->stream); }
+  // Only when tls(): the TLS stream, for its handshake.
+  Tls& tls_stream() { return std::get<Tls>(impl_->stream); }
+
+  // The client's IP address ("unix" on a Unix-domain socket).
+  const std::string& peer() const { return peer_; }
+
+  void Arm(std::chrono::milliseconds d);
+  void Disarm();
+  bool expired() const { return impl_->expired; }
+
+  // Closes the socket: pending operations fail, later ones too.
+  void Close();
+  // Half-closes the sending side (a clean end after the last answer).
+  void ShutdownSend();
+
+  void SetIdle(bool idle) { idle_ = idle; }
+  bool idle() const { return idle_; }
+  // Set by Server::Stop: finish the answer in progress, then end.
+  void Drain();
+  bool draining() const { return draining_; }
+
+ private:
+  struct Impl {
+    template <class S>
+    explicit Impl(S s) : timer(s.get_executor()), stream(std::move(s)) {}
+    boost::asio::steady_timer timer;
+    std::variant<Tcp, Unix, Tls> stream;
+    uint64_t generation = 0;
+    bool expired = false;
+    void CloseSocket();
+  };
+  // Shared with a deadline's pending handler, which may run after the
+  // session has ended (then it finds the generation moved on).
+  std::shared_ptr<Impl> impl_;
+  std::string peer_;
+  bool idle_ = false;
+  bool draining_ = false;
+};
+
+}  // namespace ferry::net

@@ -1,0 +1,38 @@
+#pragma once
+// How a ferry server listens: the part of net::Server's setup that daemons
+// keep in their own options (no Asio here).
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace ferry::net {
+
+// A certificate chain and its private key, both PEM files. Empty: no TLS.
+struct TlsFiles {
+  std::string cert_file;
+  std::string key_file;
+  bool enabled() const { return !cert_file.empty() || !key_file.empty(); }
+};
+
+struct ServerOptions {
+  // net/listen_address.h: HOST:PORT, [V6]:PORT or unix:PATH.
+  std::string listen = "127.0.0.1:0";
+  // How errors name the setting ("--listen", "--nbd"...).
+  std::string flag = "--listen";
+  // The bound port is written here (atomically, with a newline) once
+  // listening; for scripts that pass port 0.
+  std::string port_file;
+  int io_threads = 1;       // event loops, one thread each
+  int worker_threads = 4;   // for blocking calls (Server::Blocking)
+  // Connections open at once; one more is accepted and closed at once
+  // (counted as rejected), so the kernel's queue never holds it waiting.
+  size_t max_connections = 10'000;
+  // A TLS client must finish its handshake within this.
+  std::chrono::milliseconds handshake_timeout{10'000};
+  // Stop(): connections busy with a request get this long to finish it.
+  std::chrono::milliseconds drain_timeout{10'000};
+  TlsFiles tls;
+};
+
+}  // namespace ferry::net
