@@ -10,16 +10,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <list>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <string_view>
-#include <unordered_map>
 
 #include "cache/entry.h"
 #include "cache/freshness.h"
+#include "engine/lru_cache.h"
 
 namespace ferry::cache {
 
@@ -44,33 +41,30 @@ struct CachedObject {
 // A fresh id for a CachedObject.
 uint64_t NextObjectId();
 
+// Stored objects by cache key, LRU by stored bytes (engine/lru_cache.h).
 class HotSet {
  public:
-  explicit HotSet(uint64_t max_bytes) : max_bytes_(max_bytes) {}
+  explicit HotSet(uint64_t max_bytes) : lru_(max_bytes) {}
 
   // The object for `key`, now the most recently used; nullptr if absent.
-  std::shared_ptr<const CachedObject> Get(const std::string& key);
+  std::shared_ptr<const CachedObject> Get(const std::string& key) { return lru_.Get(key); }
   // Inserts or replaces; evicts least recently used objects past the
   // budget. An object larger than the whole budget is not kept.
-  void Put(std::shared_ptr<const CachedObject> object);
-  void Remove(const std::string& key);
+  void Put(std::shared_ptr<const CachedObject> object) {
+    const std::string key = object->meta.key;
+    const uint64_t cost = Cost(*object);
+    lru_.Put(key, std::move(object), cost);
+  }
+  void Remove(const std::string& key) { lru_.Remove(key); }
 
-  uint64_t bytes() const;
-  uint64_t entries() const;
+  uint64_t bytes() const { return lru_.bytes(); }
+  uint64_t entries() const { return lru_.entries(); }
 
  private:
-  struct Node {
-    std::shared_ptr<const CachedObject> object;
-    std::list<std::string>::iterator lru;
-  };
+  // The body and key, and about what the rest of an object takes.
   static uint64_t Cost(const CachedObject& o) { return o.body.size() + o.meta.key.size() + 512; }
-  void EraseLocked(std::unordered_map<std::string, Node>::iterator it);
 
-  const uint64_t max_bytes_;
-  mutable std::mutex mu_;
-  std::list<std::string> lru_;                   // front = most recent; guarded by mu_
-  std::unordered_map<std::string, Node> index_;  // guarded by mu_
-  uint64_t bytes_ = 0;                           // guarded by mu_
+  LruCache<CachedObject> lru_;
 };
 
 }  // namespace ferry::cache

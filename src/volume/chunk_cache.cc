@@ -10,8 +10,8 @@ ChunkCache::ChunkCache(ChunkSource* source, uint64_t max_bytes, int level)
 std::optional<std::string> ChunkCache::FromMemory(const std::string& hash) {
   auto hit = memory_.Get(hash);
   if (!hit) return std::nullopt;
-  auto plain = codec::ZstdDecompress(hit->body);
-  if (!plain.ok() || plain->size() != hit->meta.logical_length) {
+  auto plain = codec::ZstdDecompress(hit->zstd);
+  if (!plain.ok() || plain->size() != hit->length) {
     memory_.Remove(hash);  // cannot happen short of memory damage: fetch again
     return std::nullopt;
   }
@@ -38,11 +38,11 @@ Result<std::string> ChunkCache::FetchWithOrigin(const std::string& hash, bool ur
       source_bytes_ += got->size();
       auto z = codec::ZstdCompress(*got, level_);
       if (z.ok()) {
-        auto o = std::make_shared<cache::CachedObject>();
-        o->meta.key = hash;
-        o->meta.logical_length = got->size();
-        o->body = std::move(z).value();
-        memory_.Put(std::move(o));
+        auto c = std::make_shared<Compressed>();
+        c->length = got->size();
+        c->zstd = std::move(z).value();
+        const uint64_t cost = c->zstd.size() + hash.size() + 64;
+        memory_.Put(hash, std::move(c), cost);
       }
     }
     return std::make_shared<Result<std::string>>(std::move(got));

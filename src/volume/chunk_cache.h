@@ -12,7 +12,7 @@
 #include <string>
 
 #include "base/single_flight.h"
-#include "cache/hot_set.h"
+#include "engine/lru_cache.h"
 #include "volume/chunk_source.h"
 
 namespace ferry::volume {
@@ -36,7 +36,11 @@ class ChunkCache : public ChunkSource {
   std::optional<std::string> FromMemory(const std::string& hash);
   ChunkSource* source_;
   int level_;
-  cache::HotSet memory_;  // compressed chunks, key = hash
+  struct Compressed {
+    std::string zstd;
+    uint64_t length = 0;  // decoded
+  };
+  LruCache<Compressed> memory_;  // key = hash
   SingleFlight<std::string, Fetched> flights_;
   std::atomic<uint64_t> hits_{0}, misses_{0}, coalesced_{0}, source_bytes_{0};
 };
