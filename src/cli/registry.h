@@ -6,7 +6,7 @@
 #include <chrono>
 #include <string>
 
-#include "store/open.h"
+#include "store/open/open.h"
 
 namespace ferry::cli {
 

@@ -10,7 +10,7 @@
 
 #include "base/status.h"
 #include "state/state_store.h"
-#include "store/open.h"
+#include "store/open/open.h"
 
 namespace ferry::migrate {
 

@@ -8,7 +8,7 @@
 #include "base/status.h"
 #include "migrate/job_spec.h"
 #include "state/state_store.h"
-#include "store/open.h"
+#include "store/open/open.h"
 
 namespace ferry::migrate {
 

@@ -16,7 +16,7 @@
 
 #include "base/status.h"
 #include "migrate/job_spec.h"
-#include "store/open.h"
+#include "store/open/open.h"
 
 namespace ferry::migrate {
 

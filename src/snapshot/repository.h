@@ -14,7 +14,7 @@
 #include "base/status.h"
 #include "snapshot/manifest.h"
 #include "store/object_store.h"
-#include "store/open.h"
+#include "store/open/open.h"
 
 namespace ferry::snapshot {
 

@@ -5,7 +5,7 @@
 //   azure://account/container[/key-or-prefix]
 //                                 an Azure Blob Storage container
 //   /dir, ./dir, dir, file:///dir a local path
-// Parsing is pure; opening a store for a location is store/open.h.
+// Parsing is pure; opening a store for a location is store/open/open.h.
 
 #include <string>
 #include <string_view>

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "store/open.h"
+#include "store/open/open.h"
 
 namespace ferry::volume {
 

@@ -1,4 +1,4 @@
-#include "store/open.h"
+#include "store/open/open.h"
 
 #include "store/azure/azure_config.h"
 #include "store/azure/azure_store.h"
