@@ -13,38 +13,12 @@
 #include "store/azure/azure_requester.h"
 #include "store/azure/azure_xml.h"
 #include "store/azure/upload_ids.h"
+#include "store/stream_taps.h"
 
 namespace ferry {
 namespace {
 
 using azure::AzureCall;
-
-// Hashes (MD5) what it forwards, so an upload can be checked against the
-// Content-MD5 the service computed without reading the body twice.
-class Md5Source : public ByteSource {
- public:
-  explicit Md5Source(ByteSource& inner) : inner_(inner), md5_(StreamingDigest::Kind::kMd5) {}
-  Result<size_t> Read(char* buf, size_t cap) override {
-    auto n = inner_.Read(buf, cap);
-    if (n.ok()) {
-      md5_.Update(std::string_view(buf, *n));
-      count_ += *n;
-    }
-    return n;
-  }
-  Status Rewind() override {
-    md5_.Finish();  // resets
-    count_ = 0;
-    return inner_.Rewind();
-  }
-  std::string HexDigest() { return HexLower(md5_.Finish()); }
-  uint64_t count() const { return count_; }
-
- private:
-  ByteSource& inner_;
-  StreamingDigest md5_;
-  uint64_t count_ = 0;
-};
 
 // After an upload the service refused: when the caller's Content-MD5 is not
 // the MD5 of the whole body ferry sent, that is the cause, whatever code the
@@ -57,28 +31,6 @@ Status ExplainRefusedUpload(const Status& refused, Md5Source& md5, uint64_t size
   s.set_remote(refused.http_status(), refused.remote_code());
   return s;
 }
-
-// Counts what reaches the caller's sink, so a retried GET resumes after it.
-class CountingSink : public ByteSink {
- public:
-  explicit CountingSink(ByteSink& inner) : inner_(inner) {}
-  Status Write(std::string_view data) override {
-    Status s = inner_.Write(data);
-    if (s.ok()) count_ += data.size();
-    return s;
-  }
-  char* Lend(size_t n) override { return inner_.Lend(n); }
-  Status Commit(size_t n) override {
-    Status s = inner_.Commit(n);
-    if (s.ok()) count_ += n;
-    return s;
-  }
-  uint64_t count() const { return count_; }
-
- private:
-  ByteSink& inner_;
-  uint64_t count_ = 0;
-};
 
 // The MD5 (hex) an upload's answer says the service stored, checked against
 // what ferry sent. Answers without Content-MD5 are taken as they are.

@@ -16,57 +16,12 @@
 #include "s3/xml.h"
 #include "store/s3/addressing.h"
 #include "store/s3/s3_errors.h"
+#include "store/stream_taps.h"
 
 namespace ferry {
 namespace {
 
 using s3::KeyValues;
-
-// Hashes (MD5) what it forwards, so an upload's ETag can be checked without
-// reading the body twice.
-class Md5Source : public ByteSource {
- public:
-  explicit Md5Source(ByteSource& inner) : inner_(inner), md5_(StreamingDigest::Kind::kMd5) {}
-  Result<size_t> Read(char* buf, size_t cap) override {
-    auto n = inner_.Read(buf, cap);
-    if (n.ok()) md5_.Update(std::string_view(buf, *n));
-    return n;
-  }
-  Status Rewind() override {
-    md5_.Finish();  // resets
-    return inner_.Rewind();
-  }
-  std::string HexDigest() {
-    std::string raw = md5_.Finish();
-    return HexLower(raw);
-  }
-
- private:
-  ByteSource& inner_;
-  StreamingDigest md5_;
-};
-
-// Counts what reaches the caller's sink, so a retried GET resumes after it.
-class CountingSink : public ByteSink {
- public:
-  explicit CountingSink(ByteSink& inner) : inner_(inner) {}
-  Status Write(std::string_view data) override {
-    Status s = inner_.Write(data);
-    if (s.ok()) count_ += data.size();
-    return s;
-  }
-  char* Lend(size_t n) override { return inner_.Lend(n); }
-  Status Commit(size_t n) override {
-    Status s = inner_.Commit(n);
-    if (s.ok()) count_ += n;
-    return s;
-  }
-  uint64_t count() const { return count_; }
-
- private:
-  ByteSink& inner_;
-  uint64_t count_ = 0;
-};
 
 // Whether the ETag in an answer is the MD5 of the body: 32 hex digits, and
 // not an object encrypted with SSE-KMS or SSE-C (whose ETags are not MD5s).
