@@ -11,10 +11,10 @@
 #include "base/cancel.h"
 #include "base/strings.h"
 #include "crypto/digest.h"
-#include "http/date.h"
 #include "s3/sigv4.h"
 #include "s3/xml.h"
 #include "store/s3/addressing.h"
+#include "store/http_get.h"
 #include "store/s3/s3_errors.h"
 #include "store/stream_taps.h"
 
@@ -59,29 +59,14 @@ void AddObjectHeaders(const ObjectHeaders& h, http::Headers* out) {
 }
 
 ObjectInfo InfoFromHeaders(std::string_view key, const http::Response& r) {
-  ObjectInfo info;
-  info.key = std::string(key);
-  info.etag = s3::Unquote(r.Get("etag"));
+  ObjectInfo info = InfoFromAnswer(key, r);
   info.etag_is_md5 = EtagIsMd5(r);
-  std::string len = r.Get("content-length");
-  info.size = len.empty() ? 0 : std::strtoull(len.c_str(), nullptr, 10);
-  std::string range = r.Get("content-range");  // "bytes 0-9/1234"
-  if (size_t slash = range.rfind('/'); slash != std::string::npos && range.back() != '*') {
-    info.size = std::strtoull(range.c_str() + slash + 1, nullptr, 10);
-  }
-  if (auto t = http::ParseHttpDate(r.Get("last-modified"))) info.last_modified = *t;
-  auto& h = info.headers;
-  h.content_type = r.Get("content-type");
-  h.content_encoding = r.Get("content-encoding");
-  h.content_disposition = r.Get("content-disposition");
-  h.cache_control = r.Get("cache-control");
-  h.content_language = r.Get("content-language");
-  h.expires = r.Get("expires");
+  info.headers.expires = r.Get("expires");
   for (const auto& [k, v] : r.headers) {
     std::string name = AsciiLower(k);
-    if (name.rfind("x-amz-meta-", 0) == 0) h.user[name.substr(11)] = v;
+    if (name.rfind("x-amz-meta-", 0) == 0) info.headers.user[name.substr(11)] = v;
     // GCS's XML API answers with its own names even to SigV4 clients.
-    if (name.rfind("x-goog-meta-", 0) == 0) h.user[name.substr(12)] = v;
+    if (name.rfind("x-goog-meta-", 0) == 0) info.headers.user[name.substr(12)] = v;
   }
   info.md5_hex = GoogHashMd5(r.Get("x-goog-hash"));
   return info;
@@ -480,28 +465,11 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
     c = Call();
     c.method = "GET";
     c.key = op->key;
-    uint64_t offset = (o.range ? o.range->offset : 0) + got;
-    std::optional<uint64_t> length;
-    if (o.range && o.range->length) length = *o.range->length - got;
-    bool ranged = offset > 0 || (length && *length > 0);
-    if (ranged) {
-      std::string range = "bytes=" + std::to_string(offset) + "-";
-      if (length && *length > 0) range += std::to_string(offset + *length - 1);
-      c.headers.emplace_back("Range", range);
-    }
+    ResumeRange want = RangeToResume(o, got);
+    if (want.ranged) c.headers.emplace_back("Range", want.value);
     if (!op->etag.empty()) c.headers.emplace_back("If-Match", "\"" + op->etag + "\"");
-    // Before any byte reaches the sink: a ranged read must be answered
-    // with exactly that range (a server that ignores Range sends 200 and
-    // the whole object, which must not be appended).
-    c.check_headers = [ranged, offset](const http::Response& r) -> Status {
-      if (!ranged) return Status::Ok();
-      std::string cr = r.Get("content-range");  // "bytes 10-19/100"
-      if (r.status != 206 || cr.rfind("bytes " + std::to_string(offset) + "-", 0) != 0) {
-        return Status::Protocol("asked for bytes from " + std::to_string(offset) +
-                                ", got status " + std::to_string(r.status) + " " + cr);
-      }
-      return Status::Ok();
-    };
+    // Before any byte reaches the sink.
+    c.check_headers = [want](const http::Response& r) { return CheckRangeAnswer(r, want); };
     OnceAsync(c, &op->counted, &op->seen, [this, op, attempt](Result<http::Response> r) mutable {
       if (op->etag.empty() && op->seen.status >= 200 && op->seen.status < 300) {
         op->etag = s3::Unquote(op->seen.Get("etag"));
