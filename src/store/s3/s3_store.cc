@@ -1,8 +1,6 @@
 #include "store/s3/s3_store.h"
 
 #include <algorithm>
-#include <cctype>
-#include <ctime>
 #include <functional>
 #include <memory>
 #include <random>
@@ -13,64 +11,19 @@
 #include "crypto/digest.h"
 #include "s3/sigv4.h"
 #include "s3/xml.h"
-#include "store/s3/addressing.h"
 #include "store/http_get.h"
+#include "store/s3/addressing.h"
 #include "store/s3/s3_errors.h"
+#include "store/s3/s3_headers.h"
 #include "store/stream_taps.h"
 
 namespace ferry {
 namespace {
 
+using s3::AddObjectHeaders;
+using s3::EtagIsMd5;
+using s3::InfoFromHeaders;
 using s3::KeyValues;
-
-// Whether the ETag in an answer is the MD5 of the body: 32 hex digits, and
-// not an object encrypted with SSE-KMS or SSE-C (whose ETags are not MD5s).
-bool EtagIsMd5(const http::Response& r) {
-  std::string sse = AsciiLower(r.Get("x-amz-server-side-encryption"));
-  if (sse.rfind("aws:kms", 0) == 0) return false;
-  if (r.Find("x-amz-server-side-encryption-customer-algorithm")) return false;
-  if (r.Find("x-goog-component-count")) return false;  // a GCS composite object
-  return IsMd5Hex(s3::Unquote(r.Get("etag")));
-}
-
-// The MD5 in GCS's "x-goog-hash: crc32c=...,md5=BASE64" as hex; "" when absent
-// (composite objects carry only a CRC32C).
-std::string GoogHashMd5(const std::string& hashes) {
-  size_t at = hashes.find("md5=");
-  if (at == std::string::npos) return "";
-  size_t end = hashes.find(',', at);
-  std::string b64 = hashes.substr(at + 4, end == std::string::npos ? end : end - at - 4);
-  std::string raw;
-  if (!Base64Decode(b64, &raw) || raw.size() != 16) return "";
-  return HexLower(raw);
-}
-
-void AddObjectHeaders(const ObjectHeaders& h, http::Headers* out) {
-  auto add = [out](const char* name, const std::string& v) {
-    if (!v.empty()) out->emplace_back(name, v);
-  };
-  add("Content-Type", h.content_type);
-  add("Content-Encoding", h.content_encoding);
-  add("Content-Disposition", h.content_disposition);
-  add("Cache-Control", h.cache_control);
-  add("Content-Language", h.content_language);
-  add("Expires", h.expires);
-  for (const auto& [k, v] : h.user) out->emplace_back("x-amz-meta-" + k, v);
-}
-
-ObjectInfo InfoFromHeaders(std::string_view key, const http::Response& r) {
-  ObjectInfo info = InfoFromAnswer(key, r);
-  info.etag_is_md5 = EtagIsMd5(r);
-  info.headers.expires = r.Get("expires");
-  for (const auto& [k, v] : r.headers) {
-    std::string name = AsciiLower(k);
-    if (name.rfind("x-amz-meta-", 0) == 0) info.headers.user[name.substr(11)] = v;
-    // GCS's XML API answers with its own names even to SigV4 clients.
-    if (name.rfind("x-goog-meta-", 0) == 0) info.headers.user[name.substr(12)] = v;
-  }
-  info.md5_hex = GoogHashMd5(r.Get("x-goog-hash"));
-  return info;
-}
 
 class S3Store : public ObjectStore, public AsyncObjectIo {
  public:
