@@ -1,8 +1,8 @@
 #include "cli/migrate_output.h"
 
-#include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "base/unix_time.h"
 #include "cli/cli_util.h"
 
 namespace ferry::cli {
@@ -18,15 +18,8 @@ void PutCounters(json& j, const state::JobCounters& c) {
   j["bytes"] = c.bytes;
 }
 
-std::string Time(int64_t ms) {
-  if (ms <= 0) return "-";
-  std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+// A recorded time, "-" when it was never set.
+std::string Time(int64_t ms) { return ms <= 0 ? "-" : Rfc3339Utc(ms); }
 
 // A JSON string that is valid UTF-8 whatever the key holds.
 json Str(const std::string& s) { return json(s); }

@@ -1,21 +1,8 @@
 #include "migrate/verify_policy.h"
 
-#include <ctime>
+#include "base/unix_time.h"
 
 namespace ferry::migrate {
-namespace {
-
-// RFC 3339, UTC, to the second.
-std::string When(int64_t ms) {
-  std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-}  // namespace
 
 const char* ToString(VerifyBy b) {
   switch (b) {
@@ -58,8 +45,8 @@ PairVerdict JudgePair(const VerifySide& src, const VerifySide& dst, bool checksu
   // Last-Modified has whole seconds: compare the source's second.
   if (src.modified_ms > 0 && dst.modified_ms < src.modified_ms / 1000 * 1000) {
     v.same = false;
-    v.why = "the destination (" + When(dst.modified_ms) + ") is older than the source (" +
-            When(src.modified_ms) + ")";
+    v.why = "the destination (" + Rfc3339Utc(dst.modified_ms) + ") is older than the source (" +
+            Rfc3339Utc(src.modified_ms) + ")";
   }
   return v;
 }

@@ -1,40 +1,17 @@
 #include "s3/xml.h"
 
 #include <boost/property_tree/ptree.hpp>
-#include <boost/property_tree/xml_parser.hpp>
 #include <charconv>
 #include <cstdio>
 #include <ctime>
-#include <sstream>
 
 #include "s3/sigv4.h"
+#include "s3/xml_tree.h"
 
 namespace ferry::s3 {
 namespace {
 
 namespace pt = boost::property_tree;
-
-// Parses into *tree, which must be empty. (An out-parameter, not a Result:
-// Boost 1.74's ptree has no move constructor, so every hand-over of one is a
-// deep copy, which for a 1,000-key listing was most of the parse's cost.)
-Status ParseTree(std::string_view xml, std::string_view what, pt::ptree* tree) {
-  try {
-    std::istringstream in{std::string(xml)};
-    pt::read_xml(in, *tree, pt::xml_parser::no_comments);
-  } catch (const pt::xml_parser_error& e) {
-    return Status::Protocol("malformed " + std::string(what) + " XML: " + e.message());
-  }
-  return Status::Ok();
-}
-
-// The child of the document's root element named `root`, or an error.
-Result<const pt::ptree*> Root(const pt::ptree& tree, const char* root, std::string_view what) {
-  auto it = tree.find(root);
-  if (it == tree.not_found()) {
-    return Status::Protocol(std::string(what) + ": expected <" + root + "> document");
-  }
-  return &it->second;
-}
 
 std::string Text(const pt::ptree& node, const char* name) {
   return node.get<std::string>(name, "");
@@ -117,7 +94,7 @@ std::string XmlEscape(std::string_view in) {
 bool ParseError(std::string_view xml, ErrorDocument* out) {
   if (xml.find("<Error") == std::string_view::npos) return false;
   pt::ptree tree;
-  if (!ParseTree(xml, "error", &tree).ok()) return false;
+  if (!ParseXmlTree(xml, "error", &tree).ok()) return false;
   auto root = tree.find("Error");
   if (root == tree.not_found()) return false;
   out->code = Text(root->second, "Code");
@@ -127,8 +104,8 @@ bool ParseError(std::string_view xml, ErrorDocument* out) {
 
 Result<ListPage> ParseListObjectsV2(std::string_view xml) {
   pt::ptree tree;
-  FERRY_RETURN_IF_ERROR(ParseTree(xml, "ListObjectsV2", &tree));
-  FERRY_ASSIGN_OR_RETURN(const pt::ptree* root, Root(tree, "ListBucketResult", "ListObjectsV2"));
+  FERRY_RETURN_IF_ERROR(ParseXmlTree(xml, "ListObjectsV2", &tree));
+  FERRY_ASSIGN_OR_RETURN(const pt::ptree* root, XmlRoot(tree, "ListBucketResult", "ListObjectsV2"));
   bool url = Text(*root, "EncodingType") == "url";
   auto decode = [url](std::string v) { return url ? UrlDecodeValue(v) : v; };
   ListPage page;
@@ -156,9 +133,9 @@ Result<ListPage> ParseListObjectsV2(std::string_view xml) {
 
 Result<std::string> ParseInitiateMultipartUpload(std::string_view xml) {
   pt::ptree tree;
-  FERRY_RETURN_IF_ERROR(ParseTree(xml, "InitiateMultipartUpload", &tree));
+  FERRY_RETURN_IF_ERROR(ParseXmlTree(xml, "InitiateMultipartUpload", &tree));
   FERRY_ASSIGN_OR_RETURN(const pt::ptree* root,
-                         Root(tree, "InitiateMultipartUploadResult", "CreateMultipartUpload"));
+                         XmlRoot(tree, "InitiateMultipartUploadResult", "CreateMultipartUpload"));
   std::string id = Text(*root, "UploadId");
   if (id.empty()) return Status::Protocol("CreateMultipartUpload: no UploadId");
   return id;
@@ -168,17 +145,17 @@ Result<std::string> ParseCompleteMultipartUpload(std::string_view xml) {
   ErrorDocument err;
   if (ParseError(xml, &err)) return EmbeddedError(err, "complete multipart upload");
   pt::ptree tree;
-  FERRY_RETURN_IF_ERROR(ParseTree(xml, "CompleteMultipartUpload", &tree));
+  FERRY_RETURN_IF_ERROR(ParseXmlTree(xml, "CompleteMultipartUpload", &tree));
   FERRY_ASSIGN_OR_RETURN(const pt::ptree* root,
-                         Root(tree, "CompleteMultipartUploadResult", "CompleteMultipartUpload"));
+                         XmlRoot(tree, "CompleteMultipartUploadResult", "CompleteMultipartUpload"));
   return Unquote(Text(*root, "ETag"));
 }
 
 Result<std::vector<PartInfo>> ParseListParts(std::string_view xml, bool* truncated,
                                              int* next_marker) {
   pt::ptree tree;
-  FERRY_RETURN_IF_ERROR(ParseTree(xml, "ListParts", &tree));
-  FERRY_ASSIGN_OR_RETURN(const pt::ptree* root, Root(tree, "ListPartsResult", "ListParts"));
+  FERRY_RETURN_IF_ERROR(ParseXmlTree(xml, "ListParts", &tree));
+  FERRY_ASSIGN_OR_RETURN(const pt::ptree* root, XmlRoot(tree, "ListPartsResult", "ListParts"));
   *truncated = Text(*root, "IsTruncated") == "true";
   *next_marker = root->get<int>("NextPartNumberMarker", 0);
   std::vector<PartInfo> parts;
@@ -197,9 +174,9 @@ Result<std::vector<UploadInfo>> ParseListMultipartUploads(std::string_view xml, 
                                                           std::string* next_key_marker,
                                                           std::string* next_upload_id_marker) {
   pt::ptree tree;
-  FERRY_RETURN_IF_ERROR(ParseTree(xml, "ListMultipartUploads", &tree));
+  FERRY_RETURN_IF_ERROR(ParseXmlTree(xml, "ListMultipartUploads", &tree));
   FERRY_ASSIGN_OR_RETURN(const pt::ptree* root,
-                         Root(tree, "ListMultipartUploadsResult", "ListMultipartUploads"));
+                         XmlRoot(tree, "ListMultipartUploadsResult", "ListMultipartUploads"));
   bool url = Text(*root, "EncodingType") == "url";
   auto decode = [url](std::string v) { return url ? UrlDecodeValue(v) : v; };
   *truncated = Text(*root, "IsTruncated") == "true";
@@ -224,7 +201,7 @@ Result<std::string> ParseCopyResult(std::string_view xml) {
   ErrorDocument err;
   if (ParseError(xml, &err)) return EmbeddedError(err, "copy");
   pt::ptree tree;
-  FERRY_RETURN_IF_ERROR(ParseTree(xml, "CopyObject", &tree));
+  FERRY_RETURN_IF_ERROR(ParseXmlTree(xml, "CopyObject", &tree));
   for (const char* root : {"CopyObjectResult", "CopyPartResult"}) {
     auto it = tree.find(root);
     if (it != tree.not_found()) return Unquote(Text(it->second, "ETag"));

@@ -7,10 +7,10 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <ctime>
 #include <mutex>
 #include <set>
 
+#include "base/unix_time.h"
 #include "crypto/digest.h"
 #include "engine/parallel.h"
 
@@ -22,15 +22,6 @@ bool AllZero(std::string_view b) {
     if (c != 0) return false;
   }
   return true;
-}
-
-std::string NowRfc3339() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 }  // namespace
@@ -67,7 +58,7 @@ Result<CreateStats> CreateSnapshot(const std::string& image_path, Repository& re
   m.name = name;
   m.image_size = static_cast<uint64_t>(end);
   m.chunk_size = o.chunk_size;
-  m.created = NowRfc3339();
+  m.created = Rfc3339Utc(NowUnixMs());
   m.chunks.resize(m.ChunkCount());
   CreateStats stats;
   stats.image_size = m.image_size;

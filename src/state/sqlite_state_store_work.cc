@@ -334,8 +334,10 @@ Status SqliteStateStore::AddPart(const std::string& job, const std::string& key,
 
 namespace {
 
+using Uploads = std::vector<std::pair<std::string, UploadRecord>>;
+
 // Reads (key, part) rows of `st` into `uploads`, which is sorted by key.
-Status ReadParts(Stmt& st, std::vector<std::pair<std::string, UploadRecord>>& uploads) {
+Status ReadParts(Stmt& st, Uploads& uploads) {
   size_t i = 0;
   for (;;) {
     FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -351,7 +353,7 @@ Status ReadParts(Stmt& st, std::vector<std::pair<std::string, UploadRecord>>& up
   }
 }
 
-Status ReadUploads(Stmt& st, std::vector<std::pair<std::string, UploadRecord>>& uploads) {
+Status ReadUploads(Stmt& st, Uploads& uploads) {
   for (;;) {
     FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) return Status::Ok();
@@ -363,25 +365,34 @@ Status ReadUploads(Stmt& st, std::vector<std::pair<std::string, UploadRecord>>& 
   }
 }
 
+// The job's uploads with their parts, sorted by key: all of them, or only
+// the one of `*key`. Reads in a transaction of its own; mu_ must be held.
+Result<Uploads> ReadUploadsWithParts(sqlite::Db& db, const std::string& job,
+                                     const std::string* key) {
+  Txn txn(db);
+  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kRead));
+  const std::string where = key ? "WHERE job = ? AND key = ? " : "WHERE job = ? ";
+  auto bind = [&](Stmt& st) -> Stmt& { return key ? st.Bind(job, *key) : st.Bind(job); };
+  Uploads uploads;
+  {
+    FERRY_ASSIGN_OR_RETURN(Stmt st, db.Prepare("SELECT key, upload_id, src_etag, part_size "
+                                               "FROM uploads " + where + "ORDER BY key"));
+    FERRY_RETURN_IF_ERROR(ReadUploads(bind(st), uploads));
+  }
+  if (uploads.empty()) return uploads;
+  FERRY_ASSIGN_OR_RETURN(Stmt st, db.Prepare("SELECT key, number, etag, size FROM parts " +
+                                             where + "ORDER BY key, number"));
+  FERRY_RETURN_IF_ERROR(ReadParts(bind(st), uploads));
+  return uploads;
+}
+
 }  // namespace
 
 Result<std::optional<UploadRecord>> SqliteStateStore::GetUpload(const std::string& job,
                                                                 const std::string& key) {
   std::lock_guard lock(mu_);
-  Txn txn(*db_);
-  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kRead));
-  std::vector<std::pair<std::string, UploadRecord>> uploads;
-  {
-    FERRY_ASSIGN_OR_RETURN(Stmt st,
-                           db_->Prepare("SELECT key, upload_id, src_etag, part_size FROM uploads "
-                                        "WHERE job = ? AND key = ?"));
-    FERRY_RETURN_IF_ERROR(ReadUploads(st.Bind(job, key), uploads));
-  }
+  FERRY_ASSIGN_OR_RETURN(Uploads uploads, ReadUploadsWithParts(*db_, job, &key));
   if (uploads.empty()) return std::optional<UploadRecord>();
-  FERRY_ASSIGN_OR_RETURN(
-      Stmt st, db_->Prepare("SELECT key, number, etag, size FROM parts WHERE job = ? AND key = ? "
-                            "ORDER BY number"));
-  FERRY_RETURN_IF_ERROR(ReadParts(st.Bind(job, key), uploads));
   return std::optional<UploadRecord>(std::move(uploads.front().second));
 }
 
@@ -396,20 +407,7 @@ Status SqliteStateStore::DeleteUpload(const std::string& job, const std::string&
 Result<std::vector<std::pair<std::string, UploadRecord>>> SqliteStateStore::ListUploads(
     const std::string& job) {
   std::lock_guard lock(mu_);
-  Txn txn(*db_);
-  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kRead));
-  std::vector<std::pair<std::string, UploadRecord>> uploads;
-  {
-    FERRY_ASSIGN_OR_RETURN(Stmt st,
-                           db_->Prepare("SELECT key, upload_id, src_etag, part_size FROM uploads "
-                                        "WHERE job = ? ORDER BY key"));
-    FERRY_RETURN_IF_ERROR(ReadUploads(st.Bind(job), uploads));
-  }
-  FERRY_ASSIGN_OR_RETURN(Stmt st,
-                         db_->Prepare("SELECT key, number, etag, size FROM parts WHERE job = ? "
-                                      "ORDER BY key, number"));
-  FERRY_RETURN_IF_ERROR(ReadParts(st.Bind(job), uploads));
-  return uploads;
+  return ReadUploadsWithParts(*db_, job, nullptr);
 }
 
 Result<int64_t> SqliteStateStore::CountRows(const std::string& job) {

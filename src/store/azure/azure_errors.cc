@@ -1,20 +1,13 @@
 #include "store/azure/azure_errors.h"
 
-#include <charconv>
-
 #include "s3/xml.h"
+#include "store/http_errors.h"
 
 namespace ferry::azure {
 namespace {
 
-struct Known {
-  const char* code;
-  ErrorCode error;
-  const char* text;
-};
-
 // The Azure error codes ferry distinguishes, with the words users see.
-constexpr Known kKnown[] = {
+constexpr KnownErrorCode kKnown[] = {
     {"AuthenticationFailed", ErrorCode::kAccessDenied,
      "authentication failed (wrong account key or SAS?)"},
     // Azurite says this for a wrong key; Azure for a request its rules refuse.
@@ -57,25 +50,6 @@ constexpr Known kKnown[] = {
     {"InternalError", ErrorCode::kServerError, "internal error"},
 };
 
-Status FromStatusCode(int status) {
-  switch (status) {
-    case 400: return Status::InvalidArgument("bad request");
-    case 401:
-    case 403: return Status::AccessDenied("access denied");
-    case 404: return Status::NotFound("not found");
-    case 405: return Status::Unsupported("method not allowed");
-    case 409: return Status::AlreadyExists("conflict");
-    case 412: return Status(ErrorCode::kPreconditionFailed, "precondition failed");
-    case 416: return Status::InvalidArgument("range not satisfiable");
-    case 429: return Status(ErrorCode::kThrottled, "too many requests");
-    case 501: return Status::Unsupported("not implemented by this server");
-    case 503: return Status(ErrorCode::kThrottled, "server busy");
-    default:
-      if (status >= 500) return Status(ErrorCode::kServerError, "server error");
-      return Status::Protocol("unexpected HTTP status");
-  }
-}
-
 }  // namespace
 
 Status ErrorFromResponse(const http::Response& resp) {
@@ -84,26 +58,7 @@ Status ErrorFromResponse(const http::Response& resp) {
     s3::ErrorDocument doc;
     if (s3::ParseError(resp.body, &doc)) code = doc.code;
   }
-  Status s = FromStatusCode(resp.status);
-  for (const auto& k : kKnown) {
-    if (code == k.code) {
-      s = Status(k.error, k.text);
-      break;
-    }
-  }
-  s.set_remote(resp.status, code);
-  if ((resp.status >= 500 && resp.status != 501 && resp.status != 505) || resp.status == 429) {
-    s.set_retryable(true);
-  }
-  if (resp.status == 501 || resp.status == 505) s.set_retryable(false);
-  if (const std::string* ra = resp.Find("retry-after")) {
-    int seconds = 0;
-    auto [p, ec] = std::from_chars(ra->data(), ra->data() + ra->size(), seconds);
-    if (ec == std::errc() && seconds >= 0) {
-      s.set_retry_after(std::chrono::milliseconds(int64_t{seconds} * 1000));
-    }
-  }
-  return s;
+  return ClassifyErrorAnswer(resp, code, kKnown);
 }
 
 }  // namespace ferry::azure

@@ -5,7 +5,8 @@
 // permanent for AuthenticationFailed, ContainerNotFound, BlobNotFound,
 // InvalidBlockList...; retryable for 500 InternalError / OperationTimedOut,
 // 503 ServerBusy (throttling) and every other 5xx but 501 and 505, with any
-// Retry-After kept.
+// Retry-After kept. Azure's codes are told apart here; the rest is
+// store/http_errors.h, as for S3.
 
 #include "base/status.h"
 #include "http/client.h"

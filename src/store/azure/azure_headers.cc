@@ -1,11 +1,8 @@
 #include "store/azure/azure_headers.h"
 
-#include <cstdlib>
-
 #include "base/strings.h"
-#include "http/date.h"
-#include "s3/xml.h"
 #include "store/azure/azure_xml.h"
+#include "store/http_get.h"
 
 namespace ferry::azure {
 namespace {
@@ -70,31 +67,15 @@ void AddBlobHeaders(const ObjectHeaders& h, bool all_properties, http::Headers* 
 }
 
 ObjectInfo InfoFromBlobResponse(std::string_view key, const http::Response& r) {
-  ObjectInfo info;
-  info.key = std::string(key);
-  info.etag = s3::Unquote(r.Get("etag"));
-  info.etag_is_md5 = false;
-  std::string len = r.Get("content-length");
-  info.size = len.empty() ? 0 : std::strtoull(len.c_str(), nullptr, 10);
-  std::string range = r.Get("content-range");  // "bytes 0-9/1234"
   bool ranged = false;
-  if (size_t slash = range.rfind('/'); slash != std::string::npos && range.back() != '*') {
-    info.size = std::strtoull(range.c_str() + slash + 1, nullptr, 10);
-    ranged = true;
-  }
+  ObjectInfo info = InfoFromAnswer(key, r, &ranged);
+  info.etag_is_md5 = false;
   std::string md5 = r.Get("x-ms-blob-content-md5");
   if (md5.empty() && !ranged) md5 = r.Get("content-md5");
   info.md5_hex = Md5HexFromBase64(md5);
-  if (auto t = http::ParseHttpDate(r.Get("last-modified"))) info.last_modified = *t;
-  auto& h = info.headers;
-  h.content_type = r.Get("content-type");
-  h.content_encoding = r.Get("content-encoding");
-  h.content_disposition = r.Get("content-disposition");
-  h.cache_control = r.Get("cache-control");
-  h.content_language = r.Get("content-language");
   for (const auto& [k, v] : r.headers) {
     std::string name = AsciiLower(k);
-    if (name.rfind("x-ms-meta-", 0) == 0) h.user[DecodeMetadataName(name.substr(10))] = v;
+    if (name.rfind("x-ms-meta-", 0) == 0) info.headers.user[DecodeMetadataName(name.substr(10))] = v;
   }
   return info;
 }

@@ -1,7 +1,6 @@
 #include "store/azure/azure_store.h"
 
 #include <algorithm>
-#include <map>
 #include <random>
 #include <thread>
 
@@ -12,39 +11,15 @@
 #include "store/azure/azure_headers.h"
 #include "store/azure/azure_requester.h"
 #include "store/azure/azure_xml.h"
+#include "store/azure/upload_blocks.h"
 #include "store/azure/upload_ids.h"
+#include "store/http_get.h"
+#include "store/stream_taps.h"
 
 namespace ferry {
 namespace {
 
 using azure::AzureCall;
-
-// Hashes (MD5) what it forwards, so an upload can be checked against the
-// Content-MD5 the service computed without reading the body twice.
-class Md5Source : public ByteSource {
- public:
-  explicit Md5Source(ByteSource& inner) : inner_(inner), md5_(StreamingDigest::Kind::kMd5) {}
-  Result<size_t> Read(char* buf, size_t cap) override {
-    auto n = inner_.Read(buf, cap);
-    if (n.ok()) {
-      md5_.Update(std::string_view(buf, *n));
-      count_ += *n;
-    }
-    return n;
-  }
-  Status Rewind() override {
-    md5_.Finish();  // resets
-    count_ = 0;
-    return inner_.Rewind();
-  }
-  std::string HexDigest() { return HexLower(md5_.Finish()); }
-  uint64_t count() const { return count_; }
-
- private:
-  ByteSource& inner_;
-  StreamingDigest md5_;
-  uint64_t count_ = 0;
-};
 
 // After an upload the service refused: when the caller's Content-MD5 is not
 // the MD5 of the whole body ferry sent, that is the cause, whatever code the
@@ -58,28 +33,6 @@ Status ExplainRefusedUpload(const Status& refused, Md5Source& md5, uint64_t size
   return s;
 }
 
-// Counts what reaches the caller's sink, so a retried GET resumes after it.
-class CountingSink : public ByteSink {
- public:
-  explicit CountingSink(ByteSink& inner) : inner_(inner) {}
-  Status Write(std::string_view data) override {
-    Status s = inner_.Write(data);
-    if (s.ok()) count_ += data.size();
-    return s;
-  }
-  char* Lend(size_t n) override { return inner_.Lend(n); }
-  Status Commit(size_t n) override {
-    Status s = inner_.Commit(n);
-    if (s.ok()) count_ += n;
-    return s;
-  }
-  uint64_t count() const { return count_; }
-
- private:
-  ByteSink& inner_;
-  uint64_t count_ = 0;
-};
-
 // The MD5 (hex) an upload's answer says the service stored, checked against
 // what ferry sent. Answers without Content-MD5 are taken as they are.
 Status CheckUploadedMd5(const http::Response& r, const std::string& sent_hex) {
@@ -88,11 +41,6 @@ Status CheckUploadedMd5(const http::Response& r, const std::string& sent_hex) {
     return Status::Corruption("uploaded body's MD5 differs from the one the service computed");
   }
   return Status::Ok();
-}
-
-// The hex MD5 of a base64 Content-MD5 the caller gave; "" when it is not one.
-std::string HexOfContentMd5(std::string_view content_md5) {
-  return azure::Md5HexFromBase64(content_md5);
 }
 
 class AzureStore : public ObjectStore {
@@ -170,26 +118,18 @@ class AzureStore : public ObjectStore {
 
   Result<ObjectInfo> Put(std::string_view key, ByteSource& body, uint64_t size,
                          const PutOptions& o) override {
-    Md5Source md5(body);
     AzureCall c;
     c.method = "PUT";
     c.blob = std::string(key);
     c.headers.emplace_back("x-ms-blob-type", "BlockBlob");
     azure::AddBlobHeaders(o.headers, false, &c.headers);
-    std::string given = HexOfContentMd5(o.content_md5);
-    if (!given.empty()) c.headers.emplace_back("Content-MD5", o.content_md5);
-    c.body = &md5;
-    c.body_size = size;
-    auto r = Call(c);
-    if (!r.ok()) return ExplainRefusedUpload(r.status(), md5, size, given);
-    std::string sent = md5.HexDigest();
-    FERRY_RETURN_IF_ERROR(CheckUploadedMd5(*r, sent));
+    FERRY_ASSIGN_OR_RETURN(Sent sent, Upload(std::move(c), body, size, o.content_md5));
     ObjectInfo info;
     info.key = std::string(key);
     info.size = size;
-    info.etag = s3::Unquote(r->Get("etag"));
+    info.etag = s3::Unquote(sent.answer.Get("etag"));
     info.etag_is_md5 = false;
-    info.md5_hex = sent;
+    info.md5_hex = sent.md5_hex;
     info.headers = o.headers;
     info.headers.expires.clear();  // Azure has no Expires
     return info;
@@ -213,25 +153,72 @@ class AzureStore : public ObjectStore {
       return Status::InvalidArgument("part number " + std::to_string(part_number) +
                                      " out of range");
     }
-    Md5Source md5(body);
-    AzureCall c = BlockCall(key, id.nonce, part_number);
-    std::string given = HexOfContentMd5(content_md5);
-    if (!given.empty()) c.headers.emplace_back("Content-MD5", std::string(content_md5));
-    c.body = &md5;
-    c.body_size = size;
-    auto r = Call(c);
-    if (!r.ok()) return ExplainRefusedUpload(r.status(), md5, size, given);
-    std::string sent = md5.HexDigest();
-    FERRY_RETURN_IF_ERROR(CheckUploadedMd5(*r, sent));
-    return PartInfo{part_number, sent, size};
+    FERRY_ASSIGN_OR_RETURN(
+        Sent sent, Upload(BlockCall(key, id.nonce, part_number), body, size, content_md5));
+    return PartInfo{part_number, sent.md5_hex, size};
   }
 
   Result<ObjectInfo> CompleteMultipart(std::string_view key, std::string_view upload_id,
-                                       const std::vector<PartInfo>& parts) override;
-  Status AbortMultipart(std::string_view key, std::string_view upload_id) override;
+                                       const std::vector<PartInfo>& parts) override {
+    FERRY_ASSIGN_OR_RETURN(azure::UploadId id, azure::ParseUploadId(upload_id));
+    FERRY_ASSIGN_OR_RETURN(auto blocks, Blocks(key));
+    azure::UploadBlocks u = azure::BlocksOf(blocks, id.nonce);
+    // A retry after a lost answer finds its blocks already committed.
+    if (azure::CommittedAs(u, parts)) return Head(key);
+    if (!u.Open()) return Status::NotFound("no such multipart upload");
+    FERRY_RETURN_IF_ERROR(azure::CheckParts(parts, u));
+    std::vector<std::string> ids;
+    uint64_t total = 0;
+    for (const PartInfo& p : parts) {
+      ids.push_back(azure::BlockId(id.nonce, p.number));
+      total += p.size;
+    }
+    std::string xml = azure::BuildBlockList(ids);
+    StringSource body(xml);
+    AzureCall c;
+    c.method = "PUT";
+    c.blob = std::string(key);
+    c.query = {{"comp", "blocklist"}};
+    azure::AddBlobHeaders(id.headers, false, &c.headers);
+    c.headers.emplace_back("Content-Type", "application/xml");
+    c.body = &body;
+    c.body_size = xml.size();
+    FERRY_ASSIGN_OR_RETURN(http::Response r, Call(c));
+    ObjectInfo info;
+    info.key = std::string(key);
+    info.size = total;
+    info.etag = s3::Unquote(r.Get("etag"));
+    info.etag_is_md5 = false;
+    info.headers = id.headers;
+    return info;
+  }
+
+  Status AbortMultipart(std::string_view key, std::string_view upload_id) override {
+    FERRY_ASSIGN_OR_RETURN(azure::UploadId id, azure::ParseUploadId(upload_id));
+    return PutMarkerBlock(key, id.nonce, azure::kTombstonePart);
+  }
+
   Result<std::vector<PartInfo>> ListParts(std::string_view key,
-                                          std::string_view upload_id) override;
-  Result<std::vector<UploadInfo>> ListMultipartUploads(std::string_view key) override;
+                                          std::string_view upload_id) override {
+    FERRY_ASSIGN_OR_RETURN(azure::UploadId id, azure::ParseUploadId(upload_id));
+    FERRY_ASSIGN_OR_RETURN(auto blocks, Blocks(key));
+    azure::UploadBlocks u = azure::BlocksOf(blocks, id.nonce);
+    if (!u.Open()) return Status::NotFound("no such multipart upload");
+    std::vector<PartInfo> out;
+    for (const auto& [n, size] : u.parts) out.push_back(PartInfo{n, "", size});
+    return out;
+  }
+
+  Result<std::vector<UploadInfo>> ListMultipartUploads(std::string_view key) override {
+    FERRY_ASSIGN_OR_RETURN(auto blocks, Blocks(key));
+    std::vector<UploadInfo> out;
+    for (std::string& nonce : azure::OpenUploads(blocks)) {
+      TimePoint initiated = azure::NonceTime(nonce);
+      out.push_back(UploadInfo{std::string(key), std::move(nonce), initiated});
+    }
+    return out;
+  }
+
   Result<ObjectInfo> Copy(std::string_view src_key, std::string_view dst_key,
                           const std::optional<ObjectHeaders>& replace) override;
 
@@ -248,40 +235,40 @@ class AzureStore : public ObjectStore {
  private:
   Result<http::Response> Call(const AzureCall& c) { return rq_->Run(c, nullptr); }
 
+  // An upload's answer, and the MD5 (hex) of the body that was sent.
+  struct Sent {
+    http::Response answer;
+    std::string md5_hex;
+  };
+
+  // Sends `c` with the `size` bytes of `body`, hashed on the way, and with
+  // the caller's base64 `content_md5` when it gave one. A refusal that a
+  // wrong Content-MD5 explains says so; the MD5 the service stored must be
+  // the one sent.
+  Result<Sent> Upload(AzureCall c, ByteSource& body, uint64_t size, std::string_view content_md5) {
+    Md5Source md5(body);
+    std::string given = azure::Md5HexFromBase64(content_md5);
+    if (!given.empty()) c.headers.emplace_back("Content-MD5", std::string(content_md5));
+    c.body = &md5;
+    c.body_size = size;
+    auto r = Call(c);
+    if (!r.ok()) return ExplainRefusedUpload(r.status(), md5, size, given);
+    Sent sent{std::move(*r), md5.HexDigest()};
+    FERRY_RETURN_IF_ERROR(CheckUploadedMd5(sent.answer, sent.md5_hex));
+    return sent;
+  }
+
   // Get Blob from `got` bytes into the requested range, pinned to `etag`.
   AzureCall GetCall(std::string_view key, const GetOptions& o, uint64_t got,
                     const std::string& etag) const {
     AzureCall c;
     c.method = "GET";
     c.blob = std::string(key);
-    uint64_t offset = (o.range ? o.range->offset : 0) + got;
-    std::optional<uint64_t> length;
-    if (o.range && o.range->length) length = *o.range->length - got;
-    bool ranged = offset > 0 || (length && *length > 0);
-    if (ranged) {
-      std::string range = "bytes=" + std::to_string(offset) + "-";
-      if (length && *length > 0) range += std::to_string(offset + *length - 1);
-      c.headers.emplace_back("x-ms-range", range);
-    }
+    ResumeRange want = RangeToResume(o, got);
+    if (want.ranged) c.headers.emplace_back("x-ms-range", want.value);
     if (!etag.empty()) c.headers.emplace_back("If-Match", "\"" + etag + "\"");
-    // A ranged read must be answered with exactly that range before any byte
-    // reaches the sink.
-    c.check_headers = [ranged, offset](const http::Response& r) -> Status {
-      if (!ranged) return Status::Ok();
-      std::string cr = r.Get("content-range");  // "bytes 10-19/100"
-      if (r.status != 206 || cr.rfind("bytes " + std::to_string(offset) + "-", 0) != 0) {
-        return Status::Protocol("asked for bytes from " + std::to_string(offset) +
-                                ", got status " + std::to_string(r.status) + " " + cr);
-      }
-      // Azurite answers a range that starts at the end with "bytes 10-9/10"
-      // where Azure says 416 InvalidRange: the same error either way.
-      size_t slash = cr.rfind('/');
-      uint64_t total = slash == std::string::npos ? 0 : std::strtoull(cr.c_str() + slash + 1, nullptr, 10);
-      if (slash != std::string::npos && cr.back() != '*' && offset >= total) {
-        return Status::InvalidArgument("range not satisfiable");
-      }
-      return Status::Ok();
-    };
+    // Before any byte reaches the sink.
+    c.check_headers = [want](const http::Response& r) { return CheckRangeAnswer(r, want); };
     return c;
   }
 
@@ -320,126 +307,6 @@ class AzureStore : public ObjectStore {
   AzureStoreOptions opt_;
   std::unique_ptr<azure::AzureRequester> rq_;
 };
-
-// An upload's blocks in a block list: its parts by number (uncommitted
-// ones), and whether it has a marker, a tombstone, or committed blocks.
-struct UploadBlocks {
-  std::map<int, uint64_t> parts;  // number -> size
-  std::vector<int> committed;     // part numbers, in commit order
-  bool marker = false;
-  bool tombstone = false;
-  bool Known() const { return marker || !parts.empty(); }
-};
-
-UploadBlocks BlocksOf(const std::vector<azure::Block>& blocks, const std::string& nonce) {
-  UploadBlocks u;
-  for (const azure::Block& b : blocks) {
-    std::string n;
-    int part = 0;
-    if (!azure::ParseBlockId(b.name, &n, &part) || n != nonce) continue;
-    if (b.committed) {
-      u.committed.push_back(part);
-    } else if (part == azure::kMarkerPart) {
-      u.marker = true;
-    } else if (part == azure::kTombstonePart) {
-      u.tombstone = true;
-    } else {
-      u.parts[part] = b.size;
-    }
-  }
-  return u;
-}
-
-// Checks the caller's part list against the uploaded blocks: ascending,
-// each part present with its size.
-Status CheckParts(const std::vector<PartInfo>& parts, const UploadBlocks& u) {
-  if (parts.empty()) return Status::InvalidArgument("invalid part list: no parts");
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0 && parts[i].number <= parts[i - 1].number) {
-      return Status::InvalidArgument("invalid part order");
-    }
-    auto it = u.parts.find(parts[i].number);
-    if (it == u.parts.end()) {
-      return Status::InvalidArgument("invalid part: part " + std::to_string(parts[i].number) +
-                                     " was not uploaded");
-    }
-    if (parts[i].size != 0 && it->second != parts[i].size) {
-      return Status::InvalidArgument("invalid part: part " + std::to_string(parts[i].number) +
-                                     " has another size");
-    }
-  }
-  return Status::Ok();
-}
-
-Result<ObjectInfo> AzureStore::CompleteMultipart(std::string_view key, std::string_view upload_id,
-                                                 const std::vector<PartInfo>& parts) {
-  FERRY_ASSIGN_OR_RETURN(azure::UploadId id, azure::ParseUploadId(upload_id));
-  FERRY_ASSIGN_OR_RETURN(auto blocks, Blocks(key));
-  UploadBlocks u = BlocksOf(blocks, id.nonce);
-  std::vector<int> wanted;
-  uint64_t total = 0;
-  for (const PartInfo& p : parts) {
-    wanted.push_back(p.number);
-    total += p.size;
-  }
-  // A retry after a lost answer finds its blocks already committed.
-  if (!u.committed.empty() && u.committed == wanted) return Head(key);
-  if (u.tombstone || !u.Known()) return Status::NotFound("no such multipart upload");
-  FERRY_RETURN_IF_ERROR(CheckParts(parts, u));
-  std::vector<std::string> ids;
-  for (int n : wanted) ids.push_back(azure::BlockId(id.nonce, n));
-  std::string xml = azure::BuildBlockList(ids);
-  StringSource body(xml);
-  AzureCall c;
-  c.method = "PUT";
-  c.blob = std::string(key);
-  c.query = {{"comp", "blocklist"}};
-  azure::AddBlobHeaders(id.headers, false, &c.headers);
-  c.headers.emplace_back("Content-Type", "application/xml");
-  c.body = &body;
-  c.body_size = xml.size();
-  FERRY_ASSIGN_OR_RETURN(http::Response r, Call(c));
-  ObjectInfo info;
-  info.key = std::string(key);
-  info.size = total;
-  info.etag = s3::Unquote(r.Get("etag"));
-  info.etag_is_md5 = false;
-  info.headers = id.headers;
-  return info;
-}
-
-Status AzureStore::AbortMultipart(std::string_view key, std::string_view upload_id) {
-  FERRY_ASSIGN_OR_RETURN(azure::UploadId id, azure::ParseUploadId(upload_id));
-  return PutMarkerBlock(key, id.nonce, azure::kTombstonePart);
-}
-
-Result<std::vector<PartInfo>> AzureStore::ListParts(std::string_view key,
-                                                    std::string_view upload_id) {
-  FERRY_ASSIGN_OR_RETURN(azure::UploadId id, azure::ParseUploadId(upload_id));
-  FERRY_ASSIGN_OR_RETURN(auto blocks, Blocks(key));
-  UploadBlocks u = BlocksOf(blocks, id.nonce);
-  if (u.tombstone || !u.Known()) return Status::NotFound("no such multipart upload");
-  std::vector<PartInfo> out;
-  for (const auto& [n, size] : u.parts) out.push_back(PartInfo{n, "", size});
-  return out;
-}
-
-Result<std::vector<UploadInfo>> AzureStore::ListMultipartUploads(std::string_view key) {
-  FERRY_ASSIGN_OR_RETURN(auto blocks, Blocks(key));
-  std::map<std::string, UploadBlocks> by_nonce;
-  for (const azure::Block& b : blocks) {
-    std::string nonce;
-    int part = 0;
-    if (!b.committed && azure::ParseBlockId(b.name, &nonce, &part)) by_nonce[nonce];
-  }
-  std::vector<UploadInfo> out;
-  for (auto& [nonce, u] : by_nonce) {
-    u = BlocksOf(blocks, nonce);
-    if (u.tombstone || !u.Known()) continue;
-    out.push_back(UploadInfo{std::string(key), nonce, azure::NonceTime(nonce)});
-  }
-  return out;
-}
 
 Status AzureStore::SetHeaders(std::string_view key, const ObjectHeaders& h) {
   AzureCall props;

@@ -1,29 +1,18 @@
 #include "store/azure/azure_xml.h"
 
 #include <boost/property_tree/ptree.hpp>
-#include <boost/property_tree/xml_parser.hpp>
 #include <charconv>
-#include <sstream>
 
 #include "crypto/digest.h"
 #include "http/date.h"
 #include "s3/sigv4.h"
 #include "s3/xml.h"
+#include "s3/xml_tree.h"
 
 namespace ferry::azure {
 namespace {
 
 namespace pt = boost::property_tree;
-
-Status ParseTree(std::string_view xml, std::string_view what, pt::ptree* tree) {
-  try {
-    std::istringstream in{std::string(xml)};
-    pt::read_xml(in, *tree, pt::xml_parser::no_comments);
-  } catch (const pt::xml_parser_error& e) {
-    return Status::Protocol("malformed " + std::string(what) + " XML: " + e.message());
-  }
-  return Status::Ok();
-}
 
 // The child `name` of `node`, or an empty tree (never a temporary).
 const pt::ptree& Child(const pt::ptree& node, const char* name) {
@@ -83,14 +72,11 @@ std::string Md5HexFromBase64(std::string_view b64) {
 
 Result<BlobListing> ParseListBlobs(std::string_view xml) {
   pt::ptree tree;
-  FERRY_RETURN_IF_ERROR(ParseTree(xml, "List Blobs", &tree));
-  auto root = tree.find("EnumerationResults");
-  if (root == tree.not_found()) {
-    return Status::Protocol("List Blobs: expected <EnumerationResults> document");
-  }
+  FERRY_RETURN_IF_ERROR(s3::ParseXmlTree(xml, "List Blobs", &tree));
+  FERRY_ASSIGN_OR_RETURN(const pt::ptree* root, s3::XmlRoot(tree, "EnumerationResults", "List Blobs"));
   BlobListing out;
-  out.next_marker = Text(root->second, "NextMarker");
-  for (const auto& [tag, node] : Child(root->second, "Blobs")) {
+  out.next_marker = Text(*root, "NextMarker");
+  for (const auto& [tag, node] : Child(*root, "Blobs")) {
     if (tag == "Blob") {
       FERRY_ASSIGN_OR_RETURN(ObjectInfo info, BlobOf(node));
       out.blobs.push_back(std::move(info));
@@ -104,12 +90,11 @@ Result<BlobListing> ParseListBlobs(std::string_view xml) {
 
 Result<std::vector<Block>> ParseBlockList(std::string_view xml) {
   pt::ptree tree;
-  FERRY_RETURN_IF_ERROR(ParseTree(xml, "Get Block List", &tree));
-  auto root = tree.find("BlockList");
-  if (root == tree.not_found()) return Status::Protocol("Get Block List: expected <BlockList>");
+  FERRY_RETURN_IF_ERROR(s3::ParseXmlTree(xml, "Get Block List", &tree));
+  FERRY_ASSIGN_OR_RETURN(const pt::ptree* root, s3::XmlRoot(tree, "BlockList", "Get Block List"));
   std::vector<Block> out;
   for (const char* list : {"CommittedBlocks", "UncommittedBlocks"}) {
-    for (const auto& [tag, node] : Child(root->second, list)) {
+    for (const auto& [tag, node] : Child(*root, list)) {
       if (tag != "Block") continue;
       Block b;
       if (!Base64Decode(Text(node, "Name"), &b.name)) {

@@ -9,7 +9,7 @@
 //     base64 <Name> and a <Size>.
 //   Put Block List: <BlockList><Latest>id</Latest>...</BlockList>.
 // Error documents (<Error><Code>) have S3's shape: s3::ParseError reads them.
-// Parsing is Boost.PropertyTree's, as in s3/xml.h.
+// Parsing is Boost.PropertyTree's, through s3/xml_tree.h as for S3.
 
 #include <cstdint>
 #include <string>

@@ -1,8 +1,6 @@
 #include "store/s3/s3_store.h"
 
 #include <algorithm>
-#include <cctype>
-#include <ctime>
 #include <functional>
 #include <memory>
 #include <random>
@@ -11,126 +9,21 @@
 #include "base/cancel.h"
 #include "base/strings.h"
 #include "crypto/digest.h"
-#include "http/date.h"
 #include "s3/sigv4.h"
 #include "s3/xml.h"
+#include "store/http_get.h"
 #include "store/s3/addressing.h"
 #include "store/s3/s3_errors.h"
+#include "store/s3/s3_headers.h"
+#include "store/stream_taps.h"
 
 namespace ferry {
 namespace {
 
+using s3::AddObjectHeaders;
+using s3::EtagIsMd5;
+using s3::InfoFromHeaders;
 using s3::KeyValues;
-
-// Hashes (MD5) what it forwards, so an upload's ETag can be checked without
-// reading the body twice.
-class Md5Source : public ByteSource {
- public:
-  explicit Md5Source(ByteSource& inner) : inner_(inner), md5_(StreamingDigest::Kind::kMd5) {}
-  Result<size_t> Read(char* buf, size_t cap) override {
-    auto n = inner_.Read(buf, cap);
-    if (n.ok()) md5_.Update(std::string_view(buf, *n));
-    return n;
-  }
-  Status Rewind() override {
-    md5_.Finish();  // resets
-    return inner_.Rewind();
-  }
-  std::string HexDigest() {
-    std::string raw = md5_.Finish();
-    return HexLower(raw);
-  }
-
- private:
-  ByteSource& inner_;
-  StreamingDigest md5_;
-};
-
-// Counts what reaches the caller's sink, so a retried GET resumes after it.
-class CountingSink : public ByteSink {
- public:
-  explicit CountingSink(ByteSink& inner) : inner_(inner) {}
-  Status Write(std::string_view data) override {
-    Status s = inner_.Write(data);
-    if (s.ok()) count_ += data.size();
-    return s;
-  }
-  char* Lend(size_t n) override { return inner_.Lend(n); }
-  Status Commit(size_t n) override {
-    Status s = inner_.Commit(n);
-    if (s.ok()) count_ += n;
-    return s;
-  }
-  uint64_t count() const { return count_; }
-
- private:
-  ByteSink& inner_;
-  uint64_t count_ = 0;
-};
-
-// Whether the ETag in an answer is the MD5 of the body: 32 hex digits, and
-// not an object encrypted with SSE-KMS or SSE-C (whose ETags are not MD5s).
-bool EtagIsMd5(const http::Response& r) {
-  std::string sse = AsciiLower(r.Get("x-amz-server-side-encryption"));
-  if (sse.rfind("aws:kms", 0) == 0) return false;
-  if (r.Find("x-amz-server-side-encryption-customer-algorithm")) return false;
-  if (r.Find("x-goog-component-count")) return false;  // a GCS composite object
-  return IsMd5Hex(s3::Unquote(r.Get("etag")));
-}
-
-// The MD5 in GCS's "x-goog-hash: crc32c=...,md5=BASE64" as hex; "" when absent
-// (composite objects carry only a CRC32C).
-std::string GoogHashMd5(const std::string& hashes) {
-  size_t at = hashes.find("md5=");
-  if (at == std::string::npos) return "";
-  size_t end = hashes.find(',', at);
-  std::string b64 = hashes.substr(at + 4, end == std::string::npos ? end : end - at - 4);
-  std::string raw;
-  if (!Base64Decode(b64, &raw) || raw.size() != 16) return "";
-  return HexLower(raw);
-}
-
-void AddObjectHeaders(const ObjectHeaders& h, http::Headers* out) {
-  auto add = [out](const char* name, const std::string& v) {
-    if (!v.empty()) out->emplace_back(name, v);
-  };
-  add("Content-Type", h.content_type);
-  add("Content-Encoding", h.content_encoding);
-  add("Content-Disposition", h.content_disposition);
-  add("Cache-Control", h.cache_control);
-  add("Content-Language", h.content_language);
-  add("Expires", h.expires);
-  for (const auto& [k, v] : h.user) out->emplace_back("x-amz-meta-" + k, v);
-}
-
-ObjectInfo InfoFromHeaders(std::string_view key, const http::Response& r) {
-  ObjectInfo info;
-  info.key = std::string(key);
-  info.etag = s3::Unquote(r.Get("etag"));
-  info.etag_is_md5 = EtagIsMd5(r);
-  std::string len = r.Get("content-length");
-  info.size = len.empty() ? 0 : std::strtoull(len.c_str(), nullptr, 10);
-  std::string range = r.Get("content-range");  // "bytes 0-9/1234"
-  if (size_t slash = range.rfind('/'); slash != std::string::npos && range.back() != '*') {
-    info.size = std::strtoull(range.c_str() + slash + 1, nullptr, 10);
-  }
-  if (auto t = http::ParseHttpDate(r.Get("last-modified"))) info.last_modified = *t;
-  auto& h = info.headers;
-  h.content_type = r.Get("content-type");
-  h.content_encoding = r.Get("content-encoding");
-  h.content_disposition = r.Get("content-disposition");
-  h.cache_control = r.Get("cache-control");
-  h.content_language = r.Get("content-language");
-  h.expires = r.Get("expires");
-  for (const auto& [k, v] : r.headers) {
-    std::string name = AsciiLower(k);
-    if (name.rfind("x-amz-meta-", 0) == 0) h.user[name.substr(11)] = v;
-    // GCS's XML API answers with its own names even to SigV4 clients.
-    if (name.rfind("x-goog-meta-", 0) == 0) h.user[name.substr(12)] = v;
-  }
-  info.md5_hex = GoogHashMd5(r.Get("x-goog-hash"));
-  return info;
-}
 
 class S3Store : public ObjectStore, public AsyncObjectIo {
  public:
@@ -525,28 +418,11 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
     c = Call();
     c.method = "GET";
     c.key = op->key;
-    uint64_t offset = (o.range ? o.range->offset : 0) + got;
-    std::optional<uint64_t> length;
-    if (o.range && o.range->length) length = *o.range->length - got;
-    bool ranged = offset > 0 || (length && *length > 0);
-    if (ranged) {
-      std::string range = "bytes=" + std::to_string(offset) + "-";
-      if (length && *length > 0) range += std::to_string(offset + *length - 1);
-      c.headers.emplace_back("Range", range);
-    }
+    ResumeRange want = RangeToResume(o, got);
+    if (want.ranged) c.headers.emplace_back("Range", want.value);
     if (!op->etag.empty()) c.headers.emplace_back("If-Match", "\"" + op->etag + "\"");
-    // Before any byte reaches the sink: a ranged read must be answered
-    // with exactly that range (a server that ignores Range sends 200 and
-    // the whole object, which must not be appended).
-    c.check_headers = [ranged, offset](const http::Response& r) -> Status {
-      if (!ranged) return Status::Ok();
-      std::string cr = r.Get("content-range");  // "bytes 10-19/100"
-      if (r.status != 206 || cr.rfind("bytes " + std::to_string(offset) + "-", 0) != 0) {
-        return Status::Protocol("asked for bytes from " + std::to_string(offset) +
-                                ", got status " + std::to_string(r.status) + " " + cr);
-      }
-      return Status::Ok();
-    };
+    // Before any byte reaches the sink.
+    c.check_headers = [want](const http::Response& r) { return CheckRangeAnswer(r, want); };
     OnceAsync(c, &op->counted, &op->seen, [this, op, attempt](Result<http::Response> r) mutable {
       if (op->etag.empty() && op->seen.status >= 200 && op->seen.status < 300) {
         op->etag = s3::Unquote(op->seen.Get("etag"));

@@ -1,0 +1,32 @@
+#include "store/stream_taps.h"
+
+namespace ferry {
+
+Status CountingSink::Write(std::string_view data) {
+  Status s = inner_.Write(data);
+  if (s.ok()) count_ += data.size();
+  return s;
+}
+
+Status CountingSink::Commit(size_t n) {
+  Status s = inner_.Commit(n);
+  if (s.ok()) count_ += n;
+  return s;
+}
+
+Result<size_t> Md5Source::Read(char* buf, size_t cap) {
+  auto n = inner_.Read(buf, cap);
+  if (n.ok()) {
+    md5_.Update(std::string_view(buf, *n));
+    count_ += *n;
+  }
+  return n;
+}
+
+Status Md5Source::Rewind() {
+  md5_.Finish();  // resets
+  count_ = 0;
+  return inner_.Rewind();
+}
+
+}  // namespace ferry
