@@ -3,13 +3,17 @@
 
   scripts/code_limits.py [--root DIR] [--baseline FILE] [--write-baseline]
 
-Three limits over src/ (tests included: they are read as often):
+Four limits over src/ (tests included in the first three: they are read
+as often):
   - no file over 600 lines;
   - no function over 80 lines (functions as universal-ctags sees them, from
     the line of the name to the closing brace);
   - no block of 6 or more lines (blank lines and comments left out, spaces
     squeezed) written twice, unless the block's files are named in the
-    "Written twice on purpose" list of docs/ARCHITECTURE.md.
+    "Written twice on purpose" list of docs/ARCHITECTURE.md;
+  - no #include of a folder outside the includer's layer and the layers it
+    declares in src/CMakeLists.txt (`ferry_layer(NAME FOLDER DEPS...)`),
+    tests excepted (the build also links each layer alone: see there).
 
 Offenders the baseline file names pass while they do not grow, and an
 offender that shrank or went must leave it: the baseline only shrinks (a
@@ -148,6 +152,40 @@ def allowed_duplicates(root):
     return out
 
 
+def declared_layers(root):
+    """{folder: (layer, {layers it may use})} from src/CMakeLists.txt."""
+    text = open(os.path.join(root, "src", "CMakeLists.txt")).read()
+    out = {}
+    for m in re.finditer(r"^ferry_layer\((\w+)\s+(\S+)((?:\s+\w+)*)\)", text, re.M):
+        out[m.group(2)] = (m.group(1), set(m.group(3).split()))
+    return out
+
+
+def upward_includes(root, files):
+    layers = declared_layers(root)
+    by_name = {name: folder for folder, (name, _) in layers.items()}
+
+    def layer_of(path):  # "store/s3/x.h" -> the layer of store/s3, else of store
+        folder = os.path.dirname(path)
+        while folder and folder not in layers:
+            folder = os.path.dirname(folder)
+        return layers[folder][0] if folder else None
+
+    for f in files:
+        if f.endswith("_test.cc") or f.endswith("/main.cc"):
+            continue
+        mine = layer_of(os.path.relpath(f, "src"))
+        if mine is None:
+            yield ("layer", f, "no layer in src/CMakeLists.txt", 1)
+            continue
+        allowed = layers[by_name[mine]][1] | {mine}
+        text = open(os.path.join(root, f), encoding="utf-8", errors="replace").read()
+        for m in re.finditer(r'^#include "([^"]+/[^"]+)"', text, re.M):
+            theirs = layer_of(m.group(1))
+            if theirs is not None and theirs not in allowed:
+                yield ("layer", f, m.group(1), 1)
+
+
 def key(o):
     # Duplicates are named without line numbers in the baseline, which
     # would move with every edit above them.
@@ -168,7 +206,7 @@ def main():
     baseline_path = args.baseline or os.path.join(root, "scripts", "code_limits.baseline")
     files = source_files(root)
     offenders = list(long_files(root, files)) + list(long_functions(root, files)) + \
-        list(duplicates(root, files, allowed_duplicates(root)))
+        list(duplicates(root, files, allowed_duplicates(root))) + list(upward_includes(root, files))
 
     if args.write_baseline:
         counts = {}
@@ -215,6 +253,8 @@ def main():
     for kind, f, name, n in new:
         if kind == "file":
             print(f"{f}: {n} lines, over {MAX_FILE_LINES}")
+        elif kind == "layer":
+            print(f"{f}: includes {name}, from a layer its own does not declare (src/CMakeLists.txt)")
         elif kind == "function":
             print(f"{f}: {name} is {n} lines, over {MAX_FUNCTION_LINES}")
         else:

@@ -7,8 +7,9 @@
 // mid-batch or mid-multipart and then prove that resume finishes exactly.
 //
 // Points in use: "list-page" (after a list page is committed), "finish"
-// (after a batch of finished objects is committed), "part" (after a
-// multipart part is recorded), "transfer" (after an object is written but
+// (after a batch of finished objects is committed), "multipart-created"
+// (after a multipart upload is created, before its id is recorded), "part"
+// (after a multipart part is recorded), "transfer" (after an object is written but
 // before it is recorded), "atomic-write" and "atomic-renamed" (around the
 // rename of base/atomic_file.h).
 

@@ -1,19 +1,12 @@
 // ferry migrate SRC DST, and its job commands: status, list, resume,
 // cancel, dlq. Jobs live in the state store --state names (migrate_args.h).
-#include <unistd.h>
-
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <thread>
 
 #include "base/unix_time.h"
-#include "base/cancel.h"
-#include <nlohmann/json.hpp>
-
 #include "cli/cli_util.h"
 #include "cli/migrate_args.h"
 #include "cli/migrate_output.h"
@@ -23,9 +16,6 @@
 #include "migrate/filter.h"
 #include "migrate/job_spec.h"
 #include "migrate/runner.h"
-#include "migrate/split.h"
-#include "migrate/transfer.h"
-#include "state/metered_state_store.h"
 
 namespace ferry::cli {
 namespace {
@@ -121,190 +111,7 @@ Result<std::chrono::milliseconds> LeaseOf(const MigrateArgs& a) {
   return std::chrono::milliseconds(ms);
 }
 
-int RunInForeground(state::StateStore& store, const std::string& id, const MigrateArgs& a,
-                    std::mutex* out_mu) {
-  std::mutex own_mu;
-  std::mutex& mu = out_mu != nullptr ? *out_mu : own_mu;
-  migrate::RunOptions o;
-  o.open = a.global.ToOpenOptions("");
-  auto budget = ParseSize(a.max_buffer);
-  if (!budget.ok()) return Fail("--max-buffer", budget.status());
-  o.buffer_budget = *budget;
-  o.max_pending = a.max_backlog;
-  o.force = a.force;
-  auto lease = LeaseOf(a);
-  if (!lease.ok()) return Fail("--lease", lease.status());
-  o.lease = *lease;
-  bool tty = ::isatty(STDERR_FILENO) && !a.quiet && !a.json && out_mu == nullptr;
-  bool printed_line = false;
-  auto last_json = std::chrono::steady_clock::time_point{};
-  o.progress_every = std::chrono::milliseconds(tty ? 250 : 1000);
-  o.on_progress = [&](const migrate::Progress& p) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (a.json) {
-      auto now = std::chrono::steady_clock::now();
-      if (now - last_json >= std::chrono::seconds(1)) {
-        std::printf("%s\n", ProgressJson(id, p).c_str());
-        std::fflush(stdout);
-        last_json = now;
-      }
-    } else if (tty) {
-      std::fprintf(stderr, "\r%s\x1b[K", ProgressLine(p).c_str());
-      printed_line = true;
-    }
-  };
-  o.on_event = [&](const migrate::Event& e) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (a.json) {
-      std::printf("%s\n", EventJson(id, e).c_str());
-      std::fflush(stdout);
-    } else if (e.kind == migrate::Event::Kind::kDeadLetter && !a.quiet) {
-      std::fprintf(stderr, "%sferry: dead-lettered %s: %s (%s)\n", printed_line ? "\r\x1b[K" : "",
-                   e.key.c_str(), e.reason.c_str(), e.error.c_str());
-    } else if (e.kind == migrate::Event::Kind::kCircuit && !a.quiet && !tty) {
-      std::fprintf(stderr, "ferry: circuit %s\n", e.reason.c_str());
-    }
-    if (e.kind == migrate::Event::Kind::kWarning) {  // also with --json and -q: it matters
-      std::fprintf(stderr, "%sferry: warning: %s\n", printed_line ? "\r\x1b[K" : "",
-                   e.error.c_str());
-    }
-  };
-  state::MeteredStateStore metered(store);
-  auto r = migrate::RunJob(metered, id, o);
-  std::lock_guard<std::mutex> lock(mu);
-  if (printed_line) std::fprintf(stderr, "\n");
-  if (!r.ok()) return Fail("job " + id, r.status());
-  const state::JobRecord& job = r->job;
-  auto after = AfterTheRun(job, a);
-  if (!after.ok()) return Fail("verify", after.status());
-  if (a.json) {
-    RunFigures run;
-    run.seconds = r->seconds;
-    run.state_calls = metered.calls();
-    run.state_seconds = metered.seconds();
-    run.listing_seconds = r->listing_seconds;
-    if (after->verify) run.verify_json = VerifyJson(*after->verify);
-    run.delete_json = after->DeleteJson();
-    std::printf("%s\n", SummaryJson(job, run).c_str());
-  } else if (!a.quiet) {
-    const auto& c = job.counters;
-    std::printf("%s%s: listed %lld, transferred %lld, skipped %lld, failed %lld, %s in %.1fs\n",
-                out_mu != nullptr ? (id + " ").c_str() : "", state::ToString(job.state), static_cast<long long>(c.listed),
-                static_cast<long long>(c.transferred), static_cast<long long>(c.skipped),
-                static_cast<long long>(c.failed), HumanBytes(static_cast<uint64_t>(c.bytes)).c_str(),
-                r->seconds);
-    if (c.failed > 0) {
-      std::fprintf(stderr, "ferry: %lld objects in the dead-letter queue: ferry migrate dlq %s\n",
-                   static_cast<long long>(c.failed), id.c_str());
-    }
-    if (after->verify) std::printf("%s\n", VerifyLine(*after->verify).c_str());
-    if (after->prune && !after->prune->refused) {
-      std::printf("delete: %lld object%s the source no longer has removed\n",
-                  static_cast<long long>(after->prune->deleted),
-                  after->prune->deleted == 1 ? "" : "s");
-    }
-  }
-  std::fflush(stdout);
-  switch (job.state) {
-    case state::JobState::kCompleted: return after->ExitCode();
-    case state::JobState::kFailed: return kExitDeadLetters;
-    case state::JobState::kCancelled: return kExitCancelled;
-    default: return CancelRequested() ? 130 : 1;
-  }
-}
-
 namespace {
-
-// --split: one job per top-level prefix, up to split_parallel running at
-// once, each on its own connection to the state store. The exit code is the
-// worst of the parts'.
-int RunSplit(state::StateStore& store, const migrate::JobSpec& whole, MigrateArgs& a) {
-  OpenOptions open = a.global.ToOpenOptions("");
-  auto parts = migrate::SplitByPrefix(whole, open);
-  if (!parts.ok()) return Fail("", parts.status());
-  std::vector<std::string> ids;
-  for (auto& part : *parts) {
-    part.concurrency = std::max(4, whole.concurrency / a.split_parallel);
-    part.delete_extraneous = false;  // the whole prunes, once every part ran
-    auto job = migrate::CreateJob(store, part, open);
-    if (!job.ok()) return Fail(part.src, job.status());
-    ids.push_back(job->id);
-    if (a.json) {
-      nlohmann::json j = {{"event", "job"}, {"job", job->id}, {"src", part.src}};
-      if (!part.range_after.empty()) j["after"] = part.range_after;
-      if (!part.range_upper.empty()) j["upper"] = part.range_upper;
-      std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-    } else {
-      std::printf("job %s %s\n", job->id.c_str(), migrate::DescribePart(part).c_str());
-    }
-  }
-  std::fflush(stdout);
-  std::mutex mu;
-  size_t next = 0;
-  int worst = 0;
-  // Parts are not verified one by one: the whole is, once every part ran.
-  MigrateArgs part_args = a;
-  part_args.verify = false;
-  auto rank = [](int code) { return code == 0 ? 0 : code == kExitDeadLetters ? 1 : 2; };
-  auto worker = [&] {
-    for (;;) {
-      size_t i;
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        if (next >= ids.size() || CancelRequested()) return;
-        i = next++;
-      }
-      auto st = OpenState(a);
-      int code = st.ok() ? RunInForeground(**st, ids[i], part_args, &mu) : Fail("", st.status());
-      std::lock_guard<std::mutex> lock(mu);
-      if (rank(code) > rank(worst) || (code != 0 && worst == 0)) worst = code;
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 0; t < std::min<int>(a.split_parallel, static_cast<int>(ids.size())); ++t) {
-    threads.emplace_back(worker);
-  }
-  for (auto& t : threads) t.join();
-  // The whole: every part's counters added up.
-  state::JobRecord total;
-  total.id = ids.front();
-  total.state = state::JobState::kCompleted;
-  for (const auto& id : ids) {
-    auto j = store.GetJob(id);
-    if (!j.ok()) return Fail("job " + id, j.status());
-    const auto& c = j->counters;
-    total.counters.listed += c.listed;
-    total.counters.transferred += c.transferred;
-    total.counters.skipped += c.skipped;
-    total.counters.failed += c.failed;
-    total.counters.bytes += c.bytes;
-    total.counters.pending += c.pending;
-    total.run_seconds = std::max(total.run_seconds, j->run_seconds);
-    if (j->state != state::JobState::kCompleted) total.state = j->state;
-  }
-  total.spec = migrate::SpecToJson(whole);
-  auto after = AfterTheRun(total, a);
-  if (!after.ok()) return Fail("verify", after.status());
-  if (worst == 0 && total.state == state::JobState::kCompleted) worst = after->ExitCode();
-  if (a.json) {
-    RunFigures run;
-    run.seconds = total.run_seconds;
-    if (after->verify) run.verify_json = VerifyJson(*after->verify);
-    run.delete_json = after->DeleteJson();
-    std::string line = SummaryJson(total, run);
-    std::string jobs = nlohmann::json(ids).dump();
-    line.insert(line.size() - 1, ",\"jobs\":" + jobs);
-    std::printf("%s\n", line.c_str());
-  } else if (!a.quiet) {
-    const auto& c = total.counters;
-    std::printf("%zu jobs: listed %lld, transferred %lld, skipped %lld, failed %lld, %s\n",
-                ids.size(), static_cast<long long>(c.listed), static_cast<long long>(c.transferred),
-                static_cast<long long>(c.skipped), static_cast<long long>(c.failed),
-                HumanBytes(static_cast<uint64_t>(c.bytes)).c_str());
-    if (after->verify) std::printf("%s\n", VerifyLine(*after->verify).c_str());
-  }
-  return worst;
-}
 
 int RunMigrate(MigrateArgs& a) {
   if (a.src.empty() || a.dst.empty()) {
@@ -490,13 +297,10 @@ void AddRunOptions(CLI::App* cmd, MigrateArgs* a) {
   AddGlobalOptions(*cmd, &a->global);
 }
 
-void AddMigrateCommand(CLI::App& app, int* exit_code) {
-  auto a = std::make_shared<MigrateArgs>();
-  auto* m = app.add_subcommand(
-      "migrate", "Copy every object under SRC to DST as a resumable job (s3://bucket/prefix, gs://bucket/prefix, azure://account/container/prefix or a directory)");
-  m->add_option("src", a->src, "Source: s3://bucket[/prefix], gs://..., azure://account/container[/prefix] or a local directory");
-  m->add_option("dst", a->dst, "Destination: s3://bucket[/prefix], gs://..., azure://account/container[/prefix] or a local directory");
-  AddStateOption(m, a.get());
+namespace {
+
+// --concurrency .. --part-concurrency: how much runs at once.
+void AddParallelOptions(CLI::App* m, MigrateArgs* a) {
   m->add_option("--concurrency", a->concurrency, "Objects in flight")->capture_default_str()->check(CLI::Range(1, 4096));
   m->add_option("--list-concurrency", a->list_concurrency,
                 "Listings at once (1: one flat listing)")->capture_default_str()->check(CLI::Range(1, 256));
@@ -511,6 +315,10 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::IsMember({"ranges", "prefixes"}));
   m->add_option("--part-concurrency", a->part_concurrency, "Parts in flight per large object")->capture_default_str()->check(CLI::Range(1, 256));
+}
+
+// --include .. --overwrite: which keys are copied.
+void AddSelectionOptions(CLI::App* m, MigrateArgs* a) {
   m->add_option("--include", a->include, "Only keys matching this glob (repeatable; * ** ? [..] {a,b})");
   m->add_option("--exclude", a->exclude, "Leave out keys matching this glob (repeatable; wins over --include)");
   m->add_option("--min-size", a->min_size, "Only objects of at least this size");
@@ -518,12 +326,20 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
   m->add_option("--newer-than", a->newer_than, "Only objects modified after this (date, RFC 3339, or age like 7d)");
   m->add_option("--older-than", a->older_than, "Only objects modified before this (date, RFC 3339, or age like 7d)");
   m->add_option("--overwrite", a->overwrite, "changed (same size and MD5 are skipped), always, never")->capture_default_str();
+}
+
+// --multipart-threshold .. --dry-run: how each object is copied.
+void AddTransferOptions(CLI::App* m, MigrateArgs* a) {
   m->add_option("--multipart-threshold", a->threshold, "Multipart at or above this size")->capture_default_str();
   m->add_option("--part-size", a->part_size, "Part size (raised so no object needs more than 10,000)")->capture_default_str();
   m->add_option("--bwlimit", a->bwlimit, "Bytes per second read from the source (e.g. 50M)");
   m->add_option("--tps-limit", a->tps_limit, "Requests per second to the S3 endpoints");
   m->add_option("--max-attempts", a->max_attempts, "Failed attempts before an object is dead-lettered")->capture_default_str()->check(CLI::Range(1, 1000));
   m->add_flag("--dry-run", a->dry_run, "List and decide, copy nothing");
+}
+
+// --detach .. --max-delete: how the job runs, and what follows it.
+void AddJobOptions(CLI::App* m, MigrateArgs* a) {
   m->add_flag("--detach", a->detach,
               "Only create the job, for the worker pool (`ferry worker` on any machine "
               "sharing --state runs it, many at once); print its id and return");
@@ -549,10 +365,10 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
                 "0 only reports how many")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  m->add_option("--src-profile", a->src_profile, "AWS profile for the source");
-  m->add_option("--dst-profile", a->dst_profile, "AWS profile for the destination");
-  AddRunOptions(m, a.get());
+}
 
+// status, list, resume, cancel, verify and dlq under `migrate`.
+void AddJobCommands(CLI::App* m, const std::shared_ptr<MigrateArgs>& a, int* exit_code) {
   auto* status = m->add_subcommand("status", "Show a job (default: the newest)");
   status->add_option("job", a->job, "Job id");
   status->add_flag("--json", a->json, "As one JSON object");
@@ -585,7 +401,25 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
   AddStateOption(dlq, a.get());
   AddRunOptions(dlq, a.get());
   dlq->callback([a, exit_code] { *exit_code = RunDlq(*a); });
+}
 
+}  // namespace
+
+void AddMigrateCommand(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<MigrateArgs>();
+  auto* m = app.add_subcommand(
+      "migrate", "Copy every object under SRC to DST as a resumable job (s3://bucket/prefix, gs://bucket/prefix, azure://account/container/prefix or a directory)");
+  m->add_option("src", a->src, "Source: s3://bucket[/prefix], gs://..., azure://account/container[/prefix] or a local directory");
+  m->add_option("dst", a->dst, "Destination: s3://bucket[/prefix], gs://..., azure://account/container[/prefix] or a local directory");
+  AddStateOption(m, a.get());
+  AddParallelOptions(m, a.get());
+  AddSelectionOptions(m, a.get());
+  AddTransferOptions(m, a.get());
+  AddJobOptions(m, a.get());
+  m->add_option("--src-profile", a->src_profile, "AWS profile for the source");
+  m->add_option("--dst-profile", a->dst_profile, "AWS profile for the destination");
+  AddRunOptions(m, a.get());
+  AddJobCommands(m, a, exit_code);
   m->callback([a, exit_code, m] {
     if (!m->get_subcommands().empty()) return;
     *exit_code = RunMigrate(*a);

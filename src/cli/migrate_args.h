@@ -86,6 +86,10 @@ Result<std::chrono::milliseconds> LeaseOf(const MigrateArgs& a);
 int RunInForeground(state::StateStore& store, const std::string& id, const MigrateArgs& a,
                     std::mutex* out_mu = nullptr);
 
+// --split: one job per top-level prefix of `whole`, run up to
+// --split-parallel at once; the worst of the parts' exit codes.
+int RunSplit(state::StateStore& store, const migrate::JobSpec& whole, const MigrateArgs& a);
+
 // Verifies what job `job` copied: its source against its destination, with
 // its key mapping and filters. Each difference is printed (a JSON line with
 // --json, else a line on stdout, or stderr when `to_stderr`).

@@ -3,18 +3,27 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <initializer_list>
 #include <string>
 
 namespace ferry::migrate {
 namespace {
 
-TEST(Glob, MatchTable) {
-  struct Case {
-    const char* pattern;
-    const char* key;
-    bool match;
-  } cases[] = {
-      // Unanchored: the whole key or a suffix after a '/'.
+struct GlobCase {
+  const char* pattern;
+  const char* key;
+  bool match;
+};
+
+void ExpectGlobs(std::initializer_list<GlobCase> cases) {
+  for (const GlobCase& c : cases) {
+    EXPECT_EQ(GlobMatch(c.pattern, c.key), c.match)
+        << "pattern \"" << c.pattern << "\" key \"" << c.key << "\"";
+  }
+}
+
+TEST(Glob, UnanchoredMatchesTheKeyOrASuffixAfterASlash) {
+  ExpectGlobs({
       {"*.jpg", "a.jpg", true},
       {"*.jpg", "a/b/c.jpg", true},
       {"*.jpg", "a/b/c.jpeg", false},
@@ -27,14 +36,22 @@ TEST(Glob, MatchTable) {
       {"a.c", "abc", false},      // no regex metacharacters
       {"(a|b)", "(a|b)", true},
       {".*", "x/.hidden", true},
-      // Anchored.
+  });
+}
+
+TEST(Glob, ALeadingSlashAnchors) {
+  ExpectGlobs({
       {"/*.jpg", "a.jpg", true},
       {"/*.jpg", "a/b.jpg", false},
       {"/a/*.jpg", "a/b.jpg", true},
       {"/a/*.jpg", "x/a/b.jpg", false},
       {"/*", "a/b", false},
       {"/", "a", false},
-      // ** crosses segments; * does not.
+  });
+}
+
+TEST(Glob, DoubleStarCrossesSegmentsAndStarDoesNot) {
+  ExpectGlobs({
       {"**", "a/b/c", true},
       {"**.jpg", "a/b/c.jpg", true},
       {"/a/**", "a/b/c/d.txt", true},
@@ -45,12 +62,20 @@ TEST(Glob, MatchTable) {
       {"/a/**b", "a/b", true},
       {"/a/*", "a/b/c", false},
       {"/a/***", "a/b/c", true},  // a longer run of stars is **
-      // ? is one character, never '/'.
+  });
+}
+
+TEST(Glob, QuestionMarkIsOneCharacterNeverASlash) {
+  ExpectGlobs({
       {"?.txt", "a.txt", true},
       {"?.txt", "ab.txt", false},
       {"/a?b", "a/b", false},
       {"/?", "", false},
-      // Classes.
+  });
+}
+
+TEST(Glob, Classes) {
+  ExpectGlobs({
       {"[abc].txt", "b.txt", true},
       {"[abc].txt", "d.txt", false},
       {"/[a-c]x", "cx", true},
@@ -62,7 +87,11 @@ TEST(Glob, MatchTable) {
       {"/[\\]]", "]", true},
       {"/[a\\-z]", "-", true},
       {"/[a\\-z]", "m", false},
-      // Alternation.
+  });
+}
+
+TEST(Glob, Alternation) {
+  ExpectGlobs({
       {"*.{jpg,png}", "x/y.png", true},
       {"*.{jpg,png}", "y.gif", false},
       {"{a,b}/*", "b/c", true},
@@ -73,7 +102,11 @@ TEST(Glob, MatchTable) {
       {"/x{,.bak}", "x.bak", true},
       {"/x{,.bak}", "x.ba", false},
       {"/a,b", "a,b", true},  // ',' outside braces is literal
-      // Escapes.
+  });
+}
+
+TEST(Glob, Escapes) {
+  ExpectGlobs({
       {"/\\*", "*", true},
       {"/\\*", "a", false},
       {"/a\\?", "a?", true},
@@ -81,7 +114,11 @@ TEST(Glob, MatchTable) {
       {"/\\{a\\}", "{a}", true},
       {"\\/a", "x/a", false},  // an escaped leading '/' is a literal, not an anchor
       {"\\/a", "x//a", true},
-      // Unicode keys: ? and classes take whole code points.
+  });
+}
+
+TEST(Glob, UnicodeKeysTakeWholeCodePoints) {
+  ExpectGlobs({
       {"*.jpg", "фото/снимок.jpg", true},
       {"/фото/?.jpg", "фото/я.jpg", true},
       {"/??.txt", "日本.txt", true},
@@ -93,14 +130,22 @@ TEST(Glob, MatchTable) {
       {"/?", "\xff", true},  // an invalid byte is one character
       {"/\xff", "\xff", true},
       {"/\xc3", "\xc3\xa9", false},  // a lead byte does not match a whole "é"
-      // '+', '%', spaces.
+  });
+}
+
+TEST(Glob, PlusPercentAndSpacesAreLiteral) {
+  ExpectGlobs({
       {"*+*", "a+b", true},
       {"/a+b.txt", "a+b.txt", true},
       {"/a+b.txt", "a b.txt", false},
       {"*%20*", "dir/a%20b", true},
       {"/my file.txt", "my file.txt", true},
       {"my *.txt", "d/my notes.txt", true},
-      // Double slashes and empty segments.
+  });
+}
+
+TEST(Glob, DoubleSlashesAndEmptySegments) {
+  ExpectGlobs({
       {"/a//b", "a//b", true},
       {"/a/*/b", "a//b", true},  // * matches an empty segment
       {"/a/?/b", "a//b", false},
@@ -109,11 +154,7 @@ TEST(Glob, MatchTable) {
       {"//x", "/x", true},
       {"/x", "/x", false},
       {"x", "/x", true},
-  };
-  for (const auto& c : cases) {
-    EXPECT_EQ(GlobMatch(c.pattern, c.key), c.match)
-        << "pattern \"" << c.pattern << "\" key \"" << c.key << "\"";
-  }
+  });
 }
 
 TEST(Glob, NoExponentialBlowup) {

@@ -32,6 +32,16 @@ bool Runner::Admit() {
 }
 
 Status Runner::Setup() {
+  FERRY_RETURN_IF_ERROR(ClaimJob());
+  if (over_) return Status::Ok();
+  MakeLimits();
+  FERRY_RETURN_IF_ERROR(OpenStores());
+  pending_ = job_.counters.pending;
+  queue_ = std::make_unique<WorkQueue>(static_cast<size_t>(std::max(8, spec_.concurrency * 2)));
+  return Status::Ok();
+}
+
+Status Runner::ClaimJob() {
   FERRY_ASSIGN_OR_RETURN(job_, store_.GetJob(id_));
   FERRY_ASSIGN_OR_RETURN(spec_, SpecFromJson(job_.spec));
   if (spec_.pool && state::IsFinal(job_.state)) {
@@ -60,9 +70,10 @@ Status Runner::Setup() {
     FERRY_RETURN_IF_ERROR(store_.ReleaseOwner(id_, job_.runner).status());
   }
   FERRY_ASSIGN_OR_RETURN(job_, store_.GetJob(id_));
+  return Status::Ok();
+}
 
-  FERRY_ASSIGN_OR_RETURN(Location src_loc, ParseLocation(spec_.src));
-  FERRY_ASSIGN_OR_RETURN(Location dst_loc, ParseLocation(spec_.dst));
+void Runner::MakeLimits() {
   // Gentle AIMD: throttles that arrive at random (not from overload) must
   // not collapse the limit, yet a storm of them (few successes) still does.
   PacerOptions po;
@@ -75,24 +86,29 @@ Status Runner::Setup() {
   bw_ = std::make_unique<RateLimiter>(spec_.bwlimit);
   budget_ = std::make_unique<ByteBudget>(opt_.buffer_budget);
   buffers_ = std::make_unique<BufferPool>(opt_.buffer_budget);
+}
 
-  // Each side: its profile, its pacer and circuit, and a pooled connection
-  // for every request that can be in flight (with the default of 64 and 256
-  // in flight the pool reopened 1,200 connections per 30,000 objects).
-  auto side = [&](const std::string& profile, Pacer* pacer, CircuitBreaker* circuit) {
-    OpenOptions o = opt_.open;
-    o.profile = profile;
-    o.hooks = std::make_shared<EndpointHooks>(pacer, tps_.get(), circuit);
-    o.http.max_idle_per_endpoint =
-        std::max<size_t>(o.http.max_idle_per_endpoint,
-                         static_cast<size_t>(spec_.concurrency) *
-                             static_cast<size_t>(std::max(1, spec_.part_concurrency)));
-    o.http.io_threads = std::max(o.http.io_threads, 2);
-    return o;
-  };
-  OpenOptions so = side(spec_.src_profile, src_pacer_.get(), &src_circuit_);
+// Each side: its profile, its pacer and circuit, and a pooled connection
+// for every request that can be in flight (with the default of 64 and 256
+// in flight the pool reopened 1,200 connections per 30,000 objects).
+OpenOptions Runner::SideOptions(const std::string& profile, Pacer* pacer,
+                                CircuitBreaker* circuit) const {
+  OpenOptions o = opt_.open;
+  o.profile = profile;
+  o.hooks = std::make_shared<EndpointHooks>(pacer, tps_.get(), circuit);
+  o.http.max_idle_per_endpoint = std::max<size_t>(
+      o.http.max_idle_per_endpoint, static_cast<size_t>(spec_.concurrency) *
+                                        static_cast<size_t>(std::max(1, spec_.part_concurrency)));
+  o.http.io_threads = std::max(o.http.io_threads, 2);
+  return o;
+}
+
+Status Runner::OpenStores() {
+  FERRY_ASSIGN_OR_RETURN(Location src_loc, ParseLocation(spec_.src));
+  FERRY_ASSIGN_OR_RETURN(Location dst_loc, ParseLocation(spec_.dst));
+  OpenOptions so = SideOptions(spec_.src_profile, src_pacer_.get(), &src_circuit_);
   FERRY_ASSIGN_OR_RETURN(src_, OpenStore(src_loc, so));
-  OpenOptions dopt = side(spec_.dst_profile, dst_pacer_.get(), &dst_circuit_);
+  OpenOptions dopt = SideOptions(spec_.dst_profile, dst_pacer_.get(), &dst_circuit_);
   dopt.create_local = true;
   FERRY_ASSIGN_OR_RETURN(dst_, OpenStore(dst_loc, dopt));
 
@@ -111,8 +127,6 @@ Status Runner::Setup() {
   ctx_.budget = budget_.get();
   ctx_.buffers = buffers_.get();
   ctx_.fence = &fence_;
-  pending_ = job_.counters.pending;
-  queue_ = std::make_unique<WorkQueue>(static_cast<size_t>(std::max(8, spec_.concurrency * 2)));
   return Status::Ok();
 }
 

@@ -93,7 +93,13 @@ class Runner {
     bool taken_over = false;
     Status status;
   };
+  // Setup: the job claimed (or found over_), the limits made, the stores
+  // opened and ctx_ filled.
   Status Setup();
+  Status ClaimJob();
+  void MakeLimits();
+  OpenOptions SideOptions(const std::string& profile, Pacer* pacer, CircuitBreaker* circuit) const;
+  Status OpenStores();
   void StartListing();
   Monitored Monitor(Clock::time_point start, int64_t done0, int64_t bytes0);
   Result<RunResult> Finish(Monitored m, Clock::time_point start, int64_t done0, int64_t bytes0);

@@ -7,11 +7,12 @@
 //   - below the multipart threshold: one GET into a buffer, MD5 computed as
 //     it streams and checked against the source's ETag, one PUT with
 //     Content-MD5 (the store rejects damaged bytes, and its ETag is checked);
-//   - at or above it: a multipart upload of equal parts, each read with
-//     If-Match (one source version), hashed and sent with Content-MD5, and
-//     recorded in the state store as it lands, so a crashed or retried
-//     transfer resumes the upload instead of starting over. The completed
-//     object's ETag is checked against the parts' MD5s.
+//   - at or above it: a multipart upload of equal parts (the one uploader,
+//     ops/multipart_upload.h), each read with If-Match (one source
+//     version), hashed and sent with Content-MD5 (ops/range_part_reader.h),
+//     and recorded in the state store as it lands (upload_journal.h), so a
+//     crashed or retried transfer resumes the upload instead of starting
+//     over. The completed object's ETag is checked against the parts' MD5s.
 //
 // Memory: every buffer is taken from the job's ByteBudget first.
 // Thread-safe: many workers call TransferObject at once.

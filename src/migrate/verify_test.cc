@@ -13,6 +13,7 @@
 #include <mutex>
 #include <random>
 
+#include "store/forwarding_store.h"
 #include "store/local/local_store.h"
 
 namespace ferry::migrate {
@@ -22,51 +23,14 @@ namespace fs = std::filesystem;
 
 // A store whose listings come out of byte order (each page reversed), as a
 // broken server's would; everything else passes through.
-class ReversingStore : public ObjectStore {
+class ReversingStore : public ForwardingStore {
  public:
-  explicit ReversingStore(ObjectStore& inner) : inner_(inner) {}
-  std::string Describe() const override { return inner_.Describe(); }
-  StoreFeatures Features() const override { return inner_.Features(); }
+  using ForwardingStore::ForwardingStore;
   Result<ListPage> List(const ListOptions& o) override {
-    auto page = inner_.List(o);
+    auto page = inner().List(o);
     if (page.ok()) std::reverse(page->objects.begin(), page->objects.end());
     return page;
   }
-  Result<ObjectInfo> Head(std::string_view k) override { return inner_.Head(k); }
-  Result<ObjectInfo> Get(std::string_view k, const GetOptions& o, ByteSink& s) override {
-    return inner_.Get(k, o, s);
-  }
-  Result<ObjectInfo> Put(std::string_view k, ByteSource& b, uint64_t n, const PutOptions& o) override {
-    return inner_.Put(k, b, n, o);
-  }
-  Result<std::string> CreateMultipart(std::string_view k, const PutOptions& o) override {
-    return inner_.CreateMultipart(k, o);
-  }
-  Result<PartInfo> UploadPart(std::string_view k, std::string_view u, int n, ByteSource& b,
-                              uint64_t s, std::string_view m) override {
-    return inner_.UploadPart(k, u, n, b, s, m);
-  }
-  Result<ObjectInfo> CompleteMultipart(std::string_view k, std::string_view u,
-                                       const std::vector<PartInfo>& p) override {
-    return inner_.CompleteMultipart(k, u, p);
-  }
-  Status AbortMultipart(std::string_view k, std::string_view u) override {
-    return inner_.AbortMultipart(k, u);
-  }
-  Result<std::vector<PartInfo>> ListParts(std::string_view k, std::string_view u) override {
-    return inner_.ListParts(k, u);
-  }
-  Result<std::vector<UploadInfo>> ListMultipartUploads(std::string_view k) override {
-    return inner_.ListMultipartUploads(k);
-  }
-  Result<ObjectInfo> Copy(std::string_view a, std::string_view b,
-                          const std::optional<ObjectHeaders>& h) override {
-    return inner_.Copy(a, b, h);
-  }
-  Status Delete(std::string_view k) override { return inner_.Delete(k); }
-
- private:
-  ObjectStore& inner_;
 };
 
 class VerifyTest : public ::testing::Test {

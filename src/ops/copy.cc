@@ -13,6 +13,8 @@
 #include "crypto/digest.h"
 #include "engine/parallel.h"
 #include "ops/mime.h"
+#include "ops/multipart_upload.h"
+#include "ops/range_part_reader.h"
 #include "store/local/fs_util.h"
 
 namespace ferry {
@@ -107,33 +109,34 @@ class AtomicFile {
   bool committed_ = false;
 };
 
-// Uploads `size` bytes, produced part by part by `make_source`, as a
-// multipart upload; aborts the upload on any failure.
-Result<CopyResult> UploadMultipart(
-    ObjectStore& dst, std::string_view key, uint64_t size, const PartPlan& plan,
-    const PutOptions& put, int concurrency,
-    const std::function<Status(int part, uint64_t off, uint64_t len, ObjectStore& dst,
-                               std::string_view key, std::string_view id, PartInfo* out)>& part_fn) {
-  FERRY_ASSIGN_OR_RETURN(std::string id, dst.CreateMultipart(key, put));
-  std::vector<PartInfo> parts(static_cast<size_t>(plan.parts));
-  Status s = RunParallel(plan.parts, concurrency, [&](int i) {
-    uint64_t off = static_cast<uint64_t>(i) * plan.part_size;
-    uint64_t len = std::min(plan.part_size, size - off);
-    return part_fn(i + 1, off, len, dst, key, id, &parts[static_cast<size_t>(i)]);
-  });
-  Result<ObjectInfo> done = s.ok() ? dst.CompleteMultipart(key, id, parts) : Result<ObjectInfo>(s);
-  if (!done.ok()) {
-    Status aborted = dst.AbortMultipart(key, id);
-    if (!aborted.ok()) {  // say what is left behind, and how to find it
-      return done.status().WithNote("aborting upload " + id + " failed too (" +
-                                    aborted.ToString() + ")");
-    }
-    return done.status();
+// The parts of a local file, streamed from it (pread at their offsets)
+// without a buffer; each is hashed by the store as it goes and checked
+// against the part's ETag.
+class FilePartReader : public PartReader {
+ public:
+  explicit FilePartReader(int fd) : fd_(fd) {}
+  Status Read(const PartSpan& part, const PartSend& send) override {
+    FileRangeSource body(fd_, part.offset, part.size);
+    return send(body, "");
   }
+
+ private:
+  int fd_;
+};
+
+// A one-shot multipart upload (aborted on failure) as a CopyResult.
+Result<CopyResult> UploadParts(ObjectStore& dst, std::string_view key, uint64_t size,
+                               const PartPlan& plan, const PutOptions& put, PartReader& reader,
+                               const CopyOptions& o) {
+  UploadJournal one_shot;
+  MultipartOptions mo;
+  mo.concurrency = o.concurrency;
+  MultipartOutcome out = UploadMultipart(dst, key, size, plan, put, reader, one_shot, mo);
+  if (!out.status.ok()) return out.status;
   CopyResult r;
   r.bytes = size;
   r.parts = plan.parts;
-  r.etag = done->etag;
+  r.etag = out.object.etag;
   return r;
 }
 
@@ -181,15 +184,8 @@ Result<CopyResult> UploadFile(const std::string& path, ObjectStore& dst, std::st
     r.etag = info.etag;
     return r;
   }
-  // Parts stream straight from the file (pread at their offsets); each is
-  // hashed as it goes and checked against the part's ETag by the store.
-  return UploadMultipart(dst, key, size, plan, put, o.concurrency,
-                         [&](int n, uint64_t off, uint64_t len, ObjectStore& d,
-                             std::string_view k, std::string_view id, PartInfo* out) -> Status {
-                           FileRangeSource body(fd.get(), off, len);
-                           FERRY_ASSIGN_OR_RETURN(*out, d.UploadPart(k, id, n, body, len, ""));
-                           return Status::Ok();
-                         });
+  FilePartReader parts(fd.get());
+  return UploadParts(dst, key, size, plan, put, parts, o);
 }
 
 Result<CopyResult> DownloadFile(ObjectStore& src, std::string_view key, const std::string& path,
@@ -273,22 +269,8 @@ Result<CopyResult> CopyObject(ObjectStore& src, std::string_view src_key, Object
     return r;
   }
   // Streamed part by part: memory is part_size x concurrency.
-  return UploadMultipart(
-      dst, dst_key, info.size, plan, put, o.concurrency,
-      [&](int n, uint64_t off, uint64_t len, ObjectStore& d, std::string_view k,
-          std::string_view id, PartInfo* out) -> Status {
-        StringSink buf;
-        buf.data().reserve(static_cast<size_t>(len));
-        GetOptions g;
-        g.range = ByteRange{off, len};
-        g.if_match = info.etag;
-        FERRY_ASSIGN_OR_RETURN(ObjectInfo got, src.Get(src_key, g, buf));
-        if (buf.data().size() != len) return Status::Corruption("short range from source");
-        std::string md5 = Base64Encode(Md5(buf.data()));
-        StringSource body(std::move(buf.data()));
-        FERRY_ASSIGN_OR_RETURN(*out, d.UploadPart(k, id, n, body, len, md5));
-        return Status::Ok();
-      });
+  RangePartReader parts(src, std::string(src_key), info.etag);
+  return UploadParts(dst, dst_key, info.size, plan, put, parts, o);
 }
 
 Result<CopyResult> CopyLocalFile(const std::string& from, const std::string& to) {

@@ -1,8 +1,9 @@
 #pragma once
 // Copying one object (rclone's operations layer): between two stores, from a
 // local file to a store, or from a store to a local file. Large objects go in
-// equal parts, several at once; memory stays bounded by the part buffers in
-// flight, never by the object's size.
+// equal parts, several at once (uploads through ops/multipart_upload.h);
+// memory stays bounded by the part buffers in flight, never by the object's
+// size.
 //
 // All-or-nothing: a failed copy leaves no partial file (downloads go to a
 // temp file renamed at the end) and no dangling multipart upload (aborted).

@@ -348,127 +348,199 @@ TEST_P(StateStoreConformanceTest, FinishAndDeadLetterRemoveTheKeysRows) {
   ExpectBalanced("j");
 }
 
-// Random operations against a model of who holds what: every outcome the
-// store reports must match the model, and the counters must balance.
-TEST_P(StateStoreConformanceTest, RandomOperationsMatchAModel) {
-  MakeJob("j");
-  std::mt19937 rng(20240601);
-  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+// A model of who holds what in one job, driven by random operations that
+// it applies to the store too: every outcome the store reports must match
+// the model's, and the counters must agree with it.
+class HolderModel {
+ public:
+  HolderModel(StateStore& store, std::string job) : store_(store), job_(std::move(job)) {}
+
+  // One random operation at a later time, by a random owner.
+  void Step(int op);
+  // The job's counters and rows against the model.
+  void CheckCounters(int op);
+
+ private:
   enum class Where { kPending, kDone, kDead };
-  std::map<std::string, Where> where;
   struct Holder {
     std::string owner;
     int64_t until = 0;
   };
-  std::map<std::string, Holder> held;  // pending keys claimed
-  std::map<std::string, int64_t> not_before;
-  const std::string owners[] = {"o1", "o2", "o3"};
-  int64_t now = 1, next_key = 0, seq = 0;
+
+  int Pick(int n) { return static_cast<int>(rng_() % static_cast<unsigned>(n)); }
+  void ListPage();
+  void Claim(const std::string& owner, int op);
+  void Renew(const std::string& owner, const std::vector<std::string>& mine);
+  void ReleaseOwner(const std::string& owner, const std::vector<std::string>& mine);
+  void Conclude(const std::string& owner, std::vector<std::string> candidates, int op);
+  void Apply(const std::string& owner, const std::string& key, int kind, bool* acted);
+  void RequeueDead();
+
+  StateStore& store_;
+  const std::string job_;
+  std::mt19937 rng_{20240601};
+  std::map<std::string, Where> where_;
+  std::map<std::string, Holder> held_;  // pending keys claimed
+  std::map<std::string, int64_t> not_before_;
+  int64_t now_ = 1, next_key_ = 0, seq_ = 0;
+};
+
+void HolderModel::Step(int op) {
+  static const std::string kOwners[] = {"o1", "o2", "o3"};
+  now_ += 1 + Pick(20);
+  const std::string& owner = kOwners[Pick(3)];
+  std::vector<std::string> mine;  // keys the model says `owner` holds
+  for (const auto& [k, h] : held_) {
+    if (h.owner == owner) mine.push_back(k);
+  }
+  int what = Pick(100);
+  if (what < 12) {
+    ListPage();
+  } else if (what < 40) {
+    Claim(owner, op);
+  } else if (what < 48 && !mine.empty()) {
+    Renew(owner, mine);
+  } else if (what < 50) {
+    ReleaseOwner(owner, mine);
+  } else if (what < 96) {  // an outcome for a key `owner` may or may not hold
+    Conclude(owner, mine, op);
+  } else {
+    RequeueDead();
+  }
+}
+
+// A list page: new keys, and keys still pending.
+void HolderModel::ListPage() {
+  ListPageCommit page;
+  page.seq = ++seq_;
+  std::set<std::string> fresh;
+  for (int i = Pick(8); i > 0; --i) {
+    std::string k = NumberedKeys(1, "r" + std::to_string(next_key_++))[0];
+    page.objects.push_back({k, 3, "e", 0});
+    fresh.insert(k);
+  }
+  for (const auto& [k, w] : where_) {
+    if (w == Where::kPending && Pick(20) == 0) page.objects.push_back({k, 3, "e", 0});
+  }
+  auto r = store_.CommitListPage(job_, page);
+  ASSERT_TRUE(r.ok() && r->applied) << r.status().ToString();
+  ASSERT_EQ(r->enqueued, static_cast<int64_t>(fresh.size()));
+  for (const std::string& k : fresh) where_[k] = Where::kPending;
+}
+
+// A claim: the first claimable keys in key order.
+void HolderModel::Claim(const std::string& owner, int op) {
+  const int max = 1 + Pick(6);
+  std::vector<std::string> want;
+  for (const auto& [k, w] : where_) {
+    auto h = held_.find(k);
+    if (w == Where::kPending && (h == held_.end() || h->second.until <= now_) &&
+        not_before_[k] <= now_ && static_cast<int>(want.size()) < max) {
+      want.push_back(k);
+    }
+  }
+  auto claimed = store_.Claim(job_, owner, max, now_, now_ + 150);
+  ASSERT_TRUE(claimed.ok()) << claimed.status().ToString();
+  std::vector<std::string> got;
+  for (const ClaimedObject& c : *claimed) got.push_back(c.object.key);
+  ASSERT_EQ(got, want) << "op " << op;
+  for (const std::string& k : want) held_[k] = {owner, now_ + 150};
+}
+
+void HolderModel::Renew(const std::string& owner, const std::vector<std::string>& mine) {
+  ASSERT_TRUE(store_.RenewLeases(job_, owner, now_ + 150).ok());
+  for (const std::string& k : mine) held_[k].until = now_ + 150;
+}
+
+void HolderModel::ReleaseOwner(const std::string& owner, const std::vector<std::string>& mine) {
+  auto n = store_.ReleaseOwner(job_, owner);
+  ASSERT_TRUE(n.ok());
+  ASSERT_EQ(*n, static_cast<int64_t>(mine.size()));
+  for (const std::string& k : mine) held_.erase(k);
+}
+
+// An outcome for one of `candidates` (the keys `owner` holds) or of a key
+// another owner holds: the store acts only for the holder.
+void HolderModel::Conclude(const std::string& owner, std::vector<std::string> candidates, int op) {
+  for (const auto& [k, h] : held_) {
+    if (Pick(10) == 0) candidates.push_back(k);
+  }
+  if (candidates.empty()) return;
+  const std::string key = candidates[Pick(static_cast<int>(candidates.size()))];
+  auto it = held_.find(key);
+  const bool owns = it != held_.end() && it->second.owner == owner;
+  const int kind = Pick(10);
+  bool acted = false;
+  ASSERT_NO_FATAL_FAILURE(Apply(owner, key, kind, &acted));
+  ASSERT_EQ(acted, owns) << "op " << op << " kind " << kind << " key " << key;
+  if (acted) held_.erase(key);
+}
+
+// Outcome `kind`: 0-5 finish (0-3 transferred, 4-5 skipped), 6-7 retry,
+// 8 release, 9 dead letter. `acted`: whether the store applied it.
+void HolderModel::Apply(const std::string& owner, const std::string& key, int kind, bool* acted) {
+  if (kind < 6) {
+    auto r = store_.Finish(job_, owner,
+                           {{key, kind < 4 ? Outcome::kTransferred : Outcome::kSkipped, 3}});
+    ASSERT_TRUE(r.ok());
+    *acted = r->front();
+    if (*acted) where_[key] = Where::kDone;
+  } else if (kind < 8) {
+    const int64_t nb = now_ + Pick(50);
+    auto r = store_.Retry(job_, owner, key, "err", nb);
+    ASSERT_TRUE(r.ok());
+    *acted = *r;
+    if (*acted) not_before_[key] = nb;
+  } else if (kind < 9) {
+    auto r = store_.Release(job_, owner, key, now_);
+    ASSERT_TRUE(r.ok());
+    *acted = *r;
+  } else {
+    auto r = store_.DeadLetterObject(job_, owner, {key, 3, "r", 1, "e", now_});
+    ASSERT_TRUE(r.ok());
+    *acted = *r;
+    if (*acted) where_[key] = Where::kDead;
+  }
+}
+
+void HolderModel::RequeueDead() {
+  auto n = store_.RequeueDeadLetters(job_);
+  ASSERT_TRUE(n.ok());
+  int64_t dead = 0;
+  for (auto& [k, w] : where_) {
+    if (w == Where::kDead) {
+      ++dead;
+      w = Where::kPending;
+      not_before_[k] = 0;
+    }
+  }
+  ASSERT_EQ(*n, dead);
+}
+
+void HolderModel::CheckCounters(int op) {
+  auto job = store_.GetJob(job_);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  const JobCounters& c = job->counters;
+  int64_t pending = 0, done = 0, dead = 0;
+  for (const auto& [k, w] : where_) {
+    pending += w == Where::kPending;
+    done += w == Where::kDone;
+    dead += w == Where::kDead;
+  }
+  ASSERT_EQ(c.listed, static_cast<int64_t>(where_.size())) << "op " << op;
+  ASSERT_EQ(c.pending, pending) << "op " << op;
+  ASSERT_EQ(c.transferred + c.skipped, done) << "op " << op;
+  ASSERT_EQ(c.failed, dead) << "op " << op;
+  ASSERT_EQ(*store_.CountRows(job_), pending + dead) << "op " << op;
+}
+
+TEST_P(StateStoreConformanceTest, RandomOperationsMatchAModel) {
+  MakeJob("j");
+  HolderModel model(store(), "j");
   for (int op = 0; op < 3000; ++op) {
-    now += 1 + pick(20);
-    const std::string& owner = owners[pick(3)];
-    std::vector<std::string> mine;  // keys the model says `owner` holds
-    for (const auto& [k, h] : held) {
-      if (h.owner == owner) mine.push_back(k);
-    }
-    int what = pick(100);
-    if (what < 12) {  // a list page: new keys and keys still pending
-      ListPageCommit page;
-      page.seq = ++seq;
-      std::set<std::string> fresh;
-      for (int i = pick(8); i > 0; --i) {
-        std::string k = NumberedKeys(1, "r" + std::to_string(next_key++))[0];
-        page.objects.push_back({k, 3, "e", 0});
-        fresh.insert(k);
-      }
-      for (const auto& [k, w] : where) {
-        if (w == Where::kPending && pick(20) == 0) page.objects.push_back({k, 3, "e", 0});
-      }
-      auto r = store().CommitListPage("j", page);
-      ASSERT_TRUE(r.ok() && r->applied) << r.status().ToString();
-      ASSERT_EQ(r->enqueued, static_cast<int64_t>(fresh.size()));
-      for (const std::string& k : fresh) where[k] = Where::kPending;
-    } else if (what < 40) {  // claim: the first claimable keys in key order
-      const int max = 1 + pick(6);
-      std::vector<std::string> want;
-      for (const auto& [k, w] : where) {
-        auto h = held.find(k);
-        if (w == Where::kPending && (h == held.end() || h->second.until <= now) &&
-            not_before[k] <= now && static_cast<int>(want.size()) < max) {
-          want.push_back(k);
-        }
-      }
-      ASSERT_EQ(ClaimKeys("j", owner, max, now, now + 150), want) << "op " << op;
-      for (const std::string& k : want) held[k] = {owner, now + 150};
-    } else if (what < 48 && !mine.empty()) {
-      ASSERT_TRUE(store().RenewLeases("j", owner, now + 150).ok());
-      for (const std::string& k : mine) held[k].until = now + 150;
-    } else if (what < 50) {
-      auto n = store().ReleaseOwner("j", owner);
-      ASSERT_TRUE(n.ok());
-      ASSERT_EQ(*n, static_cast<int64_t>(mine.size()));
-      for (const std::string& k : mine) held.erase(k);
-    } else if (what < 96) {  // an outcome for a key `owner` may or may not hold
-      std::vector<std::string> candidates = mine;
-      for (const auto& [k, h] : held) {
-        if (pick(10) == 0) candidates.push_back(k);
-      }
-      if (candidates.empty()) continue;
-      const std::string key = candidates[pick(static_cast<int>(candidates.size()))];
-      auto it = held.find(key);
-      const bool owns = it != held.end() && it->second.owner == owner;
-      bool acted = false;
-      int kind = pick(10);
-      if (kind < 6) {
-        auto r = store().Finish("j", owner,
-                                {{key, kind < 4 ? Outcome::kTransferred : Outcome::kSkipped, 3}});
-        ASSERT_TRUE(r.ok());
-        acted = r->front();
-        if (acted) where[key] = Where::kDone;
-      } else if (kind < 8) {
-        const int64_t nb = now + pick(50);
-        auto r = store().Retry("j", owner, key, "err", nb);
-        ASSERT_TRUE(r.ok());
-        acted = *r;
-        if (acted) not_before[key] = nb;
-      } else if (kind < 9) {
-        auto r = store().Release("j", owner, key, now);
-        ASSERT_TRUE(r.ok());
-        acted = *r;
-      } else {
-        auto r = store().DeadLetterObject("j", owner, {key, 3, "r", 1, "e", now});
-        ASSERT_TRUE(r.ok());
-        acted = *r;
-        if (acted) where[key] = Where::kDead;
-      }
-      ASSERT_EQ(acted, owns) << "op " << op << " kind " << kind << " key " << key;
-      if (acted) held.erase(key);
-    } else {
-      auto n = store().RequeueDeadLetters("j");
-      ASSERT_TRUE(n.ok());
-      int64_t dead = 0;
-      for (auto& [k, w] : where) {
-        if (w == Where::kDead) {
-          ++dead;
-          w = Where::kPending;
-          not_before[k] = 0;
-        }
-      }
-      ASSERT_EQ(*n, dead);
-    }
+    ASSERT_NO_FATAL_FAILURE(model.Step(op));
     if (op % 50 == 0 || op == 2999) {
-      JobCounters c = Job("j").counters;
-      int64_t pending = 0, done = 0, dead = 0;
-      for (const auto& [k, w] : where) {
-        pending += w == Where::kPending;
-        done += w == Where::kDone;
-        dead += w == Where::kDead;
-      }
-      ASSERT_EQ(c.listed, static_cast<int64_t>(where.size())) << "op " << op;
-      ASSERT_EQ(c.pending, pending) << "op " << op;
-      ASSERT_EQ(c.transferred + c.skipped, done) << "op " << op;
-      ASSERT_EQ(c.failed, dead) << "op " << op;
-      ASSERT_EQ(*store().CountRows("j"), pending + dead) << "op " << op;
+      ASSERT_NO_FATAL_FAILURE(model.CheckCounters(op));
       ExpectBalanced("j");
     }
   }

@@ -1,7 +1,7 @@
 #include "store/azure/azure_errors.h"
 
 #include "s3/xml.h"
-#include "store/http_errors.h"
+#include "store/http/http_errors.h"
 
 namespace ferry::azure {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "base/strings.h"
 #include "store/azure/azure_xml.h"
-#include "store/http_get.h"
+#include "store/http/http_get.h"
 
 namespace ferry::azure {
 namespace {

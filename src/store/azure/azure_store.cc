@@ -13,7 +13,7 @@
 #include "store/azure/azure_xml.h"
 #include "store/azure/upload_blocks.h"
 #include "store/azure/upload_ids.h"
-#include "store/http_get.h"
+#include "store/http/http_get.h"
 #include "store/stream_taps.h"
 
 namespace ferry {

@@ -3,7 +3,7 @@
 #include "base/strings.h"
 #include "crypto/digest.h"
 #include "s3/xml.h"
-#include "store/http_get.h"
+#include "store/http/http_get.h"
 
 namespace ferry::s3 {
 namespace {

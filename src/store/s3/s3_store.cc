@@ -11,7 +11,7 @@
 #include "crypto/digest.h"
 #include "s3/sigv4.h"
 #include "s3/xml.h"
-#include "store/http_get.h"
+#include "store/http/http_get.h"
 #include "store/s3/addressing.h"
 #include "store/s3/s3_errors.h"
 #include "store/s3/s3_headers.h"

@@ -1,4 +1,4 @@
-#include "store/http_errors.h"
+#include "store/http/http_errors.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "store/http_get.h"
+#include "store/http/http_get.h"
 
 #include <cstdlib>
 #include <optional>
