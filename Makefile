@@ -5,7 +5,7 @@ ASAN_DIR ?= build-asan
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build test test-fast sanitize demo bench clean format
+.PHONY: all setup build test test-slow test-all test-fast sanitize demo bench clean format
 
 all: build
 
@@ -18,9 +18,17 @@ $(BUILD_DIR)/build.ninja:
 build: setup $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
-# The whole suite: unit, conformance and integration tests with real peers.
+# Unit, conformance and integration tests with real peers, but for the
+# slowest scenarios (label "slow", run by test-slow; CI runs both).
 test: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS) --timeout 600
+	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS) --timeout 600 -LE slow
+
+# The slow scenarios: migrations through outages, crashes and restarts.
+test-slow: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS) --timeout 600 -L slow
+
+# Everything.
+test-all: test test-slow
 
 # Unit tests only (no peers, seconds).
 test-fast: build
