@@ -26,7 +26,9 @@ Connection::Connection(Tls stream) : peer_(PeerOf(stream.next_layer())) {
 }
 
 Connection::~Connection() {
-  Disarm();
+  impl_->gone = true;
+  impl_->armed = false;
+  impl_->timer.cancel();
   Close();
 }
 
@@ -43,20 +45,33 @@ void Connection::Impl::CloseSocket() {
       stream);
 }
 
-void Connection::Arm(std::chrono::milliseconds d) {
-  const uint64_t armed = ++impl_->generation;
-  impl_->timer.expires_after(d);
-  impl_->timer.async_wait([s = impl_, armed](const boost::system::error_code& ec) {
-    if (ec || armed != s->generation) return;  // disarmed or re-armed since
+void Connection::Impl::Wait(const std::shared_ptr<Impl>& self) {
+  self->waiting = true;
+  self->timer.expires_at(self->deadline);
+  self->timer.async_wait([s = self](const boost::system::error_code& ec) {
+    s->waiting = false;
+    if (s->gone || !s->armed) return;
+    // Cancelled by Arm for an earlier deadline, or the deadline moved on.
+    if (ec || std::chrono::steady_clock::now() < s->deadline) {
+      Wait(s);
+      return;
+    }
     s->expired = true;
     s->CloseSocket();
   });
 }
 
-void Connection::Disarm() {
-  ++impl_->generation;
-  impl_->timer.cancel();
+void Connection::Arm(std::chrono::milliseconds d) {
+  impl_->deadline = std::chrono::steady_clock::now() + d;
+  impl_->armed = true;
+  if (!impl_->waiting) {
+    Impl::Wait(impl_);
+  } else if (impl_->deadline < impl_->timer.expiry()) {
+    impl_->timer.cancel();  // its handler waits again, for the new deadline
+  }
 }
+
+void Connection::Disarm() { impl_->armed = false; }
 
 void Connection::Close() { impl_->CloseSocket(); }
 

@@ -93,12 +93,20 @@ class Connection {
     explicit Impl(S s) : timer(s.get_executor()), stream(std::move(s)) {}
     boost::asio::steady_timer timer;
     std::variant<Tcp, Unix, Tls> stream;
-    uint64_t generation = 0;
+    // The deadline is lazy (nginx's timers are too): Arm and Disarm only
+    // move `deadline` and `armed`; one wait is pending at a time, and when
+    // it fires early (the deadline moved on) it waits again. A request
+    // then costs no timer operation at all.
+    std::chrono::steady_clock::time_point deadline;
+    bool armed = false;
+    bool waiting = false;
+    bool gone = false;  // the Connection was destroyed
     bool expired = false;
     void CloseSocket();
+    static void Wait(const std::shared_ptr<Impl>& self);
   };
-  // Shared with a deadline's pending handler, which may run after the
-  // session has ended (then it finds the generation moved on).
+  // Shared with the deadline's pending wait, which may run after the
+  // session has ended (then it finds `gone`).
   std::shared_ptr<Impl> impl_;
   std::string peer_;
   bool idle_ = false;
