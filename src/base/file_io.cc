@@ -59,4 +59,45 @@ Status DataSync(int fd) {
   return Status::Ok();
 }
 
+namespace {
+void AddRun(std::vector<FileRun>* runs, uint64_t length, bool hole) {
+  if (length == 0) return;
+  if (!runs->empty() && runs->back().hole == hole) {
+    runs->back().length += length;
+  } else {
+    runs->push_back(FileRun{length, hole});
+  }
+}
+}  // namespace
+
+Result<std::vector<FileRun>> FileRuns(int fd, uint64_t offset, uint64_t len) {
+  std::vector<FileRun> runs;
+  const uint64_t end = offset + len;
+  uint64_t at = offset;
+  while (at < end) {
+    off_t data = ::lseek(fd, static_cast<off_t>(at), SEEK_DATA);
+    if (data < 0) {
+      if (errno == ENXIO) {  // no data from here to the end of the file
+        AddRun(&runs, end - at, true);
+        break;
+      }
+      if (errno == EINVAL || errno == EOPNOTSUPP) {  // cannot tell: data
+        AddRun(&runs, end - at, false);
+        break;
+      }
+      return Status::FromErrno(errno, "lseek(SEEK_DATA)");
+    }
+    uint64_t data_at = std::min<uint64_t>(static_cast<uint64_t>(data), end);
+    AddRun(&runs, data_at - at, true);
+    at = data_at;
+    if (at >= end) break;
+    off_t hole = ::lseek(fd, static_cast<off_t>(at), SEEK_HOLE);
+    if (hole < 0) return Status::FromErrno(errno, "lseek(SEEK_HOLE)");
+    uint64_t hole_at = std::min<uint64_t>(std::max<uint64_t>(static_cast<uint64_t>(hole), at + 1), end);
+    AddRun(&runs, hole_at - at, false);
+    at = hole_at;
+  }
+  return runs;
+}
+
 }  // namespace ferry

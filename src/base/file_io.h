@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 
@@ -24,5 +25,16 @@ Status PreadOrZeros(int fd, char* out, uint64_t len, uint64_t offset, std::strin
 Status ZeroRange(int fd, uint64_t offset, uint64_t len, std::string_view what);
 // fdatasync.
 Status DataSync(int fd);
+
+// A run of a file's bytes: a hole (no blocks; reads as zeros) or data.
+struct FileRun {
+  uint64_t length = 0;
+  bool hole = false;
+};
+// [offset, offset + len) as runs of holes and data, in order, adjacent
+// runs of one kind merged, lengths summing to len (past the file's end:
+// a hole). Where the file system cannot tell (no SEEK_DATA) it is all
+// data: a hole is a promise of zeros, data promises nothing.
+Result<std::vector<FileRun>> FileRuns(int fd, uint64_t offset, uint64_t len);
 
 }  // namespace ferry

@@ -49,4 +49,12 @@ Status FileDevice::WriteZeroes(uint64_t offset, uint64_t len, bool fua) {
   return fua && len > 0 ? Flush() : Status::Ok();
 }
 
+Status FileDevice::Extents(uint64_t offset, uint64_t len, std::vector<Extent>* out) {
+  auto runs = FileRuns(fd_, offset, len);
+  if (!runs.ok()) return runs.status();
+  out->clear();
+  for (const FileRun& r : *runs) out->push_back(Extent{r.length, r.hole});
+  return Status::Ok();
+}
+
 }  // namespace ferry::nbd

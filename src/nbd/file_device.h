@@ -1,7 +1,8 @@
 #pragma once
 // A BlockDevice over a (sparse) file: reads and writes with pread/pwrite,
 // FLUSH and FUA with fdatasync, TRIM and WRITE_ZEROES by punching holes
-// (zeros read back). Thread-safe (positional I/O only).
+// (zeros read back); its extents are the file's holes and data (SEEK_HOLE).
+// Thread-safe (positional I/O only).
 
 #include <memory>
 #include <string>
@@ -24,6 +25,7 @@ class FileDevice : public BlockDevice {
   Status Flush() override;
   Status Trim(uint64_t offset, uint64_t len, bool fua) override;
   Status WriteZeroes(uint64_t offset, uint64_t len, bool fua) override;
+  Status Extents(uint64_t offset, uint64_t len, std::vector<Extent>* out) override;
 
  private:
   FileDevice(int fd, uint64_t size, bool read_only) : fd_(fd), size_(size), read_only_(read_only) {}

@@ -98,6 +98,46 @@ Result<InfoRequest> DecodeInfoRequest(std::string_view d) {
   return r;
 }
 
+Result<MetaContextRequest> DecodeMetaContextRequest(std::string_view d) {
+  // Each length is checked against what remains before it is used.
+  auto take_string = [&d](std::string* out) -> bool {
+    if (d.size() < 4) return false;
+    uint32_t n = Get32(U(d));
+    if (d.size() - 4 < n) return false;
+    out->assign(d.substr(4, n));
+    d.remove_prefix(4 + static_cast<size_t>(n));
+    return true;
+  };
+  MetaContextRequest r;
+  if (!take_string(&r.name) || d.size() < 4) return Status::InvalidArgument("META_CONTEXT data malformed");
+  uint32_t count = Get32(U(d));
+  d.remove_prefix(4);
+  if (count > d.size() / 4) return Status::InvalidArgument("META_CONTEXT query count overruns its data");
+  for (uint32_t i = 0; i < count; ++i) {
+    std::string q;
+    if (!take_string(&q)) return Status::InvalidArgument("META_CONTEXT query overruns its data");
+    r.queries.push_back(std::move(q));
+  }
+  if (!d.empty()) return Status::InvalidArgument("META_CONTEXT data has trailing bytes");
+  return r;
+}
+
+std::vector<std::string> MatchMetaContexts(const std::vector<std::string>& queries, bool list) {
+  const std::string ours(kBaseAllocation);
+  if (list && queries.empty()) return {ours};
+  for (const auto& q : queries) {
+    if (q == ours || (list && q == "base:")) return {ours};
+  }
+  return {};
+}
+
+std::string EncodeMetaContext(uint32_t id, std::string_view name) {
+  std::string out;
+  Put32(&out, id);
+  out.append(name);
+  return out;
+}
+
 Result<Request> DecodeRequest(std::string_view b) {
   if (b.size() != kRequestSize) return Status(ErrorCode::kProtocol, "short request");
   if (Get32(U(b)) != kRequestMagic) return Status(ErrorCode::kProtocol, "bad request magic");
@@ -129,24 +169,94 @@ std::string EncodeSimpleReply(uint32_t error, uint64_t handle) {
   return out;
 }
 
-uint32_t ValidateRequest(const Request& r, uint64_t size, uint16_t tx_flags) {
+std::string EncodeStructuredHeader(uint16_t flags, uint16_t type, uint64_t handle, uint32_t length) {
+  std::string out;
+  Put32(&out, kStructuredReplyMagic);
+  Put16(&out, flags);
+  Put16(&out, type);
+  Put64(&out, handle);
+  Put32(&out, length);
+  return out;
+}
+
+std::string EncodeOffsetDataHeader(uint16_t flags, uint64_t handle, uint64_t offset, uint32_t data_length) {
+  std::string out = EncodeStructuredHeader(flags, kReplyOffsetData, handle, 8 + data_length);
+  Put64(&out, offset);
+  return out;
+}
+
+std::string EncodeOffsetHole(uint16_t flags, uint64_t handle, uint64_t offset, uint32_t length) {
+  std::string out = EncodeStructuredHeader(flags, kReplyOffsetHole, handle, 12);
+  Put64(&out, offset);
+  Put32(&out, length);
+  return out;
+}
+
+std::string EncodeStructuredError(uint64_t handle, uint32_t error, std::string_view message) {
+  message = message.substr(0, 4096);
+  std::string out =
+      EncodeStructuredHeader(kReplyFlagDone, kReplyError, handle, static_cast<uint32_t>(6 + message.size()));
+  Put32(&out, error);
+  Put16(&out, static_cast<uint16_t>(message.size()));
+  out.append(message);
+  return out;
+}
+
+std::string EncodeStructuredDone(uint64_t handle) {
+  return EncodeStructuredHeader(kReplyFlagDone, kReplyNone, handle, 0);
+}
+
+std::string EncodeBlockStatus(uint64_t handle, uint32_t id, const std::vector<BlockStatusDescriptor>& extents) {
+  std::string out = EncodeStructuredHeader(kReplyFlagDone, kReplyBlockStatus, handle,
+                                           static_cast<uint32_t>(4 + 8 * extents.size()));
+  Put32(&out, id);
+  for (const auto& e : extents) {
+    Put32(&out, e.length);
+    Put32(&out, e.flags);
+  }
+  return out;
+}
+
+namespace {
+// The command flags a request of `type` may carry on an export with
+// `tx_flags`.
+uint16_t AllowedFlags(uint16_t type, uint16_t tx_flags) {
+  switch (type) {
+    case kCmdWriteZeroes:
+      return kCmdFlagFua | kCmdFlagNoHole;
+    case kCmdWrite:
+    case kCmdTrim:
+      return kCmdFlagFua;
+    case kCmdRead:
+      return (tx_flags & kTxSendDf) ? kCmdFlagDf : 0;
+    case kCmdBlockStatus:
+      return kCmdFlagReqOne;
+    default:
+      return 0;
+  }
+}
+}  // namespace
+
+uint32_t ValidateRequest(const Request& r, uint64_t size, uint16_t tx_flags, bool block_status) {
   bool read_only = tx_flags & kTxReadOnly;
   switch (r.type) {
     case kCmdRead:
     case kCmdWrite:
     case kCmdTrim:
     case kCmdWriteZeroes:
+      break;
     case kCmdCache:
+      if (!(tx_flags & kTxSendCache)) return kEinval;
+      break;
+    case kCmdBlockStatus:
+      if (!block_status || r.length == 0) return kEinval;
       break;
     case kCmdFlush:
       return r.offset == 0 && r.length == 0 ? 0 : kEinval;
     default:
       return kEinval;
   }
-  uint16_t allowed = r.type == kCmdWriteZeroes ? (kCmdFlagFua | kCmdFlagNoHole)
-                     : (r.type == kCmdWrite || r.type == kCmdTrim) ? kCmdFlagFua
-                                                                     : 0;
-  if (r.flags & ~allowed) return kEinval;
+  if (r.flags & ~AllowedFlags(r.type, tx_flags)) return kEinval;
   if ((r.type == kCmdRead || r.type == kCmdWrite) && r.length > kMaxRequestLength) return kEoverflow;
   if (r.offset > size || r.length > size - r.offset) return kEinval;
   if (read_only && (r.type == kCmdWrite || r.type == kCmdTrim || r.type == kCmdWriteZeroes)) return kEperm;

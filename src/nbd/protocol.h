@@ -1,9 +1,11 @@
 #pragma once
 // The NBD protocol (https://github.com/NetworkBlockDevice/nbd, doc/proto.md)
 // as constants and pure encoders/decoders: the fixed newstyle handshake,
-// option haggling (EXPORT_NAME, LIST, INFO, GO, ABORT) and the transmission
-// phase with simple replies, which every client supports (the kernel's
-// included). All integers are big-endian on the wire.
+// option haggling (EXPORT_NAME, LIST, INFO, GO, ABORT, STARTTLS,
+// STRUCTURED_REPLY, LIST/SET_META_CONTEXT) and the transmission phase with
+// simple replies, which every client supports (the kernel's included), and
+// structured replies (data, holes, errors, block status) for clients that
+// ask. All integers are big-endian on the wire.
 
 #include <cstdint>
 #include <optional>
@@ -36,15 +38,19 @@ enum Option : uint32_t {
   kOptInfo = 6,
   kOptGo = 7,
   kOptStructuredReply = 8,
+  kOptListMetaContext = 9,
+  kOptSetMetaContext = 10,
 };
 
 // Option replies.
 inline constexpr uint32_t kRepAck = 1;
 inline constexpr uint32_t kRepServer = 2;
 inline constexpr uint32_t kRepInfo = 3;
+inline constexpr uint32_t kRepMetaContext = 4;
 inline constexpr uint32_t kRepErrUnsup = 0x80000001;
 inline constexpr uint32_t kRepErrPolicy = 0x80000002;
 inline constexpr uint32_t kRepErrInvalid = 0x80000003;
+inline constexpr uint32_t kRepErrTlsReqd = 0x80000005;
 inline constexpr uint32_t kRepErrUnknown = 0x80000006;
 
 inline constexpr uint16_t kInfoExport = 0;
@@ -57,7 +63,9 @@ inline constexpr uint16_t kTxSendFlush = 1 << 2;
 inline constexpr uint16_t kTxSendFua = 1 << 3;
 inline constexpr uint16_t kTxSendTrim = 1 << 5;
 inline constexpr uint16_t kTxSendWriteZeroes = 1 << 6;
+inline constexpr uint16_t kTxSendDf = 1 << 7;
 inline constexpr uint16_t kTxCanMultiConn = 1 << 8;
+inline constexpr uint16_t kTxSendCache = 1 << 10;
 
 // Commands and their flags.
 enum Command : uint16_t {
@@ -72,6 +80,24 @@ enum Command : uint16_t {
 };
 inline constexpr uint16_t kCmdFlagFua = 1 << 0;
 inline constexpr uint16_t kCmdFlagNoHole = 1 << 1;
+inline constexpr uint16_t kCmdFlagDf = 1 << 2;      // READ: one data chunk, no holes
+inline constexpr uint16_t kCmdFlagReqOne = 1 << 3;  // BLOCK_STATUS: one extent
+
+// Structured replies.
+inline constexpr uint32_t kStructuredReplyMagic = 0x668e33ef;
+inline constexpr uint16_t kReplyFlagDone = 1 << 0;
+inline constexpr uint16_t kReplyNone = 0;
+inline constexpr uint16_t kReplyOffsetData = 1;
+inline constexpr uint16_t kReplyOffsetHole = 2;
+inline constexpr uint16_t kReplyBlockStatus = 5;
+inline constexpr uint16_t kReplyError = (1 << 15) + 1;
+inline constexpr size_t kStructuredHeaderSize = 20;
+
+// The one metadata context: base:allocation, with these extent flags.
+inline constexpr std::string_view kBaseAllocation = "base:allocation";
+inline constexpr uint32_t kBaseAllocationId = 1;
+inline constexpr uint32_t kStateHole = 1 << 0;
+inline constexpr uint32_t kStateZero = 1 << 1;
 
 // Errors in replies (errno values the protocol fixes).
 inline constexpr uint32_t kEperm = 1;
@@ -81,6 +107,7 @@ inline constexpr uint32_t kEinval = 22;
 inline constexpr uint32_t kEnospc = 28;
 inline constexpr uint32_t kEoverflow = 75;
 inline constexpr uint32_t kEnotsup = 95;
+inline constexpr uint32_t kEshutdown = 108;
 
 inline constexpr size_t kRequestSize = 28;
 inline constexpr size_t kOptionHeaderSize = 16;
@@ -125,6 +152,19 @@ struct InfoRequest {
 // The data of NBD_OPT_INFO / NBD_OPT_GO; kInvalidArgument when malformed.
 Result<InfoRequest> DecodeInfoRequest(std::string_view data);
 
+struct MetaContextRequest {
+  std::string name;                  // the export
+  std::vector<std::string> queries;
+};
+// The data of NBD_OPT_LIST_META_CONTEXT / SET_META_CONTEXT: export name,
+// query count, queries; kInvalidArgument when malformed.
+Result<MetaContextRequest> DecodeMetaContextRequest(std::string_view data);
+// The contexts of ours that `queries` select. LIST: no query selects all,
+// and "base:" all of that namespace; SET: only whole names select.
+std::vector<std::string> MatchMetaContexts(const std::vector<std::string>& queries, bool list);
+// NBD_REP_META_CONTEXT's data: context id and name.
+std::string EncodeMetaContext(uint32_t id, std::string_view name);
+
 struct Request {
   uint16_t flags = 0;
   uint16_t type = 0;
@@ -137,10 +177,29 @@ Result<Request> DecodeRequest(std::string_view bytes28);
 std::string EncodeRequest(const Request& r);  // for tests
 std::string EncodeSimpleReply(uint32_t error, uint64_t handle);
 
+// A structured reply chunk's header; `length` bytes of payload follow.
+std::string EncodeStructuredHeader(uint16_t flags, uint16_t type, uint64_t handle, uint32_t length);
+// NBD_REPLY_TYPE_OFFSET_DATA's header and offset; `data_length` bytes follow.
+std::string EncodeOffsetDataHeader(uint16_t flags, uint64_t handle, uint64_t offset, uint32_t data_length);
+// NBD_REPLY_TYPE_OFFSET_HOLE: `length` zero bytes at `offset`.
+std::string EncodeOffsetHole(uint16_t flags, uint64_t handle, uint64_t offset, uint32_t length);
+// NBD_REPLY_TYPE_ERROR (final) with a message for a human.
+std::string EncodeStructuredError(uint64_t handle, uint32_t error, std::string_view message);
+// NBD_REPLY_TYPE_NONE with the DONE flag: a successful reply with no data.
+std::string EncodeStructuredDone(uint64_t handle);
+// One extent of NBD_REPLY_TYPE_BLOCK_STATUS: its length and state flags.
+struct BlockStatusDescriptor {
+  uint32_t length = 0;
+  uint32_t flags = 0;
+};
+// NBD_REPLY_TYPE_BLOCK_STATUS for context `id` (final).
+std::string EncodeBlockStatus(uint64_t handle, uint32_t id, const std::vector<BlockStatusDescriptor>& extents);
+
 // The reply error for a request that is invalid for an export of `size`
 // bytes with `tx_flags`, or 0 when it may run: bounds (EINVAL past the
 // end, as the issue asks), writes to a read-only export (EPERM), unknown
-// commands and flags (EINVAL / ENOTSUP), oversized lengths (EOVERFLOW).
-uint32_t ValidateRequest(const Request& r, uint64_t size, uint16_t tx_flags);
+// commands and flags (EINVAL / ENOTSUP), oversized lengths (EOVERFLOW),
+// BLOCK_STATUS without a metadata context or of no bytes (EINVAL).
+uint32_t ValidateRequest(const Request& r, uint64_t size, uint16_t tx_flags, bool block_status = false);
 
 }  // namespace ferry::nbd

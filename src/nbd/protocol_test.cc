@@ -94,5 +94,70 @@ TEST(NbdProtocolTest, Validation) {
   }
 }
 
+TEST(NbdProtocolTest, ValidationOfStructuredCommands) {
+  const uint64_t size = 1 << 20;
+  const uint16_t base = kTxHasFlags | kTxSendFlush;
+  // BLOCK_STATUS needs a selected context and some bytes; REQ_ONE is its flag.
+  EXPECT_EQ(ValidateRequest({0, kCmdBlockStatus, 1, 0, 4096}, size, base, true), 0u);
+  EXPECT_EQ(ValidateRequest({kCmdFlagReqOne, kCmdBlockStatus, 1, 0, 4096}, size, base, true), 0u);
+  EXPECT_EQ(ValidateRequest({0, kCmdBlockStatus, 1, 0, 4096}, size, base, false), kEinval);
+  EXPECT_EQ(ValidateRequest({0, kCmdBlockStatus, 1, 0, 0}, size, base, true), kEinval);
+  EXPECT_EQ(ValidateRequest({0, kCmdBlockStatus, 1, size, 1}, size, base, true), kEinval);
+  // CACHE only when offered; DF on READ only with structured replies.
+  EXPECT_EQ(ValidateRequest({0, kCmdCache, 1, 0, 4096}, size, base), kEinval);
+  EXPECT_EQ(ValidateRequest({0, kCmdCache, 1, 0, 4096}, size, base | kTxSendCache), 0u);
+  EXPECT_EQ(ValidateRequest({kCmdFlagDf, kCmdRead, 1, 0, 4096}, size, base), kEinval);
+  EXPECT_EQ(ValidateRequest({kCmdFlagDf, kCmdRead, 1, 0, 4096}, size, base | kTxSendDf), 0u);
+}
+
+TEST(NbdProtocolTest, MetaContextRequestsAndMatching) {
+  std::string d;
+  Put32(&d, 3);
+  d += "vol";
+  Put32(&d, 2);
+  Put32(&d, 15);
+  d += "base:allocation";
+  Put32(&d, 14);
+  d += "qemu:dirty-bmp";
+  auto r = DecodeMetaContextRequest(d);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->name, "vol");
+  ASSERT_EQ(r->queries.size(), 2u);
+  EXPECT_EQ(r->queries[1], "qemu:dirty-bmp");
+  EXPECT_FALSE(DecodeMetaContextRequest(d.substr(0, d.size() - 1)).ok());  // a query overruns
+  EXPECT_FALSE(DecodeMetaContextRequest(d + "x").ok());                    // trailing bytes
+  std::string lying;
+  Put32(&lying, 0);
+  Put32(&lying, 0x40000000);  // a count the data cannot hold
+  EXPECT_FALSE(DecodeMetaContextRequest(lying).ok());
+
+  const std::vector<std::string> ours = {"base:allocation"};
+  EXPECT_EQ(MatchMetaContexts(r->queries, false), ours);
+  EXPECT_EQ(MatchMetaContexts({}, true), ours);  // LIST with no query: all
+  EXPECT_EQ(MatchMetaContexts({"base:"}, true), ours);
+  EXPECT_TRUE(MatchMetaContexts({"base:"}, false).empty());
+  EXPECT_TRUE(MatchMetaContexts({}, false).empty());
+  EXPECT_TRUE(MatchMetaContexts({"qemu:dirty-bitmap:x"}, false).empty());
+}
+
+TEST(NbdProtocolTest, StructuredReplyChunks) {
+  std::string hole = EncodeOffsetHole(kReplyFlagDone, 42, 1 << 20, 4096);
+  ASSERT_EQ(hole.size(), kStructuredHeaderSize + 12);
+  auto u = reinterpret_cast<const unsigned char*>(hole.data());
+  EXPECT_EQ(Get32(u), kStructuredReplyMagic);
+  EXPECT_EQ(Get16(u + 4), kReplyFlagDone);
+  EXPECT_EQ(Get16(u + 6), kReplyOffsetHole);
+  EXPECT_EQ(Get64(u + 8), 42u);
+  EXPECT_EQ(Get32(u + 16), 12u);
+  EXPECT_EQ(Get64(u + 20), 1u << 20);
+  EXPECT_EQ(Get32(u + 28), 4096u);
+  std::string data = EncodeOffsetDataHeader(0, 42, 8192, 100);
+  EXPECT_EQ(Get32(reinterpret_cast<const unsigned char*>(data.data()) + 16), 108u);  // offset + data
+  std::string err = EncodeStructuredError(1, kEio, "boom");
+  EXPECT_EQ(err.size(), kStructuredHeaderSize + 4 + 2 + 4);
+  std::string bs = EncodeBlockStatus(1, kBaseAllocationId, {{4096, kStateHole | kStateZero}, {8192, 0}});
+  EXPECT_EQ(bs.size(), kStructuredHeaderSize + 4 + 16);
+}
+
 }  // namespace
 }  // namespace ferry::nbd

@@ -10,12 +10,11 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <random>
 
+#include "base/test_shell.h"
 #include "nbd/file_device.h"
 #include "nbd/protocol.h"
 
@@ -24,29 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Ran {
-  int code;
-  std::string out;
-};
-
-Ran Shell(const std::string& cmd) {
-  Ran r{-1, ""};
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = ::pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-bool Have(const char* tool) { return Shell(std::string("command -v ") + tool).code == 0; }
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using Ran = ShellRun;
+bool Have(const char* tool) { return HaveTool(tool); }
+std::string ReadAll(const std::string& path) { return ReadWholeFile(path); }
 
 class NbdServerTest : public ::testing::Test {
  protected:

@@ -90,6 +90,14 @@ void Connection::ShutdownSend() {
       impl_->stream);
 }
 
+bool Connection::StartTls(boost::asio::ssl::context& context) {
+  auto* tcp = std::get_if<Tcp>(&impl_->stream);
+  if (!tcp) return false;
+  Tcp socket = std::move(*tcp);
+  impl_->stream.emplace<Tls>(std::move(socket), context);
+  return true;
+}
+
 void Connection::Drain() {
   draining_ = true;
   if (idle_) Close();

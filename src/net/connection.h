@@ -66,6 +66,9 @@ class Connection {
   }
 
   bool tls() const { return std::holds_alternative<Tls>(impl_->stream); }
+  // A plain TCP connection becomes a TLS one (its handshake still to do):
+  // a protocol's in-band upgrade. False when it is not plain TCP.
+  bool StartTls(boost::asio::ssl::context& context);
   // Only when tls(): the TLS stream, for its handshake.
   Tls& tls_stream() { return std::get<Tls>(impl_->stream); }
 

@@ -115,6 +115,11 @@ struct Server::Impl {
     if (SSL_CTX_check_private_key(tls->native_handle()) != 1) {
       return Status::InvalidArgument("TLS key " + options.tls.key_file + " does not match the certificate");
     }
+    if (!options.tls.ca_file.empty()) {
+      tls->load_verify_file(options.tls.ca_file, ec);
+      if (ec) return Status::InvalidArgument("TLS CA " + options.tls.ca_file + ": " + ec.message());
+      tls->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
+    }
     return Status::Ok();
   }
 
@@ -165,6 +170,16 @@ struct Server::Impl {
     changed.notify_all();
   }
 
+  // The server's side of a TLS handshake, under handshake_timeout.
+  asio::awaitable<bool> Handshake(Connection& c) {
+    Ec ec;
+    c.Arm(options.handshake_timeout);
+    co_await c.tls_stream().async_handshake(asio::ssl::stream_base::server, Token(ec));
+    c.Disarm();
+    if (ec) spdlog::debug("{}: TLS handshake with {} failed: {}", options.flag, c.peer(), ec.message());
+    co_return !ec;
+  }
+
   static asio::awaitable<void> Run(Impl* self, uint64_t id, std::shared_ptr<Connection> c) {
     {
       std::lock_guard lock(self->mu);
@@ -172,14 +187,7 @@ struct Server::Impl {
       if (self->stopping) c->Drain();
     }
     bool ready = true;
-    if (c->tls()) {
-      Ec ec;
-      c->Arm(self->options.handshake_timeout);
-      co_await c->tls_stream().async_handshake(asio::ssl::stream_base::server, Token(ec));
-      c->Disarm();
-      ready = !ec;
-      if (ec) spdlog::debug("{}: TLS handshake with {} failed: {}", self->options.flag, c->peer(), ec.message());
-    }
+    if (c->tls()) ready = co_await self->Handshake(*c);
     if (ready) co_await self->session(*c);
     c->ShutdownSend();
     c->Close();
@@ -196,7 +204,7 @@ struct Server::Impl {
     }
     std::shared_ptr<Connection> c;
     if constexpr (std::is_same_v<typename Socket::protocol_type, tcp>) {
-      if (tls) {
+      if (tls && !options.tls.in_band) {
         c = std::make_shared<Connection>(Connection::Tls(std::move(socket), *tls));
       } else {
         c = std::make_shared<Connection>(std::move(socket));
@@ -253,6 +261,13 @@ Server::Server(ServerOptions options, Session session)
 Server::~Server() { Stop(); }
 
 asio::thread_pool& Server::workers() { return impl_->workers; }
+
+bool Server::tls_configured() const { return impl_->tls.has_value(); }
+
+asio::awaitable<bool> Server::StartTls(Connection& c) {
+  if (!impl_->tls || c.tls() || !c.StartTls(*impl_->tls)) co_return false;
+  co_return co_await impl_->Handshake(c);
+}
 
 Status Server::Start() {
   Impl& s = *impl_;

@@ -76,8 +76,20 @@ class Server {
   //   Done d = co_await server.Blocking(read);
   template <class F>
   boost::asio::awaitable<std::invoke_result_t<F&>> Blocking(F& f) {
-    return boost::asio::co_spawn(workers(), Call<F>(std::make_shared<F>(std::move(f))),
-                                 boost::asio::use_awaitable);
+    return RunOn(workers(), f);
+  }
+
+  // With tls.in_band: upgrades a plain TCP connection to TLS and does the
+  // server's handshake under handshake_timeout. False (the connection is
+  // then unusable) when it fails, or when there is no TLS to start.
+  boost::asio::awaitable<bool> StartTls(Connection& c);
+  bool tls_configured() const;
+
+  // Blocking() on a pool of the caller's: runs `f` (moved from) on `pool`
+  // and resumes the caller on its loop with the result.
+  template <class F>
+  static boost::asio::awaitable<std::invoke_result_t<F&>> RunOn(boost::asio::thread_pool& pool, F& f) {
+    return boost::asio::co_spawn(pool, Call<F>(std::make_shared<F>(std::move(f))), boost::asio::use_awaitable);
   }
 
  private:

@@ -12,6 +12,12 @@ namespace ferry::net {
 struct TlsFiles {
   std::string cert_file;
   std::string key_file;
+  // Clients must present a certificate this CA (PEM) signed. "": none asked.
+  std::string ca_file;
+  // The session starts TLS itself (Server::StartTls, for a protocol's
+  // in-band upgrade such as NBD's STARTTLS); otherwise every TCP
+  // connection begins with the TLS handshake.
+  bool in_band = false;
   bool enabled() const { return !cert_file.empty() || !key_file.empty(); }
 };
 

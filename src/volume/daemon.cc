@@ -331,6 +331,7 @@ class Daemon {
             {"state", s.present == s.chunks ? "hydrated" : "hydrating"},
             {"triggers", s.triggers},
             {"background", s.background},
+            {"hinted", s.hinted},
             {"fetched_bytes", s.fetched_bytes},
             {"bytes_from_origin", s.origin_bytes},
             {"bytes_from_cache", s.cache_bytes},

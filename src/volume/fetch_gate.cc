@@ -1,19 +1,28 @@
 #include "volume/fetch_gate.h"
 
+#include <algorithm>
+
 namespace ferry::volume {
 
-void FetchGate::Acquire(const std::function<bool()>& urgent_now) {
+void FetchGate::Acquire(const std::function<FetchPriority()>& priority) {
   std::unique_lock lock(mu_);
   ++waiting_;
-  bool urgent = false;
+  int level = static_cast<int>(priority());
+  ++waiting_at_[level];
   cv_.wait(lock, [&] {
-    if (!urgent && urgent_now()) {  // urgent from now on (never back)
-      urgent = true;
-      ++urgent_waiting_;
+    int now = std::max(level, static_cast<int>(priority()));
+    if (now != level) {  // risen while waiting
+      --waiting_at_[level];
+      ++waiting_at_[now];
+      level = now;
     }
-    return slots_ > 0 && (urgent || urgent_waiting_ == 0);
+    if (slots_ <= 0) return false;
+    for (int higher = level + 1; higher < kLevels; ++higher) {
+      if (waiting_at_[higher] > 0) return false;
+    }
+    return true;
   });
-  if (urgent) --urgent_waiting_;
+  --waiting_at_[level];
   --waiting_;
   --slots_;
 }
@@ -34,9 +43,11 @@ int FetchGate::waiting() const {
   return waiting_;
 }
 
-int FetchGate::urgent_waiting() const {
+int FetchGate::urgent_waiting() const { return waiting_at(FetchPriority::kTrigger); }
+
+int FetchGate::waiting_at(FetchPriority p) const {
   std::lock_guard lock(mu_);
-  return urgent_waiting_;
+  return waiting_at_[static_cast<int>(p)];
 }
 
 }  // namespace ferry::volume

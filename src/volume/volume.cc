@@ -139,6 +139,7 @@ VolumeStats Volume::stats() const {
   }
   s.triggers = triggers_;
   s.background = background_;
+  s.hinted = hinted_;
   s.fetched_bytes = fetched_bytes_;
   s.fetch_errors = fetch_errors_;
   s.written_bytes = written_bytes_;
@@ -262,7 +263,8 @@ Status Volume::Install(uint64_t i, const std::string& bytes) {
   });
 }
 
-Status Volume::Ensure(uint64_t i, bool urgent) {
+Status Volume::Ensure(uint64_t i, FetchPriority priority) {
+  const bool urgent = priority == FetchPriority::kTrigger;
   {
     std::lock_guard lock(mu_);
     if (urgent && !touched_[i]) {
@@ -275,17 +277,17 @@ Status Volume::Ensure(uint64_t i, bool urgent) {
   // A background fetch of this chunk waiting at the gate now waits as a
   // trigger: this caller is about to join it.
   if (urgent && options_.gate) options_.gate->Nudge();
-  auto urgent_now = [&] {
+  auto priority_now = [&] {
     std::lock_guard lock(mu_);
-    return urgent || urgent_wanted_[i];
+    return urgent_wanted_[i] ? FetchPriority::kTrigger : priority;
   };
   auto [st, led] = flights_.Do(i, [&]() -> Status {
     if (Present(i)) return Status::Ok();
     const std::string& hash = options_.manifest.chunks[i];
     if (urgent) triggers_++;
-    if (options_.gate) options_.gate->Acquire(urgent_now);
+    if (options_.gate) options_.gate->Acquire(priority_now);
     ChunkOrigin origin = ChunkOrigin::kSource;
-    auto got = options_.source->FetchWithOrigin(hash, urgent_now(), &origin);
+    auto got = options_.source->FetchWithOrigin(hash, priority_now() == FetchPriority::kTrigger, &origin);
     if (options_.gate) options_.gate->Release();
     {
       std::lock_guard lock(mu_);
@@ -301,14 +303,15 @@ Status Volume::Ensure(uint64_t i, bool urgent) {
     }
     fetched_bytes_ += got->size();
     (origin == ChunkOrigin::kCache ? cache_bytes_ : origin_bytes_) += got->size();
-    if (!urgent) background_++;
+    if (priority == FetchPriority::kBackground) background_++;
+    if (priority == FetchPriority::kPrefetch) hinted_++;
     return Install(i, *got);
   });
   (void)led;
   return st;
 }
 
-Status Volume::EnsureAll(uint64_t first, uint64_t last) {
+Status Volume::EnsureAll(uint64_t first, uint64_t last, FetchPriority priority) {
   // One missing chunk (the usual case) is fetched on this thread; more are
   // fetched together, a few at a time, so a read spanning N missing chunks
   // waits for about one fetch, not N in a row.
@@ -317,7 +320,7 @@ Status Volume::EnsureAll(uint64_t first, uint64_t last) {
   {
     std::lock_guard lock(mu_);
     for (uint64_t c = first; c <= last; ++c) {
-      if (!touched_[c]) {  // first touches in the order of the range
+      if (priority == FetchPriority::kTrigger && !touched_[c]) {  // first touches in the order of the range
         touched_[c] = true;
         first_touches_.push_back(static_cast<uint32_t>(c));
       }
@@ -328,9 +331,9 @@ Status Volume::EnsureAll(uint64_t first, uint64_t last) {
     size_t end = std::min<size_t>(missing.size(), at + kParallel);
     std::vector<std::future<Status>> others;
     for (size_t k = at + 1; k < end; ++k) {
-      others.push_back(std::async(std::launch::async, [this, c = missing[k]] { return Ensure(c, true); }));
+      others.push_back(std::async(std::launch::async, [this, c = missing[k], priority] { return Ensure(c, priority); }));
     }
-    Status st = Ensure(missing[at], true);
+    Status st = Ensure(missing[at], priority);
     for (auto& f : others) {
       Status other = f.get();
       if (st.ok()) st = other;
@@ -344,7 +347,7 @@ Status Volume::Read(uint64_t offset, uint64_t len, char* out) {
   NoteClientIo();
   if (len == 0) return Status::Ok();
   uint64_t cs = options_.manifest.chunk_size;
-  FERRY_RETURN_IF_ERROR(EnsureAll(offset / cs, (offset + len - 1) / cs));
+  FERRY_RETURN_IF_ERROR(EnsureAll(offset / cs, (offset + len - 1) / cs, FetchPriority::kTrigger));
   return PreadOrZeros(data_fd_, out, len, offset, "volume read");
 }
 
@@ -365,7 +368,7 @@ Status Volume::Write(uint64_t offset, std::string_view data, bool fua) {
         }));
       }
     } else {
-      FERRY_RETURN_IF_ERROR(Ensure(c, true));
+      FERRY_RETURN_IF_ERROR(Ensure(c, FetchPriority::kTrigger));
     }
   }
   FERRY_RETURN_IF_ERROR(PwriteFull(data_fd_, data, offset, "volume write"));
@@ -392,7 +395,7 @@ Status Volume::WriteZeroes(uint64_t offset, uint64_t len, bool fua) {
         continue;
       }
     } else {
-      FERRY_RETURN_IF_ERROR(Ensure(c, true));
+      FERRY_RETURN_IF_ERROR(Ensure(c, FetchPriority::kTrigger));
     }
     FERRY_RETURN_IF_ERROR(ZeroRange(data_fd_, from, to - from, "volume write"));
   }
@@ -400,6 +403,57 @@ Status Volume::WriteZeroes(uint64_t offset, uint64_t len, bool fua) {
 }
 
 Status Volume::Trim(uint64_t offset, uint64_t len, bool fua) { return WriteZeroes(offset, len, fua); }
+
+bool Volume::Ready(uint64_t offset, uint64_t len) const {
+  if (len == 0) return true;
+  uint64_t cs = options_.manifest.chunk_size;
+  std::lock_guard lock(mu_);
+  for (uint64_t c = offset / cs; c <= (offset + len - 1) / cs; ++c) {
+    if (!bits_[c]) return false;
+  }
+  return true;
+}
+
+Status Volume::Extents(uint64_t offset, uint64_t len, std::vector<nbd::Extent>* out) {
+  // A missing chunk is data (the snapshot's zero chunks are present from
+  // the start). In a present run the data file tells: a hole there reads
+  // as zeros (never written, or trimmed, and never hydrated: hydrated
+  // chunks are written whole). Nothing is fetched.
+  out->clear();
+  auto add = [out](uint64_t length, bool zero) {
+    if (length == 0) return;
+    if (!out->empty() && out->back().zero == zero) {
+      out->back().length += length;
+    } else {
+      out->push_back(nbd::Extent{length, zero});
+    }
+  };
+  const uint64_t cs = options_.manifest.chunk_size, end = offset + len;
+  uint64_t at = offset;
+  while (at < end) {
+    bool present = Present(at / cs);
+    uint64_t run_end = at;
+    {
+      std::lock_guard lock(mu_);
+      while (run_end < end && bits_[run_end / cs] == present) run_end = std::min(end, (run_end / cs + 1) * cs);
+    }
+    if (!present) {
+      add(run_end - at, false);
+    } else {
+      auto runs = FileRuns(data_fd_, at, run_end - at);
+      if (!runs.ok()) return runs.status();
+      for (const FileRun& r : *runs) add(r.length, r.hole);
+    }
+    at = run_end;
+  }
+  return Status::Ok();
+}
+
+Status Volume::Cache(uint64_t offset, uint64_t len) {
+  if (len == 0) return Status::Ok();
+  uint64_t cs = options_.manifest.chunk_size;
+  return EnsureAll(offset / cs, (offset + len - 1) / cs, FetchPriority::kPrefetch);
+}
 
 Result<bool> Volume::HydrateNext() {
   uint64_t pick = UINT64_MAX;
@@ -422,7 +476,7 @@ Result<bool> Volume::HydrateNext() {
     }
   }
   if (pick == UINT64_MAX) return false;  // all present, or the rest being fetched by others
-  Status st = Ensure(pick, false);
+  Status st = Ensure(pick, FetchPriority::kBackground);
   {
     std::lock_guard lock(mu_);
     hydrating_[pick] = false;

@@ -5,7 +5,12 @@
 //
 // - A read, or a partial write, that touches a missing chunk fetches it
 //   first as an urgent "trigger"; concurrent triggers for one chunk share
-//   one fetch. Triggers go ahead of background hydration (FetchGate).
+//   one fetch. Triggers go ahead of prefetch hints (NBD_CMD_CACHE, Cache()),
+//   which go ahead of background hydration (FetchGate).
+// - Block status (Extents) comes from the bitmap and the data file's holes,
+//   never from a fetch: a missing chunk is data; a present range that is a
+//   hole in the data file (a zero chunk of the snapshot never written, or
+//   a trimmed one) reads as zeros.
 // - A write covering a whole chunk, a TRIM or a WRITE_ZEROES of whole
 //   chunks makes them present without fetching.
 // - Chunks of the snapshot that are all zeros, and chunks past the
@@ -52,6 +57,7 @@ struct VolumeStats {
   uint64_t chunks = 0, present = 0;
   uint64_t triggers = 0;          // urgent fetches started by client I/O
   uint64_t background = 0;        // chunks hydrated in the background
+  uint64_t hinted = 0;            // chunks fetched for a prefetch hint (NBD_CMD_CACHE)
   uint64_t fetched_bytes = 0;     // chunk bytes received from the source
   uint64_t origin_bytes = 0;      // of those, bytes this volume's fetches brought from the origin
   uint64_t cache_bytes = 0;       // and bytes the transfer cache (or another volume's fetch) had
@@ -73,6 +79,9 @@ class Volume : public nbd::BlockDevice {
   Status Flush() override;
   Status Trim(uint64_t offset, uint64_t len, bool fua) override;
   Status WriteZeroes(uint64_t offset, uint64_t len, bool fua) override;
+  bool Ready(uint64_t offset, uint64_t len) const override;
+  Status Extents(uint64_t offset, uint64_t len, std::vector<nbd::Extent>* out) override;
+  Status Cache(uint64_t offset, uint64_t len) override;
 
   // Background hydration: fetches the next missing chunk no other hydrator
   // has taken (the manifest's prefetch order first, then in order). false
@@ -97,10 +106,11 @@ class Volume : public nbd::BlockDevice {
   Volume(VolumeOptions o, int data_fd, int direct_fd, int bitmap_fd, uint64_t size);
   uint64_t ChunkCount() const { return bits_.size(); }
   bool Present(uint64_t i) const;
-  // Makes chunk i present, fetching it (urgent or not) unless it is.
-  Status Ensure(uint64_t i, bool urgent);
-  // Ensure(c, urgent) for chunks first..last, fetching missing ones together.
-  Status EnsureAll(uint64_t first, uint64_t last);
+  // Makes chunk i present, fetching it at `priority` unless it is. A
+  // trigger counts as the client's touch.
+  Status Ensure(uint64_t i, FetchPriority priority);
+  // Ensure(c, priority) for chunks first..last, fetching missing ones together.
+  Status EnsureAll(uint64_t first, uint64_t last, FetchPriority priority);
   Status Install(uint64_t i, const std::string& bytes);
   // Chunk i for one writer of a whole missing chunk (a fill, a whole-chunk
   // write or zeroing): false when it is present already. Waits for
@@ -143,7 +153,7 @@ class Volume : public nbd::BlockDevice {
   // counts as urgent at the gate even if a background caller started it
   std::vector<bool> urgent_wanted_;
   SingleFlight<uint64_t, Status> flights_;
-  std::atomic<uint64_t> triggers_{0}, background_{0}, fetched_bytes_{0}, fetch_errors_{0}, written_bytes_{0},
+  std::atomic<uint64_t> triggers_{0}, background_{0}, hinted_{0}, fetched_bytes_{0}, fetch_errors_{0}, written_bytes_{0},
       origin_bytes_{0}, cache_bytes_{0};
   std::atomic<std::chrono::steady_clock::duration::rep> last_client_io_{0};
   void NoteClientIo() { last_client_io_ = std::chrono::steady_clock::now().time_since_epoch().count(); }
