@@ -19,7 +19,7 @@ struct ShellRun {
 
 inline ShellRun Shell(const std::string& command) {
   ShellRun r;
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  FILE* p = ::popen(("( " + command + " ) 2>&1").c_str(), "r");
   if (!p) return r;
   char buf[4096];
   size_t n;

@@ -22,6 +22,7 @@ struct VolumeArgs {
   std::string fetch_deadline = "30s";
   std::string client_timeout = "60s";
   std::string cache_url;
+  std::string tls = "off", tls_cert, tls_key, tls_ca;
   double overcommit = 1.0;
   int hydration_threads = 4;
   int cache_level = 1;
@@ -62,6 +63,9 @@ int RunServe(const VolumeArgs& a) {
   o.overcommit = a.overcommit;
   o.cache_bytes = *cache;
   o.cache_level = a.cache_level;
+  auto tls = nbd::ParseTlsMode(a.tls);
+  if (!tls.ok()) return Fail("volume serve", tls.status());
+  o.nbd_tls = {*tls, a.tls_cert, a.tls_key, a.tls_ca};
   o.open = a.global.ToOpenOptions("");
   Status st = volume::ServeVolumes(o);
   return st.ok() ? 0 : Fail("volume serve", st);
@@ -140,6 +144,11 @@ void AddServeCommand(CLI::App* vol, const std::shared_ptr<VolumeArgs>& a, int* e
                     "How long I/O waits for a chunk while the origin fails (then EIO)")
       ->capture_default_str();
   serve->add_option("--port-file", a->port_file, "Write \"NBD_PORT API_PORT\" here");
+  serve->add_option("--tls", a->tls, "NBD over TLS (STARTTLS): off, on (clients choose) or require")
+      ->capture_default_str();
+  serve->add_option("--tls-cert", a->tls_cert, "The NBD server's certificate chain (PEM)");
+  serve->add_option("--tls-key", a->tls_key, "Its private key (PEM)");
+  serve->add_option("--tls-ca", a->tls_ca, "Require NBD clients to show a certificate this CA (PEM) signed");
   serve->add_option("--client-timeout", a->client_timeout,
                     "Wait for an API request or an NBD handshake, and for each answer or reply to be taken")
       ->capture_default_str();

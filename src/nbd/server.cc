@@ -149,11 +149,21 @@ struct NbdServer::Impl {
   }
 
   // STARTTLS: ACK and the upgrade, or an error reply (false: close).
+  // (Named results throughout: g++ 12 miscompiles `co_return co_await`.)
   asio::awaitable<bool> StartTls(net::Connection& s, const std::string& data, Haggle* h) {
-    if (options.tls.mode == TlsMode::kOff) co_return co_await Send(s, EncodeOptionReply(kOptStartTls, kRepErrPolicy, "TLS is off"));
-    if (h->tls || !data.empty()) co_return co_await Send(s, EncodeOptionReply(kOptStartTls, kRepErrInvalid));
-    if (!co_await Send(s, EncodeOptionReply(kOptStartTls, kRepAck))) co_return false;
-    if (!co_await server.StartTls(s)) co_return false;  // too late for anything but closing
+    uint32_t answer = kRepAck;
+    std::string why;
+    if (options.tls.mode == TlsMode::kOff) {
+      answer = kRepErrPolicy;
+      why = "TLS is off";
+    } else if (h->tls || !data.empty()) {
+      answer = kRepErrInvalid;
+    }
+    const std::string reply = EncodeOptionReply(kOptStartTls, answer, why);
+    const bool sent = co_await Send(s, reply);
+    if (!sent || answer != kRepAck) co_return sent;
+    const bool upgraded = co_await server.StartTls(s);
+    if (!upgraded) co_return false;  // too late for anything but closing
     *h = Haggle{h->no_zeroes, true};  // what was agreed in the clear is forgotten
     co_return true;
   }
@@ -179,7 +189,8 @@ struct NbdServer::Impl {
                            option != kOptAbort;
       if (refused && option == kOptExportName) co_return none;  // it has no error reply
       if (refused) {
-        if (!co_await Send(s, EncodeOptionReply(option, kRepErrTlsReqd, "TLS is required"))) co_return none;
+        const std::string reply = EncodeOptionReply(option, kRepErrTlsReqd, "TLS is required");
+        if (!co_await Send(s, reply)) co_return none;
         continue;
       }
       std::shared_ptr<BlockDevice> dev;
@@ -195,9 +206,11 @@ struct NbdServer::Impl {
         case kOptAbort:
           co_await Send(s, EncodeOptionReply(option, kRepAck));
           co_return none;
-        case kOptStartTls:
-          if (!co_await StartTls(s, data, &h)) co_return none;
+        case kOptStartTls: {
+          const bool go_on = co_await StartTls(s, data, &h);
+          if (!go_on) co_return none;
           continue;
+        }
         case kOptStructuredReply:
           h.structured = h.structured || data.empty();
           out = EncodeOptionReply(option, data.empty() ? kRepAck : kRepErrInvalid);

@@ -266,7 +266,8 @@ bool Server::tls_configured() const { return impl_->tls.has_value(); }
 
 asio::awaitable<bool> Server::StartTls(Connection& c) {
   if (!impl_->tls || c.tls() || !c.StartTls(*impl_->tls)) co_return false;
-  co_return co_await impl_->Handshake(c);
+  const bool done = co_await impl_->Handshake(c);  // named: g++ 12 miscompiles `co_return co_await`
+  co_return done;
 }
 
 Status Server::Start() {

@@ -58,6 +58,7 @@ class Daemon {
     n.listen = o.nbd_listen;
     n.worker_threads = 16;
     n.client_timeout = o.client_timeout;
+    n.tls = o.nbd_tls;
     return n;
   }()) {
     for (size_t i = 0; i < o.pools.size(); ++i) {
