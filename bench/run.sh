@@ -19,7 +19,9 @@
 #      downloading the image first, trigger latency from the object store and
 #      from the transfer cache, bytes 50 clones take from the object store,
 #      background hydration against the origin's cap (bench/volume_bench.sh;
-#      VOLUME_BENCH=none skips it).
+#      VOLUME_BENCH=none skips it); NBD pipelining (a guest's 16 reads in
+#      flight) and block status (copies of a half-empty fresh volume beside
+#      nbdkit) (bench/volume_nbd_bench.sh; VOLUME_NBD_BENCH=none skips it).
 #   5. Bulk copy, bucket to bucket: ferry migrate beside rclone copy
 #      (bench/migrate_bench.sh; MIGRATE_BENCH=75k|2m|listing|verify|all|none,
 #      default all).
@@ -148,6 +150,10 @@ fi
 # 4. Lazy volumes: their own test server and daemon.
 if [ "${VOLUME_BENCH:-all}" != none ]; then
   own_step volume "qemu-utils, libnbd-bin, fuse3, nbdkit or e2fsprogs" bench/volume_bench.sh
+fi
+# 4b. NBD pipelining and block status (bench/volume_nbd_bench.sh).
+if [ "${VOLUME_NBD_BENCH:-all}" != none ]; then
+  own_step "volume nbd" "qemu-utils, libnbd-bin or nbdkit" bench/volume_nbd_bench.sh
 fi
 
 # 5. Bulk copy; its own servers, so this one's memory is given back first.

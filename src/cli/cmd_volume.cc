@@ -25,6 +25,7 @@ struct VolumeArgs {
   std::string tls = "off", tls_cert, tls_key, tls_ca;
   double overcommit = 1.0;
   int hydration_threads = 4;
+  int nbd_queue_depth = 64;
   int cache_level = 1;
   // client commands
   std::string name, from, size;
@@ -66,6 +67,7 @@ int RunServe(const VolumeArgs& a) {
   auto tls = nbd::ParseTlsMode(a.tls);
   if (!tls.ok()) return Fail("volume serve", tls.status());
   o.nbd_tls = {*tls, a.tls_cert, a.tls_key, a.tls_ca};
+  o.nbd_queue_depth = a.nbd_queue_depth;
   o.open = a.global.ToOpenOptions("");
   Status st = volume::ServeVolumes(o);
   return st.ok() ? 0 : Fail("volume serve", st);
@@ -144,6 +146,10 @@ void AddServeCommand(CLI::App* vol, const std::shared_ptr<VolumeArgs>& a, int* e
                     "How long I/O waits for a chunk while the origin fails (then EIO)")
       ->capture_default_str();
   serve->add_option("--port-file", a->port_file, "Write \"NBD_PORT API_PORT\" here");
+  serve->add_option("--nbd-queue-depth", a->nbd_queue_depth,
+                    "NBD requests run at once per connection (past it the connection waits; 1: one at a time)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   serve->add_option("--tls", a->tls, "NBD over TLS (STARTTLS): off, on (clients choose) or require")
       ->capture_default_str();
   serve->add_option("--tls-cert", a->tls_cert, "The NBD server's certificate chain (PEM)");

@@ -59,6 +59,7 @@ class Daemon {
     n.worker_threads = 16;
     n.client_timeout = o.client_timeout;
     n.tls = o.nbd_tls;
+    n.max_requests = o.nbd_queue_depth;
     return n;
   }()) {
     for (size_t i = 0; i < o.pools.size(); ++i) {

@@ -29,6 +29,7 @@ struct DaemonOptions {
   std::vector<std::string> pools;
   std::string nbd_listen = "127.0.0.1:10809";  // HOST:PORT, [V6]:PORT or unix:PATH
   nbd::NbdTlsOptions nbd_tls;                  // NBD_OPT_STARTTLS: off, on or require
+  int nbd_queue_depth = 64;                    // requests in flight per NBD connection (1: one at a time)
   std::string api_listen = "127.0.0.1:10810";
   std::string port_file;               // "NBD_PORT API_PORT\n" once listening
   // Bounds an API request's arrival and an answer's write, an NBD
