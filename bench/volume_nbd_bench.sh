@@ -107,15 +107,15 @@ data = [i for i in range(n) if (i // 4) % 2 == 0]
 print(" ".join("-c 'aio_read %d 4096'" % (c * 1048576 + r.randrange(0, 1048576 - 4096, 4096)) for c in r.sample(data, 48)))
 PY
 )
-boot_qd16() {  # boot_qd16 DEPTH: ms for the 48 reads
+boot_qd16() {  # boot_qd16 DEPTH FILE: appends the ms for the 48 reads
   start_daemon --nbd-queue-depth "$1"
   local t0
   t0=$(now_ms)
   eval "qemu-io -f raw $AIO -c aio_flush nbd://127.0.0.1:$NBD/v" >"$TMP/aio.out" 2>&1 || die "qemu-io: $(tail -2 "$TMP/aio.out")"
   grep -q failed "$TMP/aio.out" && die "a read failed: $(grep failed "$TMP/aio.out" | head -1)"
-  echo $(( $(now_ms) - t0 ))
+  echo $(( $(now_ms) - t0 )) >>"$2"
 }
-convert() {  # convert HOW: "ms bytes"
+convert() {  # convert HOW FILE: appends "ms bytes" (not in a subshell: the daemon it starts is ours)
   local b0 t0 t
   case "$1" in
     nbdkit)
@@ -136,18 +136,18 @@ convert() {  # convert HOW: "ms bytes"
       kill "$KIT"; wait "$KIT" 2>/dev/null || true ;;
   esac
   t=$(( $(now_ms) - t0 ))
-  echo "$t $(( $(bytes_out) - b0 ))"
+  echo "$t $(( $(bytes_out) - b0 ))" >>"$2"
   rm -f "$TMP/out.qcow2"
 }
 
 for r in $(seq 1 "$RUNS"); do
   log "run $r/$RUNS: boot set at qd16, depth 1 and 64"
-  echo "$(boot_qd16 1)" >>"$TMP/qd1"
-  echo "$(boot_qd16 64)" >>"$TMP/qd64"
+  boot_qd16 1 "$TMP/qd1"
+  boot_qd16 64 "$TMP/qd64"
   for how in qemu-img nbdcopy nbdcopy-no-extents nbdkit; do
     [ "$how" = nbdkit ] && [ "$r" -gt 1 ] && continue
     log "run $r/$RUNS: convert through $how"
-    convert "$how" >>"$TMP/conv-$how"
+    convert "$how" "$TMP/conv-$how"
   done
 done
 

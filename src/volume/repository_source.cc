@@ -4,6 +4,7 @@
 #include <random>
 #include <thread>
 
+#include "base/cancel.h"
 #include "crypto/digest.h"
 #include "engine/retry.h"
 
@@ -35,6 +36,7 @@ Result<std::string> FetchChecked(const std::function<Result<std::string>()>& onc
     if (std::chrono::steady_clock::now() + wait >= until) {
       return Status(ErrorCode::kTimeout, "chunk " + hash.substr(0, 12) + ": " + st.ToString());
     }
+    if (CancelRequested()) return CancelledStatus();  // a daemon stopping does not wait out a failing origin
     std::this_thread::sleep_for(wait);
   }
 }
