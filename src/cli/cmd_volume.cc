@@ -1,5 +1,7 @@
 // ferry volume serve | create | ls | status | rm: lazy volumes over NBD
 // (volume/daemon.h); the client commands talk to the daemon's API.
+#include <malloc.h>
+
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -35,6 +37,12 @@ struct VolumeArgs {
 };
 
 int RunServe(const VolumeArgs& a) {
+  // Chunk buffers (1 MiB and up) come and go by the thousand a second:
+  // keep them on the heap and keep the heap, so each is memory already
+  // mapped in (by default glibc maps each anew, and every page of every
+  // chunk costs a page fault).
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
   volume::DaemonOptions o;
   o.pools = a.pools;
   o.nbd_listen = a.nbd;

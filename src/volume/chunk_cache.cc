@@ -5,7 +5,7 @@
 namespace ferry::volume {
 
 ChunkCache::ChunkCache(ChunkSource* source, uint64_t max_bytes, int level)
-    : source_(source), level_(level), memory_(max_bytes) {}
+    : source_(source), level_(level), max_bytes_(max_bytes), memory_(max_bytes) {}
 
 std::optional<std::string> ChunkCache::FromMemory(const std::string& hash) {
   auto hit = memory_.Get(hash);
@@ -34,8 +34,9 @@ Result<std::string> ChunkCache::FetchWithOrigin(const std::string& hash, bool ur
     misses_++;
     *origin = ChunkOrigin::kSource;
     auto got = source_->Fetch(hash, urgent);
-    if (got.ok()) {
-      source_bytes_ += got->size();
+    if (got.ok()) source_bytes_ += got->size();
+    if (got.ok() && !Admit()) passed_++;
+    if (got.ok() && Admit()) {
       auto z = codec::ZstdCompress(*got, level_);
       if (z.ok()) {
         auto c = std::make_shared<Compressed>();
@@ -62,6 +63,7 @@ ChunkCacheStats ChunkCache::stats() const {
   s.coalesced = coalesced_;
   s.source_bytes = source_bytes_;
   s.stored_bytes = memory_.bytes();
+  s.passed = passed_;
   return s;
 }
 

@@ -4,6 +4,14 @@
 // fetches of one chunk sharing one fetch from the source behind it. A
 // hundred clones of one image read each of its chunks from the object
 // store once. Thread-safe.
+//
+// Admission: by default every fetched chunk is kept. With
+// KeepOnlyWhenShared(), a chunk is kept only while more than one consumer
+// is registered (the daemon registers each volume still hydrating from this
+// cache's repository): one volume hydrating alone will not ask for its
+// chunks again, and compressing them into memory would cost it about as
+// much CPU as the rest of hydration together. A clone made later, after
+// the others finished, fetches from the origin what was not kept.
 
 #include <atomic>
 #include <cstdint>
@@ -21,6 +29,7 @@ struct ChunkCacheStats {
   uint64_t hits = 0, misses = 0, coalesced = 0;
   uint64_t source_bytes = 0;  // chunk bytes fetched from the source
   uint64_t stored_bytes = 0;  // compressed bytes in memory now
+  uint64_t passed = 0;        // fetched chunks not kept (admission said no)
 };
 
 class ChunkCache : public ChunkSource {
@@ -30,19 +39,27 @@ class ChunkCache : public ChunkSource {
   Result<std::string> FetchWithOrigin(const std::string& hash, bool urgent, ChunkOrigin* origin) override;
   ChunkCacheStats stats() const;
 
+  void KeepOnlyWhenShared() { only_when_shared_ = true; }
+  void AddConsumer() { consumers_++; }
+  void RemoveConsumer() { consumers_--; }
+
  private:
+  bool Admit() const { return max_bytes_ > 0 && (!only_when_shared_ || consumers_.load() > 1); }
   using Fetched = std::shared_ptr<Result<std::string>>;  // shared by a flight's callers
   // The decoded bytes of a valid entry (a hit); a damaged one is dropped.
   std::optional<std::string> FromMemory(const std::string& hash);
   ChunkSource* source_;
   int level_;
+  const uint64_t max_bytes_;  // 0: a pass-through (nothing kept)
+  std::atomic<bool> only_when_shared_{false};
+  std::atomic<int> consumers_{0};
   struct Compressed {
     std::string zstd;
     uint64_t length = 0;  // decoded
   };
   LruCache<Compressed> memory_;  // key = hash
   SingleFlight<std::string, Fetched> flights_;
-  std::atomic<uint64_t> hits_{0}, misses_{0}, coalesced_{0}, source_bytes_{0};
+  std::atomic<uint64_t> hits_{0}, misses_{0}, coalesced_{0}, source_bytes_{0}, passed_{0};
 };
 
 }  // namespace ferry::volume

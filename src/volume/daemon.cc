@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "base/atomic_file.h"
@@ -44,6 +45,7 @@ struct Entry {
   std::string name, from, dir;
   int pool = 0;
   std::shared_ptr<Volume> volume;
+  ChunkCache* cache = nullptr;  // its repository's transfer cache
 };
 
 ApiResponse Json(int status, const json& j) { return {status, "application/json", j.dump() + "\n"}; }
@@ -84,6 +86,16 @@ class Daemon {
     for (size_t p = 0; p < o_.pools.size(); ++p) {
       hydration_meters_[p].Sample(now, fetched[p]);
       write_meters_[p].Sample(now, written[p]);
+    }
+    // A volume hydrated is no longer a consumer of its transfer cache.
+    for (auto it = hydrating_.begin(); it != hydrating_.end();) {
+      auto v = volumes_.find(*it);
+      if (v == volumes_.end() || !v->second.volume->complete()) {
+        ++it;
+        continue;
+      }
+      v->second.cache->RemoveConsumer();
+      it = hydrating_.erase(it);
     }
   }
 
@@ -201,6 +213,7 @@ class Daemon {
       FERRY_ASSIGN_OR_RETURN(repo->source, HttpChunkSource::Create(o_.cache_url, so));
     }
     repo->cache = std::make_unique<ChunkCache>(repo->source.get(), o_.cache_bytes, o_.cache_level);
+    repo->cache->KeepOnlyWhenShared();  // counted below: volumes still hydrating
     Repo* raw = repo.get();
     repos_.emplace(location, std::move(repo));
     return raw;
@@ -228,7 +241,11 @@ class Daemon {
     std::shared_ptr<Volume> shared = std::move(v);
     {
       std::lock_guard lock(mu_);
-      volumes_[name] = Entry{name, from, dir, pool, shared};
+      volumes_[name] = Entry{name, from, dir, pool, shared, repo->cache.get()};
+      if (!shared->complete()) {
+        repo->cache->AddConsumer();
+        hydrating_.insert(name);
+      }
     }
     nbd_.AddExport(name, shared);
     return Status::Ok();
@@ -372,6 +389,7 @@ class Daemon {
       if (it == volumes_.end()) return Error(404, "no volume '" + name + "'");
       e = it->second;
       volumes_.erase(it);
+      if (hydrating_.erase(name) > 0) e.cache->RemoveConsumer();
     }
     nbd_.RemoveExport(name);
     std::error_code ec;
@@ -440,6 +458,7 @@ class Daemon {
   std::vector<std::unique_ptr<RateLimiter>> limiters_;
   std::mutex mu_;
   std::map<std::string, Entry> volumes_;  // guarded by mu_
+  std::set<std::string> hydrating_;      // guarded by mu_: volumes counted as their cache's consumers
   std::mutex repos_mu_;
   std::map<std::string, std::unique_ptr<Repo>> repos_;  // guarded by repos_mu_
   std::atomic<uint64_t> next_{0};

@@ -1,0 +1,58 @@
+#include "volume/chunk_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace ferry::volume {
+namespace {
+
+class MapSource : public ChunkSource {
+ public:
+  std::map<std::string, std::string> chunks;
+  int fetches = 0;
+  Result<std::string> Fetch(const std::string& hash, bool) override {
+    ++fetches;
+    auto it = chunks.find(hash);
+    if (it == chunks.end()) return Status(ErrorCode::kNotFound, "no chunk " + hash);
+    return it->second;
+  }
+};
+
+TEST(ChunkCacheTest, KeepsEveryChunkByDefault) {
+  MapSource src;
+  src.chunks["a"] = std::string(100000, 'a');
+  ChunkCache cache(&src, 1 << 20, 1);
+  ASSERT_EQ(*cache.Fetch("a", false), src.chunks["a"]);
+  ASSERT_EQ(*cache.Fetch("a", false), src.chunks["a"]);
+  EXPECT_EQ(src.fetches, 1);
+  EXPECT_EQ(cache.stats().hits, 1u);
+}
+
+TEST(ChunkCacheTest, KeepsOnlyWhatAnotherConsumerMayAskFor) {
+  MapSource src;
+  src.chunks["a"] = std::string(100000, 'a');
+  src.chunks["b"] = std::string(100000, 'b');
+  ChunkCache cache(&src, 1 << 20, 1);
+  cache.KeepOnlyWhenShared();
+  cache.AddConsumer();  // one volume hydrating alone: nothing kept
+  ASSERT_EQ(*cache.Fetch("a", false), src.chunks["a"]);
+  ASSERT_EQ(*cache.Fetch("a", false), src.chunks["a"]);
+  EXPECT_EQ(src.fetches, 2);
+  EXPECT_EQ(cache.stats().passed, 2u);
+  EXPECT_EQ(cache.stats().stored_bytes, 0u);
+  cache.AddConsumer();  // a second one: kept from now on
+  ASSERT_EQ(*cache.Fetch("b", false), src.chunks["b"]);
+  ASSERT_EQ(*cache.Fetch("b", false), src.chunks["b"]);
+  EXPECT_EQ(src.fetches, 3);
+  EXPECT_GT(cache.stats().stored_bytes, 0u);
+  cache.RemoveConsumer();  // back to one: what is kept stays, nothing new is
+  ASSERT_EQ(*cache.Fetch("b", false), src.chunks["b"]);
+  EXPECT_EQ(src.fetches, 3);
+  ASSERT_EQ(*cache.Fetch("a", false), src.chunks["a"]);
+  EXPECT_EQ(src.fetches, 4);
+  EXPECT_EQ(cache.stats().passed, 3u);
+}
+
+}  // namespace
+}  // namespace ferry::volume
