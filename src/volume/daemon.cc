@@ -100,6 +100,17 @@ class Daemon {
   }
 
   Status Load() {
+    // Each snapshot's manifest is read once, however many volumes it has.
+    std::map<std::string, Result<snapshot::Manifest>> manifests;
+    auto manifest_of = [&](const std::string& from) -> Result<snapshot::Manifest>& {
+      auto it = manifests.find(from);
+      if (it != manifests.end()) return it->second;
+      auto where = snapshot::SplitSnapshotLocation(from);
+      auto repo = where.ok() ? RepoFor(where->first) : Result<Repo*>(where.status());
+      Result<snapshot::Manifest> m = repo.ok() ? (*repo)->repo->GetManifest(where->second)
+                                               : Result<snapshot::Manifest>(repo.status());
+      return manifests.emplace(from, std::move(m)).first->second;
+    };
     for (size_t p = 0; p < o_.pools.size(); ++p) {
       std::error_code ec;
       fs::create_directories(o_.pools[p] + "/volumes", ec);
@@ -115,8 +126,11 @@ class Daemon {
           spdlog::warn("volume: {}: volume.json is not a volume's description; skipped", d.path().string());
           continue;
         }
-        auto st = Attach(j["name"].get<std::string>(), j["from"].get<std::string>(), j.value("size", uint64_t{0}),
-                         static_cast<int>(p), d.path().string());
+        const std::string from = j["from"].get<std::string>();
+        auto& m = manifest_of(from);
+        auto st = m.ok() ? Attach(j["name"].get<std::string>(), from, j.value("size", uint64_t{0}), static_cast<int>(p),
+                                  d.path().string(), &*m)
+                         : m.status();
         if (!st.ok()) spdlog::warn("volume {}: {}", j["name"].get<std::string>(), st.ToString());
       }
     }
