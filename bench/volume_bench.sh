@@ -46,17 +46,27 @@
 #                      plugin on the raw image, cow and cache filters)
 #   resize2fs          growing ext4 4x on a fresh lazy volume through
 #                      nbdfuse: default layout vs -E packed_meta_blocks=1
+#   VM boot            (--vm; --vm-only for this alone) a real guest,
+#                      qemu-system-x86_64 under TCG with Debian's cloud
+#                      kernel and the image as its root on NVMe, timed to
+#                      its FERRY-VM-BOOTED marker: after ferry cp, on a
+#                      first lazy clone, on a later clone with a prefetch
+#                      order, and --vms (10) guests at once from one daemon
+#                      (see "VM boot to the marker" below)
 set -euo pipefail
-usage() { echo "usage: $0 BUILD_DIR [--image-mib N] [--data-mb N] [--volumes N]" >&2; exit 2; }
+usage() { echo "usage: $0 BUILD_DIR [--image-mib N] [--data-mb N] [--volumes N] [--vm | --vm-only] [--vms N]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 BUILD=$(cd "$1" && pwd)
 shift
-IMAGE_MIB=2560 DATA_MB=1700 VOLUMES=50
+IMAGE_MIB=2560 DATA_MB=1700 VOLUMES=50 VM= VMS=10
 while [ $# -gt 0 ]; do
   case "$1" in
     --image-mib) IMAGE_MIB=${2:?}; shift 2 ;;
     --data-mb) DATA_MB=${2:?}; shift 2 ;;
     --volumes) VOLUMES=${2:?}; shift 2 ;;
+    --vm) VM=yes; shift ;;
+    --vm-only) VM=only; shift ;;
+    --vms) VMS=${2:?}; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -129,7 +139,10 @@ stats() { admin GET /_admin/stats | /usr/bin/python3 -c "import json,sys; d=json
 log "snapshot and raw image into the test server"
 "$FERRY" snapshot create "$IMG" s3://bench/snaps/os --json >"$TMP/snap.json"
 "$FERRY" cp "$IMG" s3://bench/images/os.img >/dev/null
-"$FERRY" snapshot create "$PACKED" s3://bench/snaps/packed >/dev/null
+[ "$VM" = only ] || "$FERRY" snapshot create "$PACKED" s3://bench/snaps/packed >/dev/null
+# The VM section's own snapshot of the same image (its chunks are already
+# stored), so its first clone finds no prefetch order.
+[ -z "$VM" ] || "$FERRY" snapshot create "$IMG" s3://bench/snaps/vm >/dev/null
 rm -f "$PACKED"
 STORED=$(/usr/bin/python3 -c "import json; d=json.load(open('$TMP/snap.json')); print(d['uploaded_bytes'])")
 admin POST /_admin/faults '{"latency_ms": 20, "bandwidth_total": 200000000}' >/dev/null
@@ -164,6 +177,120 @@ replay_uri() {  # replay_uri NBD-URI: the boot trace, one qemu-io
   grep -q 'failed' "$TMP/replay.out" && die "a boot read failed on $1"
   true
 }
+
+# --- VM boot to the marker (--vm, --vm-only) -------------------------------------------
+# A real guest: qemu-system-x86_64 under TCG (no KVM needed), Debian's cloud
+# kernel from /boot, the image as its root on an emulated NVMe disk (the
+# image's /init is testing/vm/init.sh: python3, FERRY-VM-BOOTED on the
+# serial console, a file written, power-off). Timed until the marker:
+# (i) ferry cp of the raw image, then a boot from that local file; (ii) a
+# first lazy clone of a snapshot with no prefetch order, hydration at
+# 1 MiB/s (the boot's own triggers); (iii) a later clone on a fresh daemon
+# (empty transfer cache, default hydration) after `ferry snapshot prefetch`
+# recorded the first clone's touches; (iv) VMS guests at once from one fresh
+# daemon (hydration at 1 MiB/s), until the last marker. Bytes are what the
+# object store sent (its admin stats) until then.
+VM_KERNEL=
+VM_PIDS=()
+vm_start() {  # vm_start NAME DRIVE-OPTIONS: a guest in the background, its console in $TMP/NAME.serial
+  rm -f "$TMP/$1.serial"
+  timeout 300 qemu-system-x86_64 -nodefaults -no-user-config -accel tcg -m 512 -display none -monitor none \
+    -serial "file:$TMP/$1.serial" -no-reboot -kernel "$VM_KERNEL" \
+    -append "root=/dev/nvme0n1 rw rootwait rootfstype=ext4 console=ttyS0 init=/init panic=-1" \
+    -drive "$2,if=none,id=d0" -device nvme,serial=ferry,drive=d0 >>"$TMP/qemu.log" 2>&1 &
+  VM_PIDS+=($!)
+  PIDS+=($!)
+}
+vm_wait() {  # vm_wait T0_MS NAME...: prints the ms from T0 until every guest showed its marker
+  local t0=$1 left=0 v
+  shift
+  for _ in $(seq 1 1800); do
+    left=0
+    for v in "$@"; do
+      grep -q '^FERRY-VM-FAILED' "$TMP/$v.serial" 2>/dev/null && { tail -5 "$TMP/$v.serial" >&2; die "guest $v failed"; }
+      grep -q '^FERRY-VM-BOOTED' "$TMP/$v.serial" 2>/dev/null || left=$((left + 1))
+    done
+    [ "$left" = 0 ] && break
+    sleep 0.1
+  done
+  [ "$left" = 0 ] || { tail -5 "$TMP/$1.serial" >&2; die "$left guests showed no marker in 180 s"; }
+  echo $(( $(now_ms) - t0 ))
+}
+vm_end() {  # the guests power off by themselves
+  local p
+  for p in "${VM_PIDS[@]}"; do wait "$p" || die "a guest's qemu ended with $?"; done
+  VM_PIDS=()
+}
+sent_bytes() { local b; read -r _ b <<<"$(stats)"; echo "$b"; }
+lazy_boot() {  # lazy_boot VOLUME...: creates the volumes, boots a guest on each; sets LAZY_MS LAZY_BYTES
+  local t0 v
+  admin POST /_admin/reset >/dev/null
+  t0=$(now_ms)
+  for v in "$@"; do
+    vol create "$v" --from s3://bench/snaps/vm >/dev/null
+    vm_start "$v" "driver=nbd,server.type=inet,server.host=127.0.0.1,server.port=$NBD,export=$v"
+  done
+  LAZY_MS=$(vm_wait "$t0" "$@")
+  LAZY_BYTES=$(sent_bytes)
+  vm_end
+}
+vm_boot_section() {
+  VM_KERNEL=$(ls /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -1)
+  if ! command -v qemu-system-x86_64 >/dev/null || [ -z "$VM_KERNEL" ]; then
+    log "VM boot: skipped, no qemu-system-x86_64 or /boot/vmlinuz-*-cloud-amd64 (make setup)"
+    return 0
+  fi
+  log "VM boot (i): ferry cp of the image, then a boot from the local copy"
+  admin POST /_admin/reset >/dev/null
+  local t0
+  t0=$(now_ms)
+  "$FERRY" cp s3://bench/images/os.img "$TMP/vm.img" >/dev/null
+  VM_DL_MS=$(( $(now_ms) - t0 ))
+  VM_DL_BYTES=$(sent_bytes)
+  vm_start local "file=$TMP/vm.img,format=raw"
+  VM_LOCAL_MS=$(vm_wait "$t0" local)
+  vm_end
+  rm -f "$TMP/vm.img"
+  log "VM boot (i): $VM_LOCAL_MS ms (download $VM_DL_MS ms); (ii): a first lazy clone"
+  start_daemon --hydration-rate 1M --hydration-threads 1
+  lazy_boot vm1
+  VM_FIRST_MS=$LAZY_MS VM_FIRST_BYTES=$LAZY_BYTES
+  VM_FIRST_TRIG=$(vol status vm1 --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["triggers"])')
+  "$FERRY" snapshot prefetch s3://bench/snaps/vm --from-volume vm1 --api "127.0.0.1:$API" >/dev/null
+  log "VM boot (ii): $VM_FIRST_MS ms, $VM_FIRST_TRIG triggers; (iii): a later clone with the prefetch order"
+  start_daemon
+  lazy_boot vm2
+  VM_LATER_MS=$LAZY_MS VM_LATER_BYTES=$LAZY_BYTES
+  log "VM boot (iii): $VM_LATER_MS ms; (iv): $VMS guests at once from one daemon"
+  start_daemon --hydration-rate 1M --hydration-threads 1
+  lazy_boot $(seq -f 'vmn-%g' 1 "$VMS")
+  VM_MANY_MS=$LAZY_MS VM_MANY_BYTES=$LAZY_BYTES
+  log "VM boot (iv): $VM_MANY_MS ms to the last marker"
+  VM_DONE=1
+}
+vm_table() {
+  [ "${VM_DONE:-}" = 1 ] || return 0
+  local d=$VM_LOCAL_MS
+  echo
+  echo "| VM boot to its marker ($(basename "$VM_KERNEL"), TCG, root on NVMe) | time | bytes from the object store | ratio to download then boot |"
+  echo "|---|---|---|---|"
+  vm_row() { awk -v l="$1" -v t="$2" -v b="$3" -v d="$d" 'BEGIN { printf "| %s | %.2f s | %.0f | %.1f%% |\n", l, t / 1000, b, 100 * t / d }'; }
+  vm_row "ferry cp of the image (download $(awk -v t="$VM_DL_MS" 'BEGIN { printf "%.2f s", t / 1000 }')), then boot the local copy" "$VM_LOCAL_MS" "$VM_DL_BYTES"
+  vm_row "first lazy clone (triggers, $VM_FIRST_TRIG; hydration 1 MiB/s)" "$VM_FIRST_MS" "$VM_FIRST_BYTES"
+  vm_row "later clone, fresh daemon, the first one's touches as prefetch order (default hydration)" "$VM_LATER_MS" "$VM_LATER_BYTES"
+  vm_row "$VMS guests at once from one daemon, to the last marker (hydration 1 MiB/s)" "$VM_MANY_MS" "$VM_MANY_BYTES"
+  echo
+  awk -v n="$VMS" -v b="$(( VM_LOCAL_MS - VM_DL_MS ))" -v c="$(nproc)" -v m="$VM_MANY_BYTES" 'BEGIN {
+    printf "TCG guests are CPU-bound: one boot from the local copy took %.2f s, so %d guests on %d cores need about %.1f s whatever their disk; they took %.0f bytes from the object store, %.0f per guest.\n", b / 1000, n, c, n * b / 1000 / c, m, m / n }'
+}
+if [ "$VM" = only ]; then
+  vm_boot_section
+  echo "### Lazy volumes: a VM booting from one ($(date -u +%Y-%m-%d), $(nproc) cores)"
+  echo
+  echo "ext4 image of ${IMAGE_MIB} MiB (bench/volume_bench_image.sh: $(cat "$TMP/image.txt")), $STORED bytes stored as 1 MiB chunks; ferry-test-s3 with 20 ms per request and 200 MB/s in total."
+  vm_table
+  exit 0
+fi
 
 # Hydration runs slowly in the background here (1 MiB/s) so the boot set
 # is the clients' own doing.
@@ -313,6 +440,7 @@ log "resize2fs 4x: default layout"
 read -r RS_DEF_TRIG RS_DEF_BYTES RS_DEF_MS <<<"$(resize_on os)"
 log "resize2fs 4x: packed_meta_blocks=1"
 read -r RS_PACK_TRIG RS_PACK_BYTES RS_PACK_MS <<<"$(resize_on packed)"
+[ "$VM" != yes ] || vm_boot_section
 log "done; the tables follow"
 
 # --- The tables --------------------------------------------------------------------------
@@ -353,3 +481,4 @@ echo "|---|---|---|---|"
 resize_row() { awk -v l="$1" -v t="$2" -v b="$3" -v m="$4" 'BEGIN { printf "| %s | %.0f | %.0f | %.2f s |\n", l, t, b, m / 1000 }'; }
 resize_row "default layout" "$RS_DEF_TRIG" "$RS_DEF_BYTES" "$RS_DEF_MS"
 resize_row "mke2fs -E packed_meta_blocks=1" "$RS_PACK_TRIG" "$RS_PACK_BYTES" "$RS_PACK_MS"
+vm_table
