@@ -3,17 +3,25 @@
 # downloading the whole image first (the traditional way), and what sharing
 # the transfer cache saves.
 #
-#   bench/volume_bench.sh BUILD_DIR [--image-mib 2560] [--volumes 50]
+#   bench/volume_bench.sh BUILD_DIR [--image-mib 2560] [--data-mb 1700] [--volumes 50]
 #
-# The image is a real ext4 file system (mke2fs -d) holding this machine's
-# /usr/lib/x86_64-linux-gnu, /usr/bin, /usr/lib/python3.11 and
-# /usr/share/doc (about 1.7 GB of files). It is snapshotted (1 MiB chunks)
-# into ferry-test-s3, which then adds 20 ms to every request and caps its
-# bodies at 200 MB/s in total. The "boot set" is a recorded trace: the
-# first MiB (superblock, group descriptors), then for python3.11, bash,
+# The image is a real ext4 file system (mke2fs -d) of IMAGE_MIB MiB holding
+# exactly DATA_MB million bytes of files, a fixed set whatever else the
+# machine has installed (bench/volume_bench_image.sh says what): the files
+# of a pinned list of Debian packages that make setup installs (about
+# 1.1 GB: compilers, Boost's headers, Node.js, awscli, rclone, PostgreSQL,
+# LLVM, qemu, Perl, Python's stdlib and documentation), the boot set's
+# programs and libraries, testing/vm/make_rootfs.sh's root (/init), and
+# seeded pseudo-random filler up to the total. It is snapshotted (1 MiB
+# chunks) into ferry-test-s3, which then adds 20 ms to every request and
+# caps its bodies at 200 MB/s in total. The "boot set" is a recorded trace:
+# the first MiB (superblock, group descriptors), then for python3.11, bash,
 # coreutils' ls/cat/cp, grep and sed and every shared library ldd lists for
 # them, the inode's block and the file's data blocks (debugfs on the local
 # image), replayed with one qemu-io against the volume.
+#
+# Each phase prints a progress line on stderr with the seconds since the
+# start; the tables go to stdout.
 #
 # Measured, all in one run:
 #   full download      ferry cp of the raw image object (the same bytes as
@@ -38,16 +46,27 @@
 #                      plugin on the raw image, cow and cache filters)
 #   resize2fs          growing ext4 4x on a fresh lazy volume through
 #                      nbdfuse: default layout vs -E packed_meta_blocks=1
+#   VM boot            (--vm; --vm-only for this alone) a real guest,
+#                      qemu-system-x86_64 under TCG with Debian's cloud
+#                      kernel and the image as its root on NVMe, timed to
+#                      its FERRY-VM-BOOTED marker: after ferry cp, on a
+#                      first lazy clone, on a later clone with a prefetch
+#                      order, and --vms (10) guests at once from one daemon
+#                      (see "VM boot to the marker" below)
 set -euo pipefail
-usage() { echo "usage: $0 BUILD_DIR [--image-mib N] [--volumes N]" >&2; exit 2; }
+usage() { echo "usage: $0 BUILD_DIR [--image-mib N] [--data-mb N] [--volumes N] [--vm | --vm-only] [--vms N]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 BUILD=$(cd "$1" && pwd)
 shift
-IMAGE_MIB=2560 VOLUMES=50
+IMAGE_MIB=2560 DATA_MB=1700 VOLUMES=50 VM= VMS=10
 while [ $# -gt 0 ]; do
   case "$1" in
     --image-mib) IMAGE_MIB=${2:?}; shift 2 ;;
+    --data-mb) DATA_MB=${2:?}; shift 2 ;;
     --volumes) VOLUMES=${2:?}; shift 2 ;;
+    --vm) VM=yes; shift ;;
+    --vm-only) VM=only; shift ;;
+    --vms) VMS=${2:?}; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -70,45 +89,39 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 die() { echo "volume_bench: $*" >&2; exit 1; }
-log() { echo "$*" >&2; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+T_START=$(now_ms)
+log() { echo "volume_bench [$(( ($(now_ms) - T_START) / 1000 )) s] $*" >&2; }
+# Byte counts and offsets pass 2^31: awk (mawk) prints them only with %.0f
+# (its %d stops at 2147483647, and print writes 3e+09).
 
 # --- The image -------------------------------------------------------------------
-log "building a ${IMAGE_MIB} MiB ext4 image from /usr"
-mkdir -p "$TMP/root/usr/lib" "$TMP/root/usr/share"
-cp -al /usr/lib/x86_64-linux-gnu "$TMP/root/usr/lib/" 2>/dev/null || cp -a /usr/lib/x86_64-linux-gnu "$TMP/root/usr/lib/"
-cp -al /usr/bin "$TMP/root/usr/" 2>/dev/null || cp -a /usr/bin "$TMP/root/usr/"
-cp -al /usr/lib/python3.11 "$TMP/root/usr/lib/" 2>/dev/null || cp -a /usr/lib/python3.11 "$TMP/root/usr/lib/"
-cp -al /usr/share/doc "$TMP/root/usr/share/" 2>/dev/null || cp -a /usr/share/doc "$TMP/root/usr/share/"
+log "building a ${IMAGE_MIB} MiB ext4 image holding $DATA_MB MB of pinned files and filler"
+bench/volume_bench_image.sh "$TMP" "$IMAGE_MIB" "$DATA_MB" >"$TMP/image.txt" || die "building the image failed"
 IMG="$TMP/os.img"
-/sbin/mke2fs -q -t ext4 -d "$TMP/root" "$IMG" "${IMAGE_MIB}M" >&2
 # The same files with ext4's metadata packed at the start of the disk (for
 # the resize2fs experiment).
 PACKED="$TMP/packed.img"
-/sbin/mke2fs -q -t ext4 -E packed_meta_blocks=1 -d "$TMP/root" "$PACKED" "${IMAGE_MIB}M" >&2
-rm -rf "$TMP/root"
 IMAGE_BYTES=$(stat -c %s "$IMG")
+log "image: $(cat "$TMP/image.txt"), $(du -B1 "$IMG" | cut -f1) bytes allocated"
 
 # --- The boot set: a trace of (offset, length) reads --------------------------------
-BOOT_FILES=$({ for b in python3.11 bash ls cat cp grep sed; do
-  echo "/usr/bin/$b"
-  ldd "/usr/bin/$b" 2>/dev/null | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
-done; } | sed 's|^/lib/|/usr/lib/|' | sort -u)
+BOOT_FILES=$(cat "$TMP/boot-files")  # paths in the image, links resolved
 : >"$TMP/trace"
 echo "0 1048576" >>"$TMP/trace"
 BS=4096
 for f in $BOOT_FILES; do
-  real=$(readlink -f "$f" | sed 's|^/lib/|/usr/lib/|')
-  /sbin/debugfs -R "imap $real" "$IMG" 2>/dev/null |
-    awk -v bs=$BS '/located at block/ { gsub(",", "", $4); print $4 * bs, bs }' >>"$TMP/trace"
-  /sbin/debugfs -R "blocks $real" "$IMG" 2>/dev/null | tr ' ' '\n' | awk -v bs=$BS 'NF { print $1 * bs, bs }' >>"$TMP/trace"
+  /sbin/debugfs -R "imap $f" "$IMG" 2>/dev/null |
+    awk -v bs=$BS '/located at block/ { gsub(",", "", $4); printf "%.0f %d\n", $4 * bs, bs }' >>"$TMP/trace"
+  /sbin/debugfs -R "blocks $f" "$IMG" 2>/dev/null | tr ' ' '\n' | awk -v bs=$BS 'NF { printf "%.0f %d\n", $1 * bs, bs }' >>"$TMP/trace"
 done
 # Merge adjacent blocks into runs; qemu-io reads at most 32 MiB at once.
-sort -n -u "$TMP/trace" | awk '{ if (NR > 1 && $1 == end) { end += $2 } else { if (NR > 1) print start, end - start; start = $1; end = $1 + $2 } }
-  END { print start, end - start }' | awk '{ while ($2 > 33554432) { print $1, 33554432; $1 += 33554432; $2 -= 33554432 } print }' >"$TMP/runs"
-BOOT_BYTES=$(awk '{ s += $2 } END { print s }' "$TMP/runs")
+sort -n -u "$TMP/trace" | awk '{ if (NR > 1 && $1 == end) { end += $2 } else { if (NR > 1) printf "%.0f %.0f\n", start, end - start; start = $1; end = $1 + $2 } }
+  END { printf "%.0f %.0f\n", start, end - start }' |
+  awk '{ o = $1; n = $2; while (n > 33554432) { printf "%.0f 33554432\n", o; o += 33554432; n -= 33554432 } printf "%.0f %.0f\n", o, n }' >"$TMP/runs"
+BOOT_BYTES=$(awk '{ s += $2 } END { printf "%.0f", s }' "$TMP/runs")
 BOOT_CHUNKS=$(awk '{ for (c = int($1 / 1048576); c <= int(($1 + $2 - 1) / 1048576); c++) print c }' "$TMP/runs" | sort -u | wc -l)
-awk '{ printf "-c \"read %d %d\" ", $1, $2 }' "$TMP/runs" >"$TMP/qemu-io-args"
+awk '{ printf "-c \"read %.0f %.0f\" ", $1, $2 }' "$TMP/runs" >"$TMP/qemu-io-args"
 log "boot set: $(echo "$BOOT_FILES" | wc -l) files, $(wc -l <"$TMP/runs") reads, $BOOT_BYTES bytes in $BOOT_CHUNKS chunks"
 
 # --- The object store ------------------------------------------------------------------
@@ -126,15 +139,21 @@ stats() { admin GET /_admin/stats | /usr/bin/python3 -c "import json,sys; d=json
 log "snapshot and raw image into the test server"
 "$FERRY" snapshot create "$IMG" s3://bench/snaps/os --json >"$TMP/snap.json"
 "$FERRY" cp "$IMG" s3://bench/images/os.img >/dev/null
-"$FERRY" snapshot create "$PACKED" s3://bench/snaps/packed >/dev/null
+[ "$VM" = only ] || "$FERRY" snapshot create "$PACKED" s3://bench/snaps/packed >/dev/null
+# The VM section's own snapshot of the same image (its chunks are already
+# stored), so its first clone finds no prefetch order.
+[ -z "$VM" ] || "$FERRY" snapshot create "$IMG" s3://bench/snaps/vm >/dev/null
 rm -f "$PACKED"
 STORED=$(/usr/bin/python3 -c "import json; d=json.load(open('$TMP/snap.json')); print(d['uploaded_bytes'])")
 admin POST /_admin/faults '{"latency_ms": 20, "bandwidth_total": 200000000}' >/dev/null
+log "snapshot: $STORED bytes stored"
 
 # --- Full download first -----------------------------------------------------------
+log "full download of the image with ferry cp"
 t0=$(now_ms)
 "$FERRY" cp s3://bench/images/os.img "$TMP/full.img" >/dev/null
 T_FULL=$(( $(now_ms) - t0 ))
+log "full download: $T_FULL ms"
 rm -f "$TMP/full.img"
 
 # --- The daemon ----------------------------------------------------------------------
@@ -159,8 +178,123 @@ replay_uri() {  # replay_uri NBD-URI: the boot trace, one qemu-io
   true
 }
 
+# --- VM boot to the marker (--vm, --vm-only) -------------------------------------------
+# A real guest: qemu-system-x86_64 under TCG (no KVM needed), Debian's cloud
+# kernel from /boot, the image as its root on an emulated NVMe disk (the
+# image's /init is testing/vm/init.sh: python3, FERRY-VM-BOOTED on the
+# serial console, a file written, power-off). Timed until the marker:
+# (i) ferry cp of the raw image, then a boot from that local file; (ii) a
+# first lazy clone of a snapshot with no prefetch order, hydration at
+# 1 MiB/s (the boot's own triggers); (iii) a later clone on a fresh daemon
+# (empty transfer cache, default hydration) after `ferry snapshot prefetch`
+# recorded the first clone's touches; (iv) VMS guests at once from one fresh
+# daemon (hydration at 1 MiB/s), until the last marker. Bytes are what the
+# object store sent (its admin stats) until then.
+VM_KERNEL=
+VM_PIDS=()
+vm_start() {  # vm_start NAME DRIVE-OPTIONS: a guest in the background, its console in $TMP/NAME.serial
+  rm -f "$TMP/$1.serial"
+  timeout 300 qemu-system-x86_64 -nodefaults -no-user-config -accel tcg -m 512 -display none -monitor none \
+    -serial "file:$TMP/$1.serial" -no-reboot -kernel "$VM_KERNEL" \
+    -append "root=/dev/nvme0n1 rw rootwait rootfstype=ext4 console=ttyS0 init=/init panic=-1" \
+    -drive "$2,if=none,id=d0" -device nvme,serial=ferry,drive=d0 >>"$TMP/qemu.log" 2>&1 &
+  VM_PIDS+=($!)
+  PIDS+=($!)
+}
+vm_wait() {  # vm_wait T0_MS NAME...: prints the ms from T0 until every guest showed its marker
+  local t0=$1 left=0 v
+  shift
+  for _ in $(seq 1 1800); do
+    left=0
+    for v in "$@"; do
+      grep -q '^FERRY-VM-FAILED' "$TMP/$v.serial" 2>/dev/null && { tail -5 "$TMP/$v.serial" >&2; die "guest $v failed"; }
+      grep -q '^FERRY-VM-BOOTED' "$TMP/$v.serial" 2>/dev/null || left=$((left + 1))
+    done
+    [ "$left" = 0 ] && break
+    sleep 0.1
+  done
+  [ "$left" = 0 ] || { tail -5 "$TMP/$1.serial" >&2; die "$left guests showed no marker in 180 s"; }
+  echo $(( $(now_ms) - t0 ))
+}
+vm_end() {  # the guests power off by themselves
+  local p
+  for p in "${VM_PIDS[@]}"; do wait "$p" || die "a guest's qemu ended with $?"; done
+  VM_PIDS=()
+}
+sent_bytes() { local b; read -r _ b <<<"$(stats)"; echo "$b"; }
+lazy_boot() {  # lazy_boot VOLUME...: creates the volumes, boots a guest on each; sets LAZY_MS LAZY_BYTES
+  local t0 v
+  admin POST /_admin/reset >/dev/null
+  t0=$(now_ms)
+  for v in "$@"; do
+    vol create "$v" --from s3://bench/snaps/vm >/dev/null
+    vm_start "$v" "driver=nbd,server.type=inet,server.host=127.0.0.1,server.port=$NBD,export=$v"
+  done
+  LAZY_MS=$(vm_wait "$t0" "$@")
+  LAZY_BYTES=$(sent_bytes)
+  vm_end
+}
+vm_boot_section() {
+  VM_KERNEL=$(ls /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -1)
+  if ! command -v qemu-system-x86_64 >/dev/null || [ -z "$VM_KERNEL" ]; then
+    log "VM boot: skipped, no qemu-system-x86_64 or /boot/vmlinuz-*-cloud-amd64 (make setup)"
+    return 0
+  fi
+  log "VM boot (i): ferry cp of the image, then a boot from the local copy"
+  admin POST /_admin/reset >/dev/null
+  local t0
+  t0=$(now_ms)
+  "$FERRY" cp s3://bench/images/os.img "$TMP/vm.img" >/dev/null
+  VM_DL_MS=$(( $(now_ms) - t0 ))
+  VM_DL_BYTES=$(sent_bytes)
+  vm_start local "file=$TMP/vm.img,format=raw"
+  VM_LOCAL_MS=$(vm_wait "$t0" local)
+  vm_end
+  rm -f "$TMP/vm.img"
+  log "VM boot (i): $VM_LOCAL_MS ms (download $VM_DL_MS ms); (ii): a first lazy clone"
+  start_daemon --hydration-rate 1M --hydration-threads 1
+  lazy_boot vm1
+  VM_FIRST_MS=$LAZY_MS VM_FIRST_BYTES=$LAZY_BYTES
+  VM_FIRST_TRIG=$(vol status vm1 --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["triggers"])')
+  "$FERRY" snapshot prefetch s3://bench/snaps/vm --from-volume vm1 --api "127.0.0.1:$API" >/dev/null
+  log "VM boot (ii): $VM_FIRST_MS ms, $VM_FIRST_TRIG triggers; (iii): a later clone with the prefetch order"
+  start_daemon
+  lazy_boot vm2
+  VM_LATER_MS=$LAZY_MS VM_LATER_BYTES=$LAZY_BYTES
+  log "VM boot (iii): $VM_LATER_MS ms; (iv): $VMS guests at once from one daemon"
+  start_daemon --hydration-rate 1M --hydration-threads 1
+  lazy_boot $(seq -f 'vmn-%g' 1 "$VMS")
+  VM_MANY_MS=$LAZY_MS VM_MANY_BYTES=$LAZY_BYTES
+  log "VM boot (iv): $VM_MANY_MS ms to the last marker"
+  VM_DONE=1
+}
+vm_table() {
+  [ "${VM_DONE:-}" = 1 ] || return 0
+  local d=$VM_LOCAL_MS
+  echo
+  echo "| VM boot to its marker ($(basename "$VM_KERNEL"), TCG, root on NVMe) | time | bytes from the object store | ratio to download then boot |"
+  echo "|---|---|---|---|"
+  vm_row() { awk -v l="$1" -v t="$2" -v b="$3" -v d="$d" 'BEGIN { printf "| %s | %.2f s | %.0f | %.1f%% |\n", l, t / 1000, b, 100 * t / d }'; }
+  vm_row "ferry cp of the image (download $(awk -v t="$VM_DL_MS" 'BEGIN { printf "%.2f s", t / 1000 }')), then boot the local copy" "$VM_LOCAL_MS" "$VM_DL_BYTES"
+  vm_row "first lazy clone (triggers, $VM_FIRST_TRIG; hydration 1 MiB/s)" "$VM_FIRST_MS" "$VM_FIRST_BYTES"
+  vm_row "later clone, fresh daemon, the first one's touches as prefetch order (default hydration)" "$VM_LATER_MS" "$VM_LATER_BYTES"
+  vm_row "$VMS guests at once from one daemon, to the last marker (hydration 1 MiB/s)" "$VM_MANY_MS" "$VM_MANY_BYTES"
+  echo
+  awk -v n="$VMS" -v b="$(( VM_LOCAL_MS - VM_DL_MS ))" -v c="$(nproc)" -v m="$VM_MANY_BYTES" 'BEGIN {
+    printf "TCG guests are CPU-bound: one boot from the local copy took %.2f s, so %d guests on %d cores need about %.1f s whatever their disk; they took %.0f bytes from the object store, %.0f per guest.\n", b / 1000, n, c, n * b / 1000 / c, m, m / n }'
+}
+if [ "$VM" = only ]; then
+  vm_boot_section
+  echo "### Lazy volumes: a VM booting from one ($(date -u +%Y-%m-%d), $(nproc) cores)"
+  echo
+  echo "ext4 image of ${IMAGE_MIB} MiB (bench/volume_bench_image.sh: $(cat "$TMP/image.txt")), $STORED bytes stored as 1 MiB chunks; ferry-test-s3 with 20 ms per request and 200 MB/s in total."
+  vm_table
+  exit 0
+fi
+
 # Hydration runs slowly in the background here (1 MiB/s) so the boot set
 # is the clients' own doing.
+log "first clone: first read and boot set"
 start_daemon --hydration-rate 1M --hydration-threads 1
 t0=$(now_ms)
 vol create boot --from s3://bench/snaps/os >/dev/null
@@ -169,12 +303,14 @@ T_FIRST=$(( $(now_ms) - t0 ))
 t0=$(now_ms)
 replay boot
 T_BOOT=$(( $(now_ms) - t0 ))
+log "first clone: first read $T_FIRST ms, boot set $T_BOOT ms"
 
 # This boot's first touches become the snapshot's prefetch order (what
 # `ferry snapshot prefetch` is for): later clones hydrate them first.
 "$FERRY" snapshot prefetch s3://bench/snaps/os --from-volume boot --api "127.0.0.1:$API" >/dev/null
 
 # Trigger latency: 100 chunks outside the boot set, cold then from the cache.
+log "trigger latency: 100 chunks, cold then from the transfer cache"
 awk '{ for (c = int($1 / 1048576); c <= int(($1 + $2 - 1) / 1048576); c++) print c }' "$TMP/runs" | sort -u >"$TMP/boot.chunks"
 /usr/bin/python3 - "$TMP/snap.json" "$IMAGE_BYTES" "$TMP/boot.chunks" >"$TMP/probe.chunks" <<'PY'
 import random, sys
@@ -185,7 +321,7 @@ print("\n".join(str(c) for c in r.sample([c for c in range(n) if c not in boot],
 PY
 probe() {  # probe VOLUME: per-read seconds of 4 KiB at each probe chunk
   # (qemu-io prints each command's rate with 4 digits: "... and N ops/sec")
-  args=$(awk '{ printf "-c \"read %d 4096\" ", $1 * 1048576 }' "$TMP/probe.chunks")
+  args=$(awk '{ printf "-c \"read %.0f 4096\" ", $1 * 1048576 }' "$TMP/probe.chunks")
   eval "qemu-io -f raw $args nbd://127.0.0.1:$NBD/$1" |
     awk '/ops\/sec\)/ { for (i = 1; i <= NF; i++) if ($i == "ops/sec)") printf "%.6f\n", 1 / $(i - 1) }'
 }
@@ -198,6 +334,7 @@ latency_row() { echo "| $1 | $(pct "$2" 0.5) | $(pct "$2" 0.99) |"; }  # latency
 
 # A later clone of the snapshot, now with its prefetch order, on a fresh
 # daemon (empty transfer cache) with default hydration settings.
+log "a later clone with the prefetch order"
 start_daemon
 t0=$(now_ms)
 vol create boot2 --from s3://bench/snaps/os >/dev/null
@@ -205,17 +342,23 @@ qemu-io -f raw -c "read 1024 4096" "nbd://127.0.0.1:$NBD/boot2" >/dev/null
 T_FIRST2=$(( $(now_ms) - t0 ))
 replay boot2
 T_BOOT2=$(( $(now_ms) - t0 ))
+log "later clone: first read $T_FIRST2 ms, boot set $T_BOOT2 ms"
 
 # Sharing: N volumes replay the boot set on a fresh daemon (empty transfer cache).
+log "sharing: $VOLUMES volumes replay the boot set"
 start_daemon --hydration-rate 1 --hydration-threads 1
 admin POST /_admin/reset >/dev/null
 vol create clone --from s3://bench/snaps/os --count "$VOLUMES" >/dev/null
-for i in $(seq 0 $((VOLUMES - 1))); do replay "clone-$i"; done
+for i in $(seq 0 $((VOLUMES - 1))); do
+  replay "clone-$i"
+  [ $(( (i + 1) % 10 )) != 0 ] || log "sharing: $((i + 1)) of $VOLUMES volumes done"
+done
 read -r SHARED_GETS SHARED_BYTES <<<"$(stats)"
 
 # The peer for the same work: one nbdkit per volume (curl plugin reading the
 # raw image with HTTP ranges, cow filter for the volume's writes, cache
 # filter), each replaying the boot set.
+log "nbdkit: $VOLUMES boot sets, one nbdkit each"
 admin POST /_admin/reset >/dev/null
 T_NBDKIT_BOOT=
 for i in $(seq 0 $((VOLUMES - 1))); do
@@ -229,30 +372,35 @@ for i in $(seq 0 $((VOLUMES - 1))); do
   replay_uri "nbd+unix:///?socket=$sock"
   [ -n "$T_NBDKIT_BOOT" ] || T_NBDKIT_BOOT=$(( $(now_ms) - t0 ))
   kill "$KIT"; wait "$KIT" 2>/dev/null || true
+  [ $(( (i + 1) % 10 )) != 0 ] || log "nbdkit: $((i + 1)) of $VOLUMES done"
 done
 read -r KIT_GETS KIT_BYTES <<<"$(stats)"
 BOOT_STORED=$(( BOOT_CHUNKS * 1048576 ))
 
 # Hydration throughput: one volume, no clients, against the 200 MB/s cap.
+log "hydration of one volume, no clients"
 start_daemon --hydration-threads 16
 t0=$(now_ms)
 vol create hyd --from s3://bench/snaps/os >/dev/null
-for _ in $(seq 1 3000); do
+for n in $(seq 1 3000); do
   case "$(vol status hyd)" in *'"hydrated"'*) break ;; esac  # (a cheap poll: the CPU is shared)
+  [ $((n % 100)) != 0 ] || log "hydration: still going"
   sleep 0.1
 done
 T_HYD=$(( $(now_ms) - t0 ))
+log "hydration: $T_HYD ms"
 
 # Client reads during hydration: 5000 random 4 KiB reads of the hydrated
 # volume, idle, then while a second volume of its pool hydrates at full
 # speed from the transfer cache (which now holds every chunk).
+log "client reads: 5000 random 4 KiB reads, idle then beside a hydration"
 /usr/bin/python3 - "$IMAGE_BYTES" >"$TMP/random.offsets" <<'PY'
 import random, sys
 r = random.Random(2)
 print("\n".join(str(r.randrange(int(sys.argv[1]) // 4096) * 4096) for _ in range(5000)))
 PY
 probe_random() {  # per-read seconds of 4 KiB reads at the random offsets
-  args=$(awk '{ printf "-c \"read %d 4096\" ", $1 }' "$TMP/random.offsets")
+  args=$(awk '{ printf "-c \"read %.0f 4096\" ", $1 }' "$TMP/random.offsets")
   eval "qemu-io -f raw $args nbd://127.0.0.1:$NBD/$1" |
     awk '/ops\/sec\)/ { for (i = 1; i <= NF; i++) if ($i == "ops/sec)") printf "%.6f\n", 1 / $(i - 1) }'
 }
@@ -288,13 +436,17 @@ resize_on() {  # resize_on SNAPSHOT: prints "triggers origin_bytes ms"
   read -r _ bytes <<<"$(stats)"
   echo "$triggers $bytes $ms"
 }
+log "resize2fs 4x: default layout"
 read -r RS_DEF_TRIG RS_DEF_BYTES RS_DEF_MS <<<"$(resize_on os)"
+log "resize2fs 4x: packed_meta_blocks=1"
 read -r RS_PACK_TRIG RS_PACK_BYTES RS_PACK_MS <<<"$(resize_on packed)"
+[ "$VM" != yes ] || vm_boot_section
+log "done; the tables follow"
 
 # --- The tables --------------------------------------------------------------------------
 echo "### Lazy volumes: ferry volume beside downloading the image first ($(date -u +%Y-%m-%d), $(nproc) cores)"
 echo
-echo "ext4 image of ${IMAGE_MIB} MiB (mke2fs -d: /usr/lib/x86_64-linux-gnu, /usr/bin, python3.11, /usr/share/doc), $STORED bytes stored as 1 MiB chunks; ferry-test-s3 with 20 ms per request and 200 MB/s in total. Boot set: $(echo "$BOOT_FILES" | wc -l) files (python3.11, bash, ls, cat, cp, grep, sed and their libraries) plus the first MiB, $BOOT_BYTES bytes in $BOOT_CHUNKS chunks."
+echo "ext4 image of ${IMAGE_MIB} MiB (mke2fs -d, bench/volume_bench_image.sh: $(cat "$TMP/image.txt"), $DATA_MB MB of files), $STORED bytes stored as 1 MiB chunks; ferry-test-s3 with 20 ms per request and 200 MB/s in total. Boot set: $(echo "$BOOT_FILES" | wc -l) files (python3.11, bash, ls, cat, cp, grep, sed and their libraries) plus the first MiB, $BOOT_BYTES bytes in $BOOT_CHUNKS chunks."
 echo
 echo "| measure | ferry volume | download the image first | ratio |"
 echo "|---|---|---|---|"
@@ -311,13 +463,13 @@ echo
 echo "| $VOLUMES volumes read the boot set | GETs | bytes from the object store | per boot set stored |"
 echo "|---|---|---|---|"
 awk -v s="$SHARED_BYTES" -v b="$BOOT_STORED" -v g="$SHARED_GETS" \
-  'BEGIN { printf "| ferry volume, one daemon (shared transfer cache) | %d | %d | %.3f× |\n", g, s, s / b }'
+  'BEGIN { printf "| ferry volume, one daemon (shared transfer cache) | %.0f | %.0f | %.3f× |\n", g, s, s / b }'
 awk -v s="$KIT_BYTES" -v b="$BOOT_STORED" -v g="$KIT_GETS" \
-  'BEGIN { printf "| nbdkit curl + cow + cache, one per volume | %d | %d | %.3f× |\n", g, s, s / b }'
+  'BEGIN { printf "| nbdkit curl + cow + cache, one per volume | %.0f | %.0f | %.3f× |\n", g, s, s / b }'
 echo
 awk -v k="$T_NBDKIT_BOOT" -v f="$T_FIRST" -v b="$T_BOOT" 'BEGIN { printf "One boot set, first clone: ferry volume %.2f s, nbdkit (curl, cow, cache) %.2f s.\n", (f + b) / 1000, k / 1000 }'
 echo
-awk -v t="$T_HYD" -v s="$STORED" 'BEGIN { printf "Background hydration of one volume, no clients: %.1f s for %d stored bytes, %.0f MB/s against the 200 MB/s cap (%.0f%%).\n", t / 1000, s, s / t / 1000, s / t / 1000 / 200 * 100 }'
+awk -v t="$T_HYD" -v s="$STORED" 'BEGIN { printf "Background hydration of one volume, no clients: %.1f s for %.0f stored bytes, %.0f MB/s against the 200 MB/s cap (%.0f%%).\n", t / 1000, s, s / t / 1000, s / t / 1000 / 200 * 100 }'
 echo
 echo "| 5000 random 4 KiB reads of a hydrated volume | p50 ms | p99 ms |"
 echo "|---|---|---|"
@@ -326,6 +478,7 @@ latency_row "while another volume of the pool hydrates (QoS: it fetched $HYD2_DO
 echo
 echo "| resize2fs growing ext4 to 4× on a fresh lazy volume (through nbdfuse) | triggers | bytes from the object store | time |"
 echo "|---|---|---|---|"
-resize_row() { awk -v l="$1" -v t="$2" -v b="$3" -v m="$4" 'BEGIN { printf "| %s | %d | %d | %.2f s |\n", l, t, b, m / 1000 }'; }
+resize_row() { awk -v l="$1" -v t="$2" -v b="$3" -v m="$4" 'BEGIN { printf "| %s | %.0f | %.0f | %.2f s |\n", l, t, b, m / 1000 }'; }
 resize_row "default layout" "$RS_DEF_TRIG" "$RS_DEF_BYTES" "$RS_DEF_MS"
 resize_row "mke2fs -E packed_meta_blocks=1" "$RS_PACK_TRIG" "$RS_PACK_BYTES" "$RS_PACK_MS"
+vm_table

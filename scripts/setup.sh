@@ -20,13 +20,20 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
 # state store is tested against, in a throwaway cluster, testing/pg/).
 PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl zstd time sqlite3
   nginx varnish wrk qemu-utils libnbd-bin fuse3 nbdkit e2fsprogs postgresql)
+# A real guest on a lazy volume (tests/integration/vm_boot_test.sh, the VM
+# section of bench/volume_bench.sh): qemu-system-x86 is qemu-system-x86_64
+# (with its firmware: seabios, ipxe-qemu and qemu-system-data come as
+# dependencies), run under TCG; linux-image-cloud-amd64 is Debian's cloud
+# kernel, with NVMe and ext4 built in, so it boots a root file system on
+# -device nvme with no initrd (testing/vm/make_rootfs.sh makes that root).
+VM_PKGS=(qemu-system-x86 linux-image-cloud-amd64)
 # The cache benchmark's corpus: real web text from Debian packages (HTML,
 # JavaScript, CSS, JSON) with the images and gzip files that come with it.
 CORPUS_PKGS=(python3.11-doc libjs-jquery libjs-bootstrap5 node-react-dom libjs-highlight.js
   node-lodash iso-codes)
 
 missing=()
-for p in "${BUILD_PKGS[@]}" "${PEER_PKGS[@]}" "${CORPUS_PKGS[@]}"; do
+for p in "${BUILD_PKGS[@]}" "${PEER_PKGS[@]}" "${VM_PKGS[@]}" "${CORPUS_PKGS[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi
