@@ -251,6 +251,7 @@ class Daemon {
     vo.manifest = std::move(m);
     vo.source = repo->cache.get();
     vo.gate = &gate_;
+    vo.readahead = o_.readahead_chunks;
     FERRY_ASSIGN_OR_RETURN(auto v, Volume::Open(std::move(vo)));
     std::shared_ptr<Volume> shared = std::move(v);
     {

@@ -42,6 +42,7 @@ struct DaemonOptions {
   int cache_level = 1;
   uint64_t hydration_rate = 0;         // bytes/s per pool; 0: no cap
   int hydration_threads = 4;
+  int readahead_chunks = 2;            // a trigger also fetches this many chunks after it (volume.h)
   int fetch_slots = 16;                // concurrent fetches from the object store
   // Placement counts a volume as the snapshot's stored bytes (volumes are
   // thin) against a pool's free space times this (above 1: overcommit).

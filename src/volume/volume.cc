@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <future>
+#include <thread>
 
 #include "base/file_io.h"
 
@@ -26,6 +27,10 @@ Volume::Volume(VolumeOptions o, int data_fd, int direct_fd, int bitmap_fd, uint6
     : options_(std::move(o)), data_fd_(data_fd), direct_fd_(direct_fd), bitmap_fd_(bitmap_fd), size_(size) {}
 
 Volume::~Volume() {
+  {
+    std::unique_lock lock(mu_);  // readahead threads use this volume
+    readahead_cv_.wait(lock, [&] { return readaheads_ == 0; });
+  }
   ::close(data_fd_);
   if (direct_fd_ >= 0) ::close(direct_fd_);
   ::close(bitmap_fd_);
@@ -311,6 +316,28 @@ Status Volume::Ensure(uint64_t i, FetchPriority priority) {
   return st;
 }
 
+void Volume::StartReadahead(uint64_t last) {
+  std::vector<uint64_t> picks;
+  {
+    std::lock_guard lock(mu_);
+    for (uint64_t c = last + 1; c <= last + static_cast<uint64_t>(options_.readahead) && c < bits_.size(); ++c) {
+      if (bits_[c] || hydrating_[c]) continue;
+      hydrating_[c] = true;  // hydrators pass it by
+      ++readaheads_;
+      picks.push_back(c);
+    }
+  }
+  for (uint64_t c : picks) {
+    std::thread([this, c] {
+      (void)Ensure(c, FetchPriority::kPrefetch);  // a failure: the client's own read will say
+      std::lock_guard lock(mu_);
+      hydrating_[c] = false;
+      --readaheads_;
+      readahead_cv_.notify_all();
+    }).detach();
+  }
+}
+
 Status Volume::EnsureAll(uint64_t first, uint64_t last, FetchPriority priority) {
   // One missing chunk (the usual case) is fetched on this thread; more are
   // fetched together, a few at a time, so a read spanning N missing chunks
@@ -327,6 +354,7 @@ Status Volume::EnsureAll(uint64_t first, uint64_t last, FetchPriority priority) 
       if (!bits_[c]) missing.push_back(c);
     }
   }
+  if (!missing.empty() && priority == FetchPriority::kTrigger && options_.readahead > 0) StartReadahead(last);
   for (size_t at = 0; at < missing.size(); at += kParallel) {
     size_t end = std::min<size_t>(missing.size(), at + kParallel);
     std::vector<std::future<Status>> others;

@@ -51,6 +51,11 @@ struct VolumeOptions {
   snapshot::Manifest manifest;
   ChunkSource* source = nullptr;
   FetchGate* gate = nullptr;   // shared by a pool's volumes; null: none
+  // A trigger for chunk i also starts fetching chunks i+1..i+readahead that
+  // are missing (prefetch priority, threads of their own): a client reading
+  // a file that spans chunks finds the next one in flight, not its turn to
+  // wait another round trip. 0: none (the daemon's default is 2).
+  int readahead = 0;
 };
 
 struct VolumeStats {
@@ -111,6 +116,9 @@ class Volume : public nbd::BlockDevice {
   Status Ensure(uint64_t i, FetchPriority priority);
   // Ensure(c, priority) for chunks first..last, fetching missing ones together.
   Status EnsureAll(uint64_t first, uint64_t last, FetchPriority priority);
+  // Starts fetching the missing chunks after `last` (options_.readahead of
+  // them) that nobody is fetching, each on a thread of its own.
+  void StartReadahead(uint64_t last);
   Status Install(uint64_t i, const std::string& bytes);
   // Chunk i for one writer of a whole missing chunk (a fill, a whole-chunk
   // write or zeroing): false when it is present already. Waits for
@@ -148,7 +156,9 @@ class Volume : public nbd::BlockDevice {
   std::vector<uint32_t> first_touches_;    // guarded by mu_
   std::vector<bool> touched_;              // guarded by mu_
   size_t next_ = 0;                        // background cursor; guarded by mu_
-  std::vector<bool> hydrating_;            // guarded by mu_: taken by a hydrator
+  std::vector<bool> hydrating_;            // guarded by mu_: taken by a hydrator (or a readahead)
+  int readaheads_ = 0;                     // guarded by mu_: readahead threads running
+  std::condition_variable readahead_cv_;   // readaheads_ fell
   // guarded by mu_: a trigger waits on this chunk's fetch, so the fetch
   // counts as urgent at the gate even if a background caller started it
   std::vector<bool> urgent_wanted_;

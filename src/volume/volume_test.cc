@@ -123,6 +123,34 @@ TEST_F(VolumeTest, ReadsFetchWhatTheyTouchOnceAndZeroChunksNever) {
   EXPECT_TRUE(v->complete());
 }
 
+TEST_F(VolumeTest, ATriggerReadsAheadTheNextMissingChunks) {
+  VolumeOptions o;
+  o.dir = dir_ + "/ra";
+  o.manifest = manifest_;
+  o.source = &source_;
+  o.readahead = 2;
+  auto v = Volume::Open(o);
+  ASSERT_TRUE(v.ok());
+  std::string buf(100, 'x');
+  // Chunk 1 triggers; chunks 2 and 3 are read ahead (3 is zeros: present
+  // already, so only 2 is fetched) as hints, not triggers.
+  ASSERT_TRUE((*v)->Read(kChunk + 10, 100, buf.data()).ok());
+  for (int i = 0; i < 2000 && !(*v)->Ready(2 * kChunk, kChunk); ++i) std::this_thread::sleep_for(1ms);
+  VolumeStats s = (*v)->stats();
+  EXPECT_EQ(s.triggers, 1u);
+  EXPECT_EQ(s.hinted, 1u);
+  EXPECT_TRUE((*v)->Ready(2 * kChunk, kChunk));
+  EXPECT_FALSE((*v)->Ready(4 * kChunk, kChunk));
+  // Reading chunk 2 now fetches nothing; a read of present chunks reads
+  // nothing ahead.
+  const int fetched = source_.fetches;
+  ASSERT_TRUE((*v)->Read(2 * kChunk, 100, buf.data()).ok());
+  EXPECT_EQ(buf, image_.substr(2 * kChunk, 100));
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(source_.fetches, fetched);
+  v->reset();  // waits for readahead threads (none left here)
+}
+
 TEST_F(VolumeTest, ALargerVolumeReadsZerosPastItsSnapshot) {
   auto v = Open("big", 16 * kChunk);
   std::string tail(16 * kChunk - image_.size(), 'x');
