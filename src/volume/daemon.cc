@@ -53,19 +53,6 @@ struct Entry {
 ApiResponse Json(int status, const json& j) { return {status, "application/json", j.dump() + "\n"}; }
 ApiResponse Error(int status, const std::string& message) { return Json(status, {{"error", message}}); }
 
-// The HTTP status of an error: the client's fault (4xx), the store's (502)
-// or ours (500).
-int HttpStatus(const Status& st) {
-  switch (st.code()) {
-    case ErrorCode::kInvalidArgument: return 400;
-    case ErrorCode::kNotFound: return 404;
-    case ErrorCode::kAlreadyExists: return 409;
-    case ErrorCode::kThrottled: return 503;
-    case ErrorCode::kIoError: case ErrorCode::kInternal: return 500;
-    default: return 502;
-  }
-}
-
 bool ValidVolumeName(const std::string& n) { return snapshot::ValidSnapshotName(n); }
 
 class Daemon {
@@ -466,9 +453,9 @@ class Daemon {
     auto repo = RepoFor(parent->first);
     if (!repo.ok()) return Error(502, repo.status().ToString());
     auto snap = VolumeSnapshot::Begin(e.volume, (*repo)->repo.get(), where->second);
-    if (!snap.ok()) return Error(HttpStatus(snap.status()), snap.status().ToString());
+    if (!snap.ok()) return Error(HttpStatusOf(snap.status()), snap.status().ToString());
     Status st = snapshots_.Start(name, to, std::move(snap).value(), VolumeSnapshotOptions{});
-    if (!st.ok()) return Error(HttpStatus(st), st.ToString());
+    if (!st.ok()) return Error(HttpStatusOf(st), st.ToString());
     return Json(202, *snapshots_.Describe(name, where->second));
   }
 
