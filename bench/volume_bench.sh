@@ -197,7 +197,7 @@ vm_start() {  # vm_start NAME DRIVE-OPTIONS: a guest in the background, its cons
   rm -f "$TMP/$1.serial"
   timeout 300 qemu-system-x86_64 -nodefaults -no-user-config -accel tcg -m 512 -display none -monitor none \
     -serial "file:$TMP/$1.serial" -no-reboot -kernel "$VM_KERNEL" \
-    -append "root=/dev/nvme0n1 rw rootwait rootfstype=ext4 console=ttyS0 init=/init panic=-1" \
+    -append "root=/dev/nvme0n1 rw rootwait rootfstype=ext4 console=ttyS0 init=/init panic=-1 no_timer_check" \
     -drive "$2,if=none,id=d0" -device nvme,serial=ferry,drive=d0 >>"$TMP/qemu.log" 2>&1 &
   VM_PIDS+=($!)
   PIDS+=($!)
@@ -208,7 +208,7 @@ vm_wait() {  # vm_wait T0_MS NAME...: prints the ms from T0 until every guest sh
   for _ in $(seq 1 1800); do
     left=0
     for v in "$@"; do
-      grep -q '^FERRY-VM-FAILED' "$TMP/$v.serial" 2>/dev/null && { tail -5 "$TMP/$v.serial" >&2; die "guest $v failed"; }
+      grep -q '^FERRY-VM-FAILED\|Kernel panic' "$TMP/$v.serial" 2>/dev/null && { tail -5 "$TMP/$v.serial" >&2; die "guest $v failed"; }
       grep -q '^FERRY-VM-BOOTED' "$TMP/$v.serial" 2>/dev/null || left=$((left + 1))
     done
     [ "$left" = 0 ] && break

@@ -1,11 +1,13 @@
 // ferry snapshot create | ls | info: disk images as content-addressed chunks
 // in a repository (snapshot/).
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_util.h"
 #include "cli/registry.h"
-#include "http/client.h"
+#include "cli/volume_api.h"
 #include "snapshot/create.h"
 #include "snapshot/repository.h"
 
@@ -27,7 +29,53 @@ Result<snapshot::Repository> OpenRepository(const std::string& repo, const Globa
   return snapshot::OpenRepository(repo, g.ToOpenOptions(""), create);
 }
 
+void PrintCreated(const SnapshotArgs& a, const std::string& name, const nlohmann::json& j) {
+  if (a.json) {
+    std::printf("%s\n", j.dump().c_str());
+    return;
+  }
+  auto n = [&](const char* field) { return static_cast<unsigned long long>(j.value(field, uint64_t{0})); };
+  std::printf("snapshot %s of volume %s: %llu chunks, %llu written since the volume was made (%llu zero, %llu "
+              "already stored, %llu new: %s uploaded), %llu from its snapshot\n",
+              name.c_str(), a.volume.c_str(), n("chunks"), n("written_chunks"), n("zero_chunks"), n("reused_chunks"),
+              n("uploaded_chunks"), HumanBytes(j.value("uploaded_bytes", uint64_t{0})).c_str(), n("parent_chunks"));
+}
+
+// A snapshot of a running volume: the daemon freezes it when asked (the
+// instant is fixed before it answers) and uploads in the background; this
+// waits for the upload, reporting what it did.
+int RunCreateFromVolume(const SnapshotArgs& a) {
+  const std::string& to = a.location.empty() ? a.image : a.location;
+  if (!a.location.empty()) {
+    return Fail("snapshot create", Status::InvalidArgument("with --from-volume give only REPOSITORY/NEW"));
+  }
+  auto where = snapshot::SplitSnapshotLocation(to);
+  if (!where.ok()) return Fail("snapshot create", where.status());
+  auto api = VolumeApi::Connect(a.api);
+  if (!api.ok()) return Fail("snapshot create", api.status());
+  auto answer = (*api)->Call("POST", "/volumes/" + a.volume + "/snapshots", nlohmann::json{{"to", to}}.dump());
+  const std::string poll = "/volumes/" + a.volume + "/snapshots/" + where->second;
+  for (;;) {
+    if (!answer.ok()) return Fail("snapshot create: the volume daemon at " + a.api, answer.status());
+    if (answer->status >= 300 || answer->json.is_discarded()) {
+      return Fail("snapshot create", Status::InvalidArgument(answer->Error()));
+    }
+    std::string state = answer->json.value("state", "");
+    if (state == "failed") return Fail("snapshot create", Status::IoError(answer->json.value("error", "failed")));
+    if (state == "done") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    answer = (*api)->Call("GET", poll);
+  }
+  PrintCreated(a, where->second, answer->json);
+  return 0;
+}
+
 int RunCreate(const SnapshotArgs& a) {
+  if (!a.volume.empty()) return RunCreateFromVolume(a);
+  if (a.location.empty()) {
+    return Fail("snapshot create",
+                Status::InvalidArgument("give IMAGE REPOSITORY/NAME, or --from-volume NAME REPOSITORY/NAME"));
+  }
   auto where = snapshot::SplitSnapshotLocation(a.location);
   if (!where.ok()) return Fail("snapshot create", where.status());
   auto chunk = ParseSize(a.chunk_size);
@@ -108,19 +156,13 @@ int RunInfo(const SnapshotArgs& a) {
 int RunPrefetch(const SnapshotArgs& a) {
   auto where = snapshot::SplitSnapshotLocation(a.location);
   if (!where.ok()) return Fail("snapshot prefetch", where.status());
-  auto ep = http::ParseEndpoint("http://" + a.api);
-  if (!ep.ok()) return Fail("snapshot prefetch: --api", ep.status());
-  http::ClientOptions co;
-  co.io_threads = 1;
-  http::Client client(co);
-  http::Request r;
-  r.target = "/volumes/" + a.volume + "/first-touches";
-  auto resp = client.Send(*ep, r, nullptr);
+  auto api = VolumeApi::Connect(a.api);
+  if (!api.ok()) return Fail("snapshot prefetch", api.status());
+  auto resp = (*api)->Call("GET", "/volumes/" + a.volume + "/first-touches");
   if (!resp.ok()) return Fail("snapshot prefetch: the volume daemon at " + a.api, resp.status());
-  nlohmann::json j = nlohmann::json::parse(resp->body, nullptr, false);
+  const nlohmann::json& j = resp->json;
   if (resp->status != 200 || j.is_discarded() || !j.contains("chunks")) {
-    std::string msg = !j.is_discarded() && j.contains("error") ? j["error"].get<std::string>() : resp->body;
-    return Fail("snapshot prefetch", Status::InvalidArgument(msg));
+    return Fail("snapshot prefetch", Status::InvalidArgument(resp->Error()));
   }
   auto repo = OpenRepository(where->first, a.global, /*create=*/false);
   if (!repo.ok()) return Fail(where->first, repo.status());
@@ -148,10 +190,15 @@ void AddSnapshotCommand(CLI::App& app, int* exit_code) {
   auto* snap = app.add_subcommand("snapshot", "Disk images as content-addressed chunks in a repository");
   snap->require_subcommand(1);
   auto a = std::make_shared<SnapshotArgs>();
-  auto* create = snap->add_subcommand("create", "Store a raw disk image as REPOSITORY/NAME");
-  create->add_option("image", a->image, "Raw image file or block device")->required();
-  create->add_option("snapshot", a->location, "REPOSITORY/NAME (local directory or s3://bucket[/prefix])")
-      ->required();
+  auto* create = snap->add_subcommand(
+      "create", "Store a raw disk image as REPOSITORY/NAME, or a running volume's content (--from-volume)");
+  create->add_option("image", a->image, "Raw image file or block device (not with --from-volume)")->required();
+  create->add_option("snapshot", a->location, "REPOSITORY/NAME (local directory or s3://bucket[/prefix])");
+  create->add_option("--from-volume", a->volume,
+                     "A volume served by `ferry volume serve`: its content now, beside the snapshot it was made "
+                     "from (only what clients wrote is uploaded)");
+  create->add_option("--api", a->api, "With --from-volume: the volume daemon's API (HOST:PORT)")
+      ->capture_default_str();
   create->add_option("--chunk-size", a->chunk_size, "Chunk size, a power of two from 4K to 64M")
       ->capture_default_str();
   create->add_option("--concurrency", a->concurrency, "Chunks in flight")->capture_default_str();

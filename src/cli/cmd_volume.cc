@@ -7,7 +7,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/registry.h"
-#include "http/client.h"
+#include "cli/volume_api.h"
 #include "migrate/filter.h"
 #include "volume/daemon.h"
 
@@ -86,35 +86,17 @@ int RunServe(const VolumeArgs& a) {
 // One API call; prints the JSON answer (or one line of it) and returns the exit code.
 int Call(const VolumeArgs& a, const std::string& method, const std::string& path, const std::string& body,
          const std::function<void(const nlohmann::json&)>& print) {
-  if (a.api.rfind("unix:", 0) == 0) {
-    return Fail("volume", Status::InvalidArgument("--api " + a.api +
-                                                  ": the volume commands reach the daemon over TCP only"));
-  }
-  auto ep = http::ParseEndpoint("http://" + a.api);
-  if (!ep.ok()) return Fail("volume: --api", ep.status());
-  http::ClientOptions co;
-  co.io_threads = 1;
-  co.connect_timeout = std::chrono::milliseconds(5000);
-  http::Client client(co);
-  http::Request r;
-  r.method = method;
-  r.target = path;
-  StringSource src(body);
-  if (!body.empty()) {
-    r.body = &src;
-    r.body_size = body.size();
-    r.headers.emplace_back("Content-Type", "application/json");
-  }
-  auto resp = client.Send(*ep, r, nullptr);
-  if (!resp.ok()) return Fail("volume: the daemon at " + a.api, resp.status());
-  nlohmann::json j = nlohmann::json::parse(resp->body, nullptr, false);
-  if (resp->status >= 300) {
-    std::string msg = !j.is_discarded() && j.contains("error") ? j["error"].get<std::string>() : resp->body;
-    std::fprintf(stderr, "ferry: volume: %s\n", msg.c_str());
+  auto api = VolumeApi::Connect(a.api);
+  if (!api.ok()) return Fail("volume", api.status());
+  auto answer = (*api)->Call(method, path, body);
+  if (!answer.ok()) return Fail("volume: the daemon at " + a.api, answer.status());
+  const nlohmann::json& j = answer->json;
+  if (answer->status >= 300) {
+    std::fprintf(stderr, "ferry: volume: %s\n", answer->Error().c_str());
     return 1;
   }
   if (a.json || j.is_discarded()) {
-    std::printf("%s\n", j.is_discarded() ? resp->body.c_str() : j.dump().c_str());
+    std::printf("%s\n", j.is_discarded() ? answer->body.c_str() : j.dump().c_str());
   } else {
     print(j);
   }

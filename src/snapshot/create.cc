@@ -4,42 +4,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <chrono>
-#include <mutex>
-#include <set>
 
 #include "base/file_io.h"
 #include "base/unix_time.h"
-#include "crypto/digest.h"
 #include "engine/parallel.h"
+#include "snapshot/chunk_store.h"
 
 namespace ferry::snapshot {
 namespace {
 
-bool AllZero(std::string_view b) {
-  for (char c : b) {
-    if (c != 0) return false;
-  }
-  return true;
-}
-
 // A snapshot `name` may be made in `repo` with options `o`.
 Status CheckRequest(Repository& repo, const std::string& name, const CreateOptions& o) {
-  if (!ValidSnapshotName(name)) {
-    return Status::InvalidArgument("snapshot name '" + name + "': use 1-128 of A-Z a-z 0-9 . _ -");
-  }
-  if (o.chunk_size < kMinChunkSize || o.chunk_size > kMaxChunkSize || (o.chunk_size & (o.chunk_size - 1))) {
+  const uint64_t c = o.chunk_size;
+  bool chunk_ok = c >= kMinChunkSize && c <= kMaxChunkSize && (c & (c - 1)) == 0;
+  if (!chunk_ok && ValidSnapshotName(name)) {  // a bad name is reported first
     return Status::InvalidArgument("--chunk-size must be a power of two from 4K to 64M");
   }
-  auto existing = repo.GetManifest(name);
-  if (existing.ok()) {
-    return Status(ErrorCode::kAlreadyExists, "snapshot '" + name + "' already exists");
-  }
-  if (existing.status().code() == ErrorCode::kNotFound) return Status::Ok();
-  if (existing.status().code() != ErrorCode::kCorruption) return existing.status();
-  return Status(ErrorCode::kAlreadyExists, "snapshot '" + name + "' already exists (damaged)");
+  return CheckNewSnapshot(repo, name);
 }
 
 // The image, open for reading: a regular file or a block device, not empty.
@@ -72,12 +54,12 @@ class Image {
   uint64_t size_ = 0;
 };
 
-// Reads, hashes and stores the chunks of one image, each once, from
-// several threads; fills the manifest's slots and counts what it did.
+// Reads the chunks of one image and stores them, from several threads;
+// fills the manifest's slots.
 class ChunkWriter {
  public:
   ChunkWriter(const Image& image, const std::string& path, Repository& repo, Manifest& m)
-      : image_(image), path_(path), repo_(repo), m_(m) {}
+      : image_(image), path_(path), storer_(repo), m_(m) {}
 
   Status Store(uint64_t i) {
     uint64_t len = m_.ChunkLength(i);
@@ -85,48 +67,23 @@ class ChunkWriter {
     FERRY_ASSIGN_OR_RETURN(
         uint64_t got, PreadUpTo(image_.fd(), buf.data(), len, i * m_.chunk_size, path_ + ": read"));
     if (got != len) return Status::FromErrno(EIO, path_ + ": read");
-    if (AllZero(buf)) {
-      zero_++;
-      return Status::Ok();  // m.chunks[i] stays ""
-    }
-    std::string hash = HexLower(Sha256(buf));
-    m_.chunks[i] = hash;  // each task writes only its own slot
-    if (!FirstTime(hash)) {
-      present_++;
-      return Status::Ok();
-    }
-    FERRY_ASSIGN_OR_RETURN(bool has, repo_.HasChunk(hash));
-    if (has) {
-      present_++;
-      return Status::Ok();
-    }
-    FERRY_RETURN_IF_ERROR(repo_.PutChunk(hash, buf));
-    uploaded_++;
-    bytes_ += len;
+    FERRY_ASSIGN_OR_RETURN(m_.chunks[i], storer_.Store(buf));  // each task writes only its own slot
     return Status::Ok();
   }
 
   void Count(CreateStats& stats) const {
-    stats.zero_chunks = zero_;
-    stats.uploaded_chunks = uploaded_;
-    stats.present_chunks = present_;
-    stats.uploaded_bytes = bytes_;
+    StoreCounts c = storer_.counts();
+    stats.zero_chunks = c.zero;
+    stats.uploaded_chunks = c.uploaded;
+    stats.present_chunks = c.present;
+    stats.uploaded_bytes = c.uploaded_bytes;
   }
 
  private:
-  // False when this run stored or found the chunk already.
-  bool FirstTime(const std::string& hash) {
-    std::lock_guard lock(mu_);
-    return done_.insert(hash).second;
-  }
-
   const Image& image_;
   const std::string& path_;
-  Repository& repo_;
+  ChunkStorer storer_;
   Manifest& m_;
-  std::mutex mu_;
-  std::set<std::string> done_;  // hashes stored or found in this run; guarded by mu_
-  std::atomic<uint64_t> zero_{0}, uploaded_{0}, present_{0}, bytes_{0};
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "snapshot/repository.h"
 
+#include <filesystem>
+
 #include "crypto/digest.h"
 #include "store/location.h"
 #include "store/stream.h"
@@ -83,6 +85,23 @@ Result<Repository> OpenRepository(const std::string& location, const OpenOptions
   std::string prefix = loc.is_remote() ? loc.key : "";
   if (!prefix.empty() && prefix.back() != '/') prefix += '/';
   return Repository(std::shared_ptr<ObjectStore>(std::move(store)), prefix);
+}
+
+bool SameRepository(const std::string& a, const std::string& b) {
+  auto la = ParseLocation(a), lb = ParseLocation(b);
+  if (!la.ok() || !lb.ok() || la->kind != lb->kind) return false;
+  auto trim = [](std::string s) {
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+    return s;
+  };
+  if (la->is_remote()) {
+    return la->account == lb->account && la->bucket == lb->bucket && trim("/" + la->key) == trim("/" + lb->key);
+  }
+  std::error_code ec;
+  auto canonical = [&](const std::string& p) {
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(p.empty() ? "." : p, ec), ec);
+  };
+  return canonical(trim(la->path)) == canonical(trim(lb->path));
 }
 
 Result<std::pair<std::string, std::string>> SplitSnapshotLocation(const std::string& where) {

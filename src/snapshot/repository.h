@@ -50,6 +50,12 @@ class Repository {
 // s3://bucket[/prefix]); `create` makes a missing local directory.
 Result<Repository> OpenRepository(const std::string& location, const OpenOptions& options, bool create);
 
+// Whether two repository locations (REPOSITORY as SplitSnapshotLocation
+// gives it) name one repository: remote ones by kind, account, bucket and
+// prefix (trailing '/' aside); local ones by their absolute, normalized
+// paths (symlinks resolved where they exist). Unparseable: false.
+bool SameRepository(const std::string& a, const std::string& b);
+
 // "REPOSITORY/NAME" -> {REPOSITORY, NAME}; a bad name is kInvalidArgument.
 Result<std::pair<std::string, std::string>> SplitSnapshotLocation(const std::string& where);
 

@@ -31,6 +31,24 @@ ApiServer::ApiServer(std::string listen, ApiHandler handler, std::chrono::millis
   server_ = std::make_unique<http::Server>(std::move(o), adapter_.get());
 }
 
+int HttpStatusOf(const Status& st) {
+  switch (st.code()) {
+    case ErrorCode::kInvalidArgument:
+      return 400;
+    case ErrorCode::kNotFound:
+      return 404;
+    case ErrorCode::kAlreadyExists:
+      return 409;
+    case ErrorCode::kThrottled:
+      return 503;
+    case ErrorCode::kIoError:
+    case ErrorCode::kInternal:
+      return 500;
+    default:
+      return 502;
+  }
+}
+
 ApiServer::~ApiServer() { Stop(); }
 Status ApiServer::Start() { return server_->Start(); }
 uint16_t ApiServer::port() const { return server_->port(); }

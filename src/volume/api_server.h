@@ -26,6 +26,11 @@ struct ApiResponse {
 
 using ApiHandler = std::function<ApiResponse(const http::ServerRequest&)>;
 
+// The HTTP status for an error: the client's fault (400 bad input, 404,
+// 409 in the way, 503 busy: retry), ours (500: local I/O, internal) or the
+// object store's (502: anything else).
+int HttpStatusOf(const Status& st);
+
 class ApiServer {
  public:
   // `client_timeout` bounds the wait for each whole request (and for the

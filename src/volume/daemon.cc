@@ -26,7 +26,9 @@
 #include "volume/qos.h"
 #include "volume/rate_meter.h"
 #include "volume/repository_source.h"
+#include "volume/snapshot_jobs.h"
 #include "volume/volume.h"
+#include "volume/volume_snapshot.h"
 
 namespace ferry::volume {
 namespace {
@@ -147,19 +149,24 @@ class Daemon {
       if (req.method == "POST") return Create(req.body);
       return Error(405, "use GET or POST on /volumes");
     }
-    constexpr std::string_view kTouches = "/first-touches";
-    if (path.rfind("/volumes/", 0) == 0 && path.size() > 9 + kTouches.size() &&
-        path.compare(path.size() - kTouches.size(), kTouches.size(), kTouches) == 0 && req.method == "GET") {
-      return FirstTouches(path.substr(9, path.size() - 9 - kTouches.size()));
-    }
-    if (path.rfind("/volumes/", 0) == 0) {
-      std::string name = path.substr(9);
+    if (path.rfind("/volumes/", 0) != 0) return Error(404, "no such endpoint: " + path);
+    std::string rest = path.substr(9);
+    size_t slash = rest.find('/');
+    std::string name = rest.substr(0, slash), sub = slash == std::string::npos ? "" : rest.substr(slash + 1);
+    if (sub.empty()) {
       if (req.method == "GET") return Status_(name);
       if (req.method == "DELETE") return Remove(name);
       return Error(405, "use GET or DELETE on /volumes/NAME");
     }
-    return Error(404, "no such endpoint: " + path);
+    if (sub == "first-touches" && req.method == "GET") return FirstTouches(name);
+    if (sub == "snapshots" && req.method == "POST") return Snapshot(name, req.body);
+    if (sub == "snapshots" && req.method == "GET") return SnapshotReport(name, "");
+    if (sub.rfind("snapshots/", 0) == 0 && req.method == "GET") return SnapshotReport(name, sub.substr(10));
+    return Error(404, "no such endpoint: " + req.method + " " + path);
   }
+
+  // Cancels the snapshots being uploaded and waits for them.
+  void StopSnapshots() { snapshots_.Stop(); }
 
   void HydrateLoop(std::atomic<bool>* stop) {
     while (!*stop) {
@@ -370,6 +377,7 @@ class Daemon {
             {"bytes_from_origin", s.origin_bytes},
             {"bytes_from_cache", s.cache_bytes},
             {"bytes_written", s.written_bytes},
+            {"written_chunks", s.written},
             {"fetch_errors", s.fetch_errors}};
   }
 
@@ -399,6 +407,8 @@ class Daemon {
   ApiResponse Remove(const std::string& name) {
     Entry e;
     {
+      std::lock_guard snapshot_lock(snapshot_mu_);  // no snapshot starts meanwhile
+      if (snapshots_.Running(name)) return Error(409, "a snapshot of volume '" + name + "' is being made");
       std::lock_guard lock(mu_);
       auto it = volumes_.find(name);
       if (it == volumes_.end()) return Error(404, "no volume '" + name + "'");
@@ -407,9 +417,62 @@ class Daemon {
       if (hydrating_.erase(name) > 0) e.cache->RemoveConsumer();
     }
     nbd_.RemoveExport(name);
+    snapshots_.Forget(name);
     std::error_code ec;
     fs::remove_all(e.dir, ec);
     return Json(200, {{"removed", name}});
+  }
+
+  // POST /volumes/NAME/snapshots {"to": "REPOSITORY/NEW"}: freezes the
+  // volume now, answers 202 and uploads in the background (snapshot_jobs.h).
+  ApiResponse Snapshot(const std::string& name, const std::string& body) {
+    json j = json::parse(body, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("to") || !j["to"].is_string()) {
+      return Error(400, "expected {\"to\": \"REPOSITORY/NAME\"}");
+    }
+    std::string to = j["to"];
+    auto where = snapshot::SplitSnapshotLocation(to);
+    if (!where.ok()) return Error(400, where.status().message());
+    std::lock_guard snapshot_lock(snapshot_mu_);
+    Entry e;
+    {
+      std::lock_guard lock(mu_);
+      auto it = volumes_.find(name);
+      if (it == volumes_.end()) return Error(404, "no volume '" + name + "'");
+      e = it->second;
+    }
+    auto parent = snapshot::SplitSnapshotLocation(e.from);
+    if (!parent.ok()) return Error(500, parent.status().message());
+    if (!snapshot::SameRepository(where->first, parent->first)) {
+      return Error(400, "volume '" + name + "' was made from " + e.from + ": its snapshots go to " + parent->first +
+                            " (the chunks it shares with its snapshot are named there, not copied)");
+    }
+    if (snapshots_.Running(name)) return Error(409, "a snapshot of volume '" + name + "' is being made");
+    if (snapshots_.running() >= SnapshotJobs::kMaxRunning) {
+      return Error(503, "too many snapshots uploading; retry later");
+    }
+    auto repo = RepoFor(parent->first);
+    if (!repo.ok()) return Error(502, repo.status().ToString());
+    auto snap = VolumeSnapshot::Begin(e.volume, (*repo)->repo.get(), where->second);
+    if (!snap.ok()) return Error(HttpStatusOf(snap.status()), snap.status().ToString());
+    Status st = snapshots_.Start(name, to, std::move(snap).value(), VolumeSnapshotOptions{});
+    if (!st.ok()) return Error(HttpStatusOf(st), st.ToString());
+    return Json(202, *snapshots_.Describe(name, where->second));
+  }
+
+  // GET /volumes/NAME/snapshots[/SNAPSHOT]: the snapshots of a volume made
+  // since the daemon started, or one of them.
+  ApiResponse SnapshotReport(const std::string& name, const std::string& snapshot) {
+    {
+      std::lock_guard lock(mu_);
+      if (!volumes_.count(name)) return Error(404, "no volume '" + name + "'");
+    }
+    if (snapshot.empty()) return Json(200, snapshots_.List(name));
+    auto report = snapshots_.Describe(name, snapshot);
+    if (!report) {
+      return Error(404, "no snapshot '" + snapshot + "' of volume '" + name + "' made since the daemon started");
+    }
+    return Json(200, *report);
   }
 
   std::string Metrics() {
@@ -474,6 +537,8 @@ class Daemon {
   std::mutex mu_;
   std::map<std::string, Entry> volumes_;  // guarded by mu_
   std::set<std::string> hydrating_;      // guarded by mu_: volumes counted as their cache's consumers
+  std::mutex snapshot_mu_;  // a snapshot's start and a removal, one at a time (taken before mu_)
+  SnapshotJobs snapshots_;
   std::mutex repos_mu_;
   std::map<std::string, std::unique_ptr<Repo>> repos_;  // guarded by repos_mu_
   std::atomic<uint64_t> next_{0};
@@ -507,6 +572,7 @@ Status ServeVolumes(const DaemonOptions& o) {
   stop = true;
   for (auto& t : hydrators) t.join();
   api.Stop();
+  d.StopSnapshots();
   d.nbd().Stop();
   return Status::Ok();
 }

@@ -7,6 +7,9 @@
 //   GET    /volumes         every volume's status
 //   GET    /volumes/NAME    one volume's status
 //   GET    /volumes/NAME/first-touches   chunks in the order clients first touched them
+//   POST   /volumes/NAME/snapshots   {"to": "REPOSITORY/NEW"}: a snapshot of the
+//          running volume (volume_snapshot.h), frozen now; 202, then
+//   GET    /volumes/NAME/snapshots[/NEW]  its progress and stats (snapshot_jobs.h)
 //   DELETE /volumes/NAME
 //   GET    /metrics         Prometheus text
 // A volume is POOL/volumes/NAME/{volume.json, data, bitmap}; a restarted

@@ -18,22 +18,23 @@
 namespace ferry::volume {
 namespace {
 
-constexpr char kBitmapMagic[8] = {'F', 'E', 'R', 'R', 'Y', 'B', 'M', '1'};
-constexpr uint64_t kBitmapHeader = 16;
+constexpr std::string_view kPresentMagic = "FERRYBM1";
+constexpr std::string_view kWrittenMagic = "FERRYWR1";
 
 }  // namespace
 
-Volume::Volume(VolumeOptions o, int data_fd, int direct_fd, int bitmap_fd, uint64_t size)
-    : options_(std::move(o)), data_fd_(data_fd), direct_fd_(direct_fd), bitmap_fd_(bitmap_fd), size_(size) {}
+Volume::Volume(VolumeOptions o, int data_fd, int direct_fd, uint64_t size)
+    : options_(std::move(o)), data_fd_(data_fd), direct_fd_(direct_fd), size_(size) {}
 
 Volume::~Volume() {
   {
     std::unique_lock lock(mu_);  // readahead threads use this volume
     readahead_cv_.wait(lock, [&] { return readaheads_ == 0; });
   }
+  present_file_.reset();
+  written_file_.reset();
   ::close(data_fd_);
   if (direct_fd_ >= 0) ::close(direct_fd_);
-  ::close(bitmap_fd_);
 }
 
 Result<std::unique_ptr<Volume>> Volume::Open(VolumeOptions o) {
@@ -49,14 +50,11 @@ Result<std::unique_ptr<Volume>> Volume::Open(VolumeOptions o) {
   if (ec) return Status(ErrorCode::kIoError, o.dir + ": " + ec.message());
   uint64_t chunks = (size + m.chunk_size - 1) / m.chunk_size;
   std::string data_path = o.dir + "/data", bitmap_path = o.dir + "/bitmap";
+  struct stat st;
+  // A volume is new until its bitmap is there, whole (written atomically).
+  bool fresh = ::stat(bitmap_path.c_str(), &st) != 0 || st.st_size == 0;
   int data_fd = ::open(data_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (data_fd < 0) return Status::FromErrno(errno, data_path);
-  int bitmap_fd = ::open(bitmap_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (bitmap_fd < 0) {
-    int e = errno;
-    ::close(data_fd);
-    return Status::FromErrno(e, bitmap_path);
-  }
   // Fills write through O_DIRECT where the file system allows it (not
   // tmpfs): -1 when it does not. Then the buffered descriptor, which serves
   // clients, must never read ahead: readahead from a present chunk into a
@@ -69,48 +67,53 @@ Result<std::unique_ptr<Volume>> Volume::Open(VolumeOptions o) {
     ::close(direct_fd);  // cannot rule readahead out: fill through the page cache
     direct_fd = -1;
   }
-  std::unique_ptr<Volume> v(new Volume(std::move(o), data_fd, direct_fd, bitmap_fd, size));
-  v->bits_.assign(chunks, false);
+  std::unique_ptr<Volume> v(new Volume(std::move(o), data_fd, direct_fd, size));
   v->busy_.assign(chunks, false);
   v->hydrating_.assign(chunks, false);
   v->urgent_wanted_.assign(chunks, false);
   v->touched_.assign(chunks, false);
-  struct stat st;
-  if (::fstat(bitmap_fd, &st) != 0) return Status::FromErrno(errno, bitmap_path);
-  uint64_t bytes = (chunks + 7) / 8;
-  if (st.st_size == 0) {
-    // New: zero chunks and chunks past the snapshot are present already.
+  if (fresh) {
     if (::ftruncate(data_fd, static_cast<off_t>(size)) != 0) return Status::FromErrno(errno, data_path);
-    std::string file(kBitmapHeader + bytes, '\0');
-    std::memcpy(file.data(), kBitmapMagic, 8);
-    for (int b = 0; b < 8; ++b) file[8 + b] = static_cast<char>((chunks >> (8 * b)) & 0xff);
-    const auto& list = v->options_.manifest.chunks;
-    for (uint64_t i = 0; i < chunks; ++i) {
-      if (i >= list.size() || list[i].empty()) {
-        v->bits_[i] = true;
-        file[kBitmapHeader + i / 8] = static_cast<char>(file[kBitmapHeader + i / 8] | (1 << (i % 8)));
-      }
-    }
     FERRY_RETURN_IF_ERROR(DataSync(data_fd));
-    FERRY_RETURN_IF_ERROR(PwriteFull(bitmap_fd, file, 0, "volume bitmap write"));
-    FERRY_RETURN_IF_ERROR(DataSync(bitmap_fd));
-  } else {
-    std::string file(static_cast<size_t>(st.st_size), '\0');
-    FERRY_RETURN_IF_ERROR(PreadOrZeros(bitmap_fd, file.data(), file.size(), 0, "volume bitmap read"));
-    uint64_t n = 0;
-    for (int b = 0; b < 8 && file.size() >= kBitmapHeader; ++b) {
-      n |= static_cast<uint64_t>(static_cast<unsigned char>(file[8 + b])) << (8 * b);
-    }
-    if (file.size() != kBitmapHeader + bytes || std::memcmp(file.data(), kBitmapMagic, 8) != 0 || n != chunks) {
-      return Status::Corruption(bitmap_path + ": not the bitmap of this volume (" + std::to_string(chunks) +
-                                " chunks)");
-    }
-    for (uint64_t i = 0; i < chunks; ++i) {
-      v->bits_[i] = (static_cast<unsigned char>(file[kBitmapHeader + i / 8]) >> (i % 8)) & 1;
-    }
   }
-  v->present_ = static_cast<uint64_t>(std::count(v->bits_.begin(), v->bits_.end(), true));
+  FERRY_RETURN_IF_ERROR(v->OpenBitmaps(fresh));
   return v;
+}
+
+Status Volume::OpenBitmaps(bool fresh) {
+  const uint64_t chunks = (size_ + chunk_size() - 1) / chunk_size();
+  const auto& list = options_.manifest.chunks;
+  // New: zero chunks and chunks past the snapshot are present already.
+  auto zero = [&](uint64_t i) { return i >= list.size() || list[i].empty(); };
+  BitmapHooks present_hooks{[this] { return DataSync(data_fd_); },  // data durable before its bit
+                            [this](const std::vector<uint64_t>& group) {
+                              std::lock_guard lock(mu_);
+                              for (uint64_t j : group) {
+                                if (!bits_[j]) ++present_;
+                                bits_[j] = true;
+                              }
+                            }};
+  FERRY_ASSIGN_OR_RETURN(present_file_, BitmapFile::Open(options_.dir + "/bitmap", kPresentMagic, chunks, zero,
+                                                         std::move(present_hooks)));
+  bits_ = present_file_->loaded();
+  present_ = static_cast<uint64_t>(std::count(bits_.begin(), bits_.end(), true));
+  // A new volume has nothing written (a leftover file of a create that
+  // died is replaced); an old one without the file: every present chunk.
+  const std::string written_path = options_.dir + "/written";
+  if (fresh) FERRY_RETURN_IF_ERROR(BitmapFile::Create(written_path, kWrittenMagic, std::vector<bool>(chunks)));
+  BitmapHooks written_hooks{nullptr, [this](const std::vector<uint64_t>& group) {
+                              std::lock_guard lock(mu_);
+                              for (uint64_t j : group) {
+                                if (!written_[j]) ++written_count_;
+                                written_[j] = true;
+                              }
+                            }};
+  FERRY_ASSIGN_OR_RETURN(written_file_,
+                         BitmapFile::Open(written_path, kWrittenMagic, chunks, [&](uint64_t i) { return bits_[i]; },
+                                          std::move(written_hooks)));
+  written_ = written_file_->loaded();
+  written_count_ = static_cast<uint64_t>(std::count(written_.begin(), written_.end(), true));
+  return Status::Ok();
 }
 
 bool Volume::Present(uint64_t i) const {
@@ -141,6 +144,7 @@ VolumeStats Volume::stats() const {
     std::lock_guard lock(mu_);
     s.chunks = bits_.size();
     s.present = present_;
+    s.written = written_count_;
   }
   s.triggers = triggers_;
   s.background = background_;
@@ -172,63 +176,6 @@ void Volume::Unclaim(uint64_t i) {
     busy_[i] = false;
   }
   busy_cv_.notify_all();
-}
-
-Status Volume::CommitBit(uint64_t i) {
-  std::unique_lock lock(commit_mu_);
-  const uint64_t group = commit_open_;
-  commit_pending_.push_back(i);
-  for (;;) {
-    if (commit_done_ >= group) {
-      // Chunk i is claimed by this caller, so nobody else commits it: its
-      // bit tells how its group's commit went.
-      if (Present(i)) return Status::Ok();
-      return commit_error_;
-    }
-    if (!committing_) break;  // lead the open group (ours)
-    commit_cv_.wait(lock);
-  }
-  // Leader: close the group; later callers form the next one.
-  committing_ = true;
-  std::vector<uint64_t> chunks;
-  chunks.swap(commit_pending_);
-  ++commit_open_;
-  lock.unlock();
-
-  // Every chunk of the group had its data written before joining: one sync
-  // makes them all durable, before any of their bits is written.
-  Status st = DataSync(data_fd_);
-  if (st.ok()) {
-    // The bitmap bytes spanning the group, computed from the bits shown
-    // (all durable already) and the group's; only the leader writes the
-    // bitmap, so no write of a byte can lose another's bit.
-    auto [lo, hi] = std::minmax_element(chunks.begin(), chunks.end());
-    uint64_t first = *lo / 8, last = *hi / 8;
-    std::string bytes(last - first + 1, '\0');
-    {
-      std::lock_guard bits_lock(mu_);
-      for (uint64_t j = first * 8; j < std::min<uint64_t>((last + 1) * 8, bits_.size()); ++j) {
-        if (bits_[j]) bytes[j / 8 - first] = static_cast<char>(bytes[j / 8 - first] | (1 << (j % 8)));
-      }
-    }
-    for (uint64_t j : chunks) bytes[j / 8 - first] = static_cast<char>(bytes[j / 8 - first] | (1 << (j % 8)));
-    st = PwriteFull(bitmap_fd_, bytes, kBitmapHeader + first, "volume bitmap write");
-    if (st.ok()) st = DataSync(bitmap_fd_);
-  }
-  if (st.ok()) {
-    std::lock_guard bits_lock(mu_);
-    for (uint64_t j : chunks) {
-      if (!bits_[j]) ++present_;
-      bits_[j] = true;
-    }
-  }
-
-  lock.lock();
-  committing_ = false;
-  commit_done_ = group;
-  if (!st.ok()) commit_error_ = st;
-  commit_cv_.notify_all();
-  return st;
 }
 
 Status Volume::FillClaimed(uint64_t i, const std::function<Status()>& write_data) {
@@ -379,24 +326,50 @@ Status Volume::Read(uint64_t offset, uint64_t len, char* out) {
   return PreadOrZeros(data_fd_, out, len, offset, "volume read");
 }
 
+Status Volume::EnsureEdges(uint64_t offset, uint64_t end) {
+  const uint64_t cs = options_.manifest.chunk_size, first = offset / cs, last = (end - 1) / cs;
+  for (uint64_t c : {first, last}) {
+    uint64_t c_start = c * cs, c_end = std::min(c_start + cs, size_);
+    bool whole = offset <= c_start && end >= c_end;
+    if (!whole) FERRY_RETURN_IF_ERROR(Ensure(c, FetchPriority::kTrigger));
+    if (first == last) break;
+  }
+  return Status::Ok();
+}
+
+Status Volume::BeforeChange(uint64_t first, uint64_t last) {
+  std::vector<uint64_t> unmarked;
+  std::shared_ptr<ChunkCapture> capture;
+  {
+    std::lock_guard lock(mu_);
+    for (uint64_t c = first; c <= last; ++c) {
+      if (!written_[c]) unmarked.push_back(c);
+    }
+    capture = capture_;
+  }
+  FERRY_RETURN_IF_ERROR(written_file_->Set(unmarked));  // durable before the data changes
+  if (capture) {
+    for (uint64_t c = first; c <= last; ++c) FERRY_RETURN_IF_ERROR(capture->BeforeWrite(c));
+  }
+  return Status::Ok();
+}
+
 Status Volume::Write(uint64_t offset, std::string_view data, bool fua) {
   NoteClientIo();
   if (data.empty()) return Status::Ok();
   written_bytes_ += data.size();
-  uint64_t cs = options_.manifest.chunk_size;
-  uint64_t end = offset + data.size();
+  const uint64_t cs = options_.manifest.chunk_size, end = offset + data.size();
+  FERRY_RETURN_IF_ERROR(EnsureEdges(offset, end));
+  WriteGate::Writer inside(write_gate_);
+  FERRY_RETURN_IF_ERROR(BeforeChange(offset / cs, (end - 1) / cs));
   for (uint64_t c = offset / cs; c <= (end - 1) / cs; ++c) {
     uint64_t c_start = c * cs, c_end = std::min(c_start + cs, size_);
-    if (offset <= c_start && end >= c_end) {
-      // The whole chunk is written: present without a fetch, once its data
-      // is durable.
-      if (Claim(c)) {
-        FERRY_RETURN_IF_ERROR(FillClaimed(c, [&] {
-          return PwriteFull(data_fd_, data.substr(c_start - offset, c_end - c_start), c_start, "volume write");
-        }));
-      }
-    } else {
-      FERRY_RETURN_IF_ERROR(Ensure(c, FetchPriority::kTrigger));
+    // A whole chunk written while missing: present without a fetch, once
+    // its data is durable. (A partly written one is present: EnsureEdges.)
+    if (offset <= c_start && end >= c_end && Claim(c)) {
+      FERRY_RETURN_IF_ERROR(FillClaimed(c, [&] {
+        return PwriteFull(data_fd_, data.substr(c_start - offset, c_end - c_start), c_start, "volume write");
+      }));
     }
   }
   FERRY_RETURN_IF_ERROR(PwriteFull(data_fd_, data, offset, "volume write"));
@@ -405,25 +378,22 @@ Status Volume::Write(uint64_t offset, std::string_view data, bool fua) {
 
 Status Volume::Flush() { return DataSync(data_fd_); }
 
-
 Status Volume::WriteZeroes(uint64_t offset, uint64_t len, bool fua) {
   NoteClientIo();
   if (len == 0) return Status::Ok();
-  uint64_t cs = options_.manifest.chunk_size;
-  uint64_t end = offset + len;
+  const uint64_t cs = options_.manifest.chunk_size, end = offset + len;
+  FERRY_RETURN_IF_ERROR(EnsureEdges(offset, end));
+  WriteGate::Writer inside(write_gate_);
+  FERRY_RETURN_IF_ERROR(BeforeChange(offset / cs, (end - 1) / cs));
   for (uint64_t c = offset / cs; c <= (end - 1) / cs; ++c) {
     uint64_t c_start = c * cs, c_end = std::min(c_start + cs, size_);
     uint64_t from = std::max(offset, c_start), to = std::min(end, c_end);
-    if (from == c_start && to == c_end) {
-      // A whole chunk: if it is missing it becomes present (zeros) without a
-      // fetch — claimed, so no fill lands in between — and its zeros are
-      // durable before its bit.
-      if (Claim(c)) {
-        FERRY_RETURN_IF_ERROR(FillClaimed(c, [&] { return ZeroRange(data_fd_, from, to - from, "volume write"); }));
-        continue;
-      }
-    } else {
-      FERRY_RETURN_IF_ERROR(Ensure(c, FetchPriority::kTrigger));
+    // A whole chunk: if it is missing it becomes present (zeros) without a
+    // fetch — claimed, so no fill lands in between — and its zeros are
+    // durable before its bit.
+    if (from == c_start && to == c_end && Claim(c)) {
+      FERRY_RETURN_IF_ERROR(FillClaimed(c, [&] { return ZeroRange(data_fd_, from, to - from, "volume write"); }));
+      continue;
     }
     FERRY_RETURN_IF_ERROR(ZeroRange(data_fd_, from, to - from, "volume write"));
   }
@@ -481,6 +451,43 @@ Status Volume::Cache(uint64_t offset, uint64_t len) {
   if (len == 0) return Status::Ok();
   uint64_t cs = options_.manifest.chunk_size;
   return EnsureAll(offset / cs, (offset + len - 1) / cs, FetchPriority::kPrefetch);
+}
+
+Result<std::shared_ptr<ChunkCapture>> Volume::BeginCapture() {
+  const snapshot::Manifest& m = options_.manifest;
+  const uint64_t cs = m.chunk_size;
+  // In a larger volume the snapshot's short last chunk is whole: the new
+  // snapshot needs all of it, present.
+  const bool grown_tail = size_ > m.image_size && m.image_size % cs != 0;
+  if (grown_tail) FERRY_RETURN_IF_ERROR(Ensure(m.image_size / cs, FetchPriority::kPrefetch));
+  Result<std::shared_ptr<ChunkCapture>> out = Status::Internal("no capture");
+  write_gate_.Freeze([&] {
+    std::vector<bool> frozen(bits_.size());
+    {
+      std::lock_guard lock(mu_);
+      if (capture_) {
+        out = Status::AlreadyExists("a snapshot of this volume is being made");
+        return;
+      }
+      for (uint64_t i = 0; i < frozen.size(); ++i) frozen[i] = written_[i] && bits_[i];
+    }
+    if (grown_tail) frozen[m.image_size / cs] = true;
+    auto capture = ChunkCapture::Create(data_fd_, size_, cs, std::move(frozen), options_.dir);
+    if (!capture.ok()) {
+      out = capture.status();
+      return;
+    }
+    std::shared_ptr<ChunkCapture> shared = std::move(capture).value();
+    std::lock_guard lock(mu_);
+    capture_ = shared;
+    out = shared;
+  });
+  return out;
+}
+
+void Volume::EndCapture(const ChunkCapture* capture) {
+  std::lock_guard lock(mu_);
+  if (capture_.get() == capture) capture_.reset();
 }
 
 Result<bool> Volume::HydrateNext() {

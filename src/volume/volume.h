@@ -1,7 +1,8 @@
 #pragma once
 // A block volume made from a snapshot, usable at once while its data is
 // still in the object store (Tencent Cloud's lazy volumes). Its bytes live
-// in a sparse data file; a persisted bitmap says which chunks are present.
+// in a sparse data file; a persisted bitmap says which chunks are present,
+// a second one which chunks clients changed since the volume was created.
 //
 // - A read, or a partial write, that touches a missing chunk fetches it
 //   first as an urgent "trigger"; concurrent triggers for one chunk share
@@ -16,14 +17,30 @@
 // - Chunks of the snapshot that are all zeros, and chunks past the
 //   snapshot's end (a volume larger than its snapshot), are present from
 //   the start and read as zeros.
-// - Crash consistency (dm-clone's rule): a chunk's bit is set, and made
-//   durable, only after its data is durable: data, fdatasync, bit,
+// - Crash consistency (dm-clone's rule): a chunk's present bit is set, and
+//   made durable, only after its data is durable: data, fdatasync, bit,
 //   fdatasync. After a restart nothing hydrated is fetched again and
 //   nothing unfetched is exposed. A fill that arrives after a client made
 //   the chunk present is dropped: it never overwrites a client's write.
+// - Written since creation (WRITE, TRIM, WRITE_ZEROES): the opposite
+//   order, a chunk's written bit is durable before the write reaches the
+//   data file, so no change the kernel may write back at any time can
+//   outlive a crash without its bit. A set bit may outlive a write that
+//   never landed (harmless: the chunk is hashed and matches). A written
+//   chunk is present (a partial write fetches first, a whole one fills),
+//   except after a crash between a whole-chunk write's bit and its fill:
+//   then the chunk is missing and holds the snapshot's bytes, and counts
+//   as unwritten. A volume made before this file existed gets one with
+//   every present chunk marked written (the safe side: those chunks are
+//   hashed, and unchanged ones match their parent's and are not uploaded).
+// - Snapshots of the running volume (volume_snapshot.h): BeginCapture
+//   freezes the content at one instant (writes in flight finish first,
+//   new ones wait for the instant to pass); chunks written and present then
+//   are captured copy-on-write (chunk_capture.h) while they upload. Reads
+//   never wait for it.
 //
-// Bitmap file: "FERRYBM1" (8 bytes), u64 little-endian chunk count, then
-// one bit per chunk (bit i%8 of byte i/8), updated in place byte by byte.
+// Bitmap files (bitmap_file.h): `bitmap` ("FERRYBM1") and `written`
+// ("FERRYWR1"), one bit per chunk, updated in place by group commits.
 //
 // Thread-safe: NBD requests and the background hydrator run concurrently.
 
@@ -40,8 +57,11 @@
 #include "base/single_flight.h"
 #include "nbd/device.h"
 #include "snapshot/manifest.h"
+#include "volume/bitmap_file.h"
+#include "volume/chunk_capture.h"
 #include "volume/chunk_source.h"
 #include "volume/fetch_gate.h"
+#include "volume/write_gate.h"
 
 namespace ferry::volume {
 
@@ -60,6 +80,7 @@ struct VolumeOptions {
 
 struct VolumeStats {
   uint64_t chunks = 0, present = 0;
+  uint64_t written = 0;           // chunks changed by clients since creation
   uint64_t triggers = 0;          // urgent fetches started by client I/O
   uint64_t background = 0;        // chunks hydrated in the background
   uint64_t hinted = 0;            // chunks fetched for a prefetch hint (NBD_CMD_CACHE)
@@ -73,7 +94,7 @@ struct VolumeStats {
 class Volume : public nbd::BlockDevice {
  public:
   // Creates the volume's files in options.dir, or opens them again (the
-  // bitmap must match the snapshot's chunk count: kCorruption otherwise).
+  // bitmaps must match the snapshot's chunk count: kCorruption otherwise).
   static Result<std::unique_ptr<Volume>> Open(VolumeOptions options);
   ~Volume() override;
 
@@ -107,8 +128,21 @@ class Volume : public nbd::BlockDevice {
   // (for `ferry snapshot prefetch`).
   std::vector<uint32_t> FirstTouches() const;
 
+  const snapshot::Manifest& manifest() const { return options_.manifest; }
+  // Freezes the volume's content for a snapshot: waits for the writes in
+  // flight, then captures every chunk written since creation and present
+  // (and, in a volume larger than its snapshot, the snapshot's short last
+  // chunk, fetched first: it grows). Until EndCapture, a write to a
+  // captured chunk the snapshot has not taken copies its old bytes aside
+  // first. kAlreadyExists while another capture runs.
+  Result<std::shared_ptr<ChunkCapture>> BeginCapture();
+  // Ends `capture` (if it is the running one): writes no longer copy
+  // anything, and its chunks not taken are dropped with it.
+  void EndCapture(const ChunkCapture* capture);
+
  private:
-  Volume(VolumeOptions o, int data_fd, int direct_fd, int bitmap_fd, uint64_t size);
+  Volume(VolumeOptions o, int data_fd, int direct_fd, uint64_t size);
+  Status OpenBitmaps(bool fresh);
   uint64_t ChunkCount() const { return bits_.size(); }
   bool Present(uint64_t i) const;
   // Makes chunk i present, fetching it at `priority` unless it is. A
@@ -129,30 +163,31 @@ class Volume : public nbd::BlockDevice {
   // unclaim.
   Status FillClaimed(uint64_t i, const std::function<Status()>& write_data);
   // Makes chunk i's written data durable, then its bit, and only then
-  // shows the bit. Group commit: callers that arrive while a commit runs
-  // form the next group, whose leader syncs the data file once, writes the
-  // group's bitmap bytes, syncs the bitmap once and shows all their bits.
-  Status CommitBit(uint64_t i);
+  // shows the bit (a group commit of the present bitmap).
+  Status CommitBit(uint64_t i) { return present_file_->Set({i}); }
+  // Makes the chunks a write spans that are partly covered present (the
+  // whole ones need no fetch): before the write gate, so a slow fetch
+  // never holds up a snapshot's freeze.
+  Status EnsureEdges(uint64_t offset, uint64_t end);
+  // Inside the write gate, before chunks first..last change: their written
+  // bits durable, and a running capture's old bytes copied aside.
+  Status BeforeChange(uint64_t first, uint64_t last);
 
   VolumeOptions options_;
   const int data_fd_;
   const int direct_fd_;                    // the data file with O_DIRECT; -1: none
-  const int bitmap_fd_;
   const uint64_t size_;
+  std::unique_ptr<BitmapFile> present_file_, written_file_;
+  WriteGate write_gate_;
   mutable std::mutex mu_;
   std::vector<bool> bits_;                 // guarded by mu_; set once durable
   uint64_t present_ = 0;                   // guarded by mu_: bits_ set
+  std::vector<bool> written_;              // guarded by mu_; set once durable
+  uint64_t written_count_ = 0;             // guarded by mu_: written_ set
+  std::shared_ptr<ChunkCapture> capture_;  // guarded by mu_; set only while writes are frozen
   mutable size_t prefetch_done_ = 0;       // guarded by mu_: prefetch[0, this) present
   std::vector<bool> busy_;                 // guarded by mu_: claimed (Claim)
   std::condition_variable busy_cv_;
-  // Group commit (CommitBit).
-  std::mutex commit_mu_;
-  std::condition_variable commit_cv_;
-  std::vector<uint64_t> commit_pending_;   // chunks of group commit_open_
-  uint64_t commit_open_ = 1;               // the group new chunks join
-  uint64_t commit_done_ = 0;               // groups up to this one are done
-  bool committing_ = false;                // a leader is committing a group
-  Status commit_error_;                    // the last failed group's error
   std::vector<uint32_t> first_touches_;    // guarded by mu_
   std::vector<bool> touched_;              // guarded by mu_
   size_t next_ = 0;                        // background cursor; guarded by mu_

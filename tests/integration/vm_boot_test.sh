@@ -40,7 +40,7 @@ SERIAL="$TMP/serial.log"
 t0=$(date +%s%N)
 timeout 120 qemu-system-x86_64 -nodefaults -no-user-config -accel tcg -m 512 \
   -display none -monitor none -serial "file:$SERIAL" -no-reboot \
-  -kernel "$KERNEL" -append "root=/dev/nvme0n1 rw rootwait rootfstype=ext4 console=ttyS0 init=/init panic=-1" \
+  -kernel "$KERNEL" -append "root=/dev/nvme0n1 rw rootwait rootfstype=ext4 console=ttyS0 init=/init panic=-1 no_timer_check" \
   -drive "driver=nbd,server.type=inet,server.host=127.0.0.1,server.port=$NBD,export=vm,if=none,id=d0" \
   -device nvme,serial=ferry,drive=d0 >"$TMP/qemu.log" 2>&1 &
 QEMU=$!
