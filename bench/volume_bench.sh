@@ -54,11 +54,11 @@
 #                      order, and --vms (10) guests at once from one daemon
 #                      (see "VM boot to the marker" below)
 set -euo pipefail
-usage() { echo "usage: $0 BUILD_DIR [--image-mib N] [--data-mb N] [--volumes N] [--vm | --vm-only] [--vms N]" >&2; exit 2; }
+usage() { echo "usage: $0 BUILD_DIR [--image-mib N] [--data-mb N] [--volumes N] [--vm | --vm-only] [--vms N] [--vm-rounds N]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 BUILD=$(cd "$1" && pwd)
 shift
-IMAGE_MIB=2560 DATA_MB=1700 VOLUMES=50 VM= VMS=10
+IMAGE_MIB=2560 DATA_MB=1700 VOLUMES=50 VM= VMS=10 VM_ROUNDS=3
 while [ $# -gt 0 ]; do
   case "$1" in
     --image-mib) IMAGE_MIB=${2:?}; shift 2 ;;
@@ -67,6 +67,7 @@ while [ $# -gt 0 ]; do
     --vm) VM=yes; shift ;;
     --vm-only) VM=only; shift ;;
     --vms) VMS=${2:?}; shift 2 ;;
+    --vm-rounds) VM_ROUNDS=${2:?}; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -142,7 +143,11 @@ log "snapshot and raw image into the test server"
 [ "$VM" = only ] || "$FERRY" snapshot create "$PACKED" s3://bench/snaps/packed >/dev/null
 # The VM section's own snapshot of the same image (its chunks are already
 # stored), so its first clone finds no prefetch order.
-[ -z "$VM" ] || "$FERRY" snapshot create "$IMG" s3://bench/snaps/vm >/dev/null
+# Two snapshots of the same image for the VM boots (the second stores its
+# chunks again for free): vm never gets a prefetch order (first clones),
+# vmp gets the first clone's touches (later clones).
+[ -z "$VM" ] || { "$FERRY" snapshot create "$IMG" s3://bench/snaps/vm >/dev/null &&
+  "$FERRY" snapshot create "$IMG" s3://bench/snaps/vmp >/dev/null; }
 rm -f "$PACKED"
 STORED=$(/usr/bin/python3 -c "import json; d=json.load(open('$TMP/snap.json')); print(d['uploaded_bytes'])")
 admin POST /_admin/faults '{"latency_ms": 20, "bandwidth_total": 200000000}' >/dev/null
@@ -223,67 +228,83 @@ vm_end() {  # the guests power off by themselves
   VM_PIDS=()
 }
 sent_bytes() { local b; read -r _ b <<<"$(stats)"; echo "$b"; }
-lazy_boot() {  # lazy_boot VOLUME...: creates the volumes, boots a guest on each; sets LAZY_MS LAZY_BYTES
-  local t0 v
+lazy_boot() {  # lazy_boot SNAPSHOT VOLUME...: creates the volumes, boots a guest on each; sets LAZY_MS LAZY_BYTES
+  local t0 v snap=$1
+  shift
   admin POST /_admin/reset >/dev/null
   t0=$(now_ms)
   for v in "$@"; do
-    vol create "$v" --from s3://bench/snaps/vm >/dev/null
+    vol create "$v" --from "s3://bench/snaps/$snap" >/dev/null
     vm_start "$v" "driver=nbd,server.type=inet,server.host=127.0.0.1,server.port=$NBD,export=$v"
   done
   LAZY_MS=$(vm_wait "$t0" "$@")
   LAZY_BYTES=$(sent_bytes)
   vm_end
 }
+# VM_ROUNDS rounds, each: a boot from the local copy, a first lazy clone
+# (snapshot vm: no prefetch order; hydration at 1 MiB/s, so its own
+# triggers), a later clone (snapshot vmp, whose prefetch order is the first
+# round's first clone's touches; default hydration). Then VMS guests at once.
 vm_boot_section() {
   VM_KERNEL=$(ls /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -1)
   if ! command -v qemu-system-x86_64 >/dev/null || [ -z "$VM_KERNEL" ]; then
     log "VM boot: skipped, no qemu-system-x86_64 or /boot/vmlinuz-*-cloud-amd64 (make setup)"
     return 0
   fi
-  log "VM boot (i): ferry cp of the image, then a boot from the local copy"
+  log "VM boot: ferry cp of the image"
   admin POST /_admin/reset >/dev/null
-  local t0
+  local t0 r
   t0=$(now_ms)
   "$FERRY" cp s3://bench/images/os.img "$TMP/vm.img" >/dev/null
   VM_DL_MS=$(( $(now_ms) - t0 ))
   VM_DL_BYTES=$(sent_bytes)
-  vm_start local "file=$TMP/vm.img,format=raw"
-  VM_LOCAL_MS=$(vm_wait "$t0" local)
-  vm_end
+  : >"$TMP/vm.local"; : >"$TMP/vm.first"; : >"$TMP/vm.later"
+  for r in $(seq 1 "$VM_ROUNDS"); do
+    t0=$(now_ms)
+    vm_start local "file=$TMP/vm.img,format=raw"
+    vm_wait "$t0" local >>"$TMP/vm.local"
+    vm_end
+    start_daemon --hydration-rate 1M --hydration-threads 1
+    lazy_boot vm "vm1-$r"
+    echo "$LAZY_MS $LAZY_BYTES $(vol status "vm1-$r" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["triggers"])')" >>"$TMP/vm.first"
+    if [ "$r" = 1 ]; then
+      "$FERRY" snapshot prefetch s3://bench/snaps/vmp --from-volume "vm1-1" --api "127.0.0.1:$API" >/dev/null
+    fi
+    start_daemon
+    lazy_boot vmp "vm2-$r"
+    echo "$LAZY_MS $LAZY_BYTES" >>"$TMP/vm.later"
+    log "VM boot round $r/$VM_ROUNDS: local $(tail -1 "$TMP/vm.local") ms, first clone $(tail -1 "$TMP/vm.first"), later clone $(tail -1 "$TMP/vm.later") (ms, bytes, triggers)"
+  done
   rm -f "$TMP/vm.img"
-  log "VM boot (i): $VM_LOCAL_MS ms (download $VM_DL_MS ms); (ii): a first lazy clone"
+  log "VM boot: $VMS guests at once from one daemon"
   start_daemon --hydration-rate 1M --hydration-threads 1
-  lazy_boot vm1
-  VM_FIRST_MS=$LAZY_MS VM_FIRST_BYTES=$LAZY_BYTES
-  VM_FIRST_TRIG=$(vol status vm1 --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["triggers"])')
-  "$FERRY" snapshot prefetch s3://bench/snaps/vm --from-volume vm1 --api "127.0.0.1:$API" >/dev/null
-  log "VM boot (ii): $VM_FIRST_MS ms, $VM_FIRST_TRIG triggers; (iii): a later clone with the prefetch order"
-  start_daemon
-  lazy_boot vm2
-  VM_LATER_MS=$LAZY_MS VM_LATER_BYTES=$LAZY_BYTES
-  log "VM boot (iii): $VM_LATER_MS ms; (iv): $VMS guests at once from one daemon"
-  start_daemon --hydration-rate 1M --hydration-threads 1
-  lazy_boot $(seq -f 'vmn-%g' 1 "$VMS")
+  lazy_boot vm $(seq -f 'vmn-%g' 1 "$VMS")
   VM_MANY_MS=$LAZY_MS VM_MANY_BYTES=$LAZY_BYTES
-  log "VM boot (iv): $VM_MANY_MS ms to the last marker"
+  log "VM boot: $VM_MANY_MS ms to the last marker"
   VM_DONE=1
 }
 vm_table() {
   [ "${VM_DONE:-}" = 1 ] || return 0
-  local d=$VM_LOCAL_MS
   echo
-  local boot=$(( VM_LOCAL_MS - VM_DL_MS ))
-  echo "| VM boot to its marker ($(basename "$VM_KERNEL"), TCG, root on NVMe) | time | bytes from the object store | ratio to download then boot | ratio to the boot alone from a local copy |"
-  echo "|---|---|---|---|---|"
-  vm_row() { awk -v l="$1" -v t="$2" -v b="$3" -v d="$d" -v o="$boot" 'BEGIN { printf "| %s | %.2f s | %.0f | %.1f%% | %.2f× |\n", l, t / 1000, b, 100 * t / d, t / o }'; }
-  vm_row "ferry cp of the image (download $(awk -v t="$VM_DL_MS" 'BEGIN { printf "%.2f s", t / 1000 }')), then boot the local copy" "$VM_LOCAL_MS" "$VM_DL_BYTES"
-  vm_row "first lazy clone (triggers, $VM_FIRST_TRIG; hydration 1 MiB/s)" "$VM_FIRST_MS" "$VM_FIRST_BYTES"
-  vm_row "later clone, fresh daemon, the first one's touches as prefetch order (default hydration)" "$VM_LATER_MS" "$VM_LATER_BYTES"
-  vm_row "$VMS guests at once from one daemon, to the last marker (hydration 1 MiB/s)" "$VM_MANY_MS" "$VM_MANY_BYTES"
-  echo
-  awk -v n="$VMS" -v b="$(( VM_LOCAL_MS - VM_DL_MS ))" -v c="$(nproc)" -v m="$VM_MANY_BYTES" 'BEGIN {
-    printf "TCG guests are CPU-bound: one boot from the local copy took %.2f s, so %d guests on %d cores need about %.1f s whatever their disk; they took %.0f bytes from the object store, %.0f per guest.\n", b / 1000, n, c, n * b / 1000 / c, m, m / n }'
+  /usr/bin/python3 - "$TMP/vm.local" "$TMP/vm.first" "$TMP/vm.later" "$VM_DL_MS" "$VM_DL_BYTES" "$VMS" "$VM_MANY_MS" \
+    "$VM_MANY_BYTES" "$(basename "$VM_KERNEL")" "$(nproc)" <<'PY'
+import statistics, sys
+col = lambda path, i: [float(l.split()[i]) for l in open(path) if l.strip()]
+local, first, later = col(sys.argv[1], 0), col(sys.argv[2], 0), col(sys.argv[3], 0)
+dl, dl_bytes, n, many, many_bytes, kernel, cores = float(sys.argv[4]), sys.argv[5], int(sys.argv[6]), float(sys.argv[7]), float(sys.argv[8]), sys.argv[9], sys.argv[10]
+med = statistics.median
+lm = med(local)
+def span(v): return "%.2f s (%.2f-%.2f)" % (med(v) / 1000, min(v) / 1000, max(v) / 1000)
+print("| VM boot to its marker (%s, TCG, root on NVMe), median of %d rounds (range) | time | bytes from the object store | ratio to the boot from a local copy |" % (kernel, len(local)))
+print("|---|---|---|---|")
+print("| ferry cp of the image first (%.2f s), then boot the local copy | %.2f s + %s | %s | %.2f× with the download |" % (dl / 1000, dl / 1000, span(local), dl_bytes, (dl + lm) / lm))
+print("| boot from the local copy alone | %s | 0 | 1.00× |" % span(local))
+print("| first lazy clone (no prefetch order; %d triggers; hydration 1 MiB/s) | %s | %.0f | %.2f× |" % (med(col(sys.argv[2], 2)), span(first), med(col(sys.argv[2], 1)), med(first) / lm))
+print("| later clone, fresh daemon, prefetch order from the first clone (default hydration) | %s | %.0f | %.2f× |" % (span(later), med(col(sys.argv[3], 1)), med(later) / lm))
+print("| %d guests at once from one daemon, to the last marker (hydration 1 MiB/s) | %.2f s | %.0f (%.2f× one first clone's) | %.2f× |" % (n, many / 1000, many_bytes, many_bytes / med(col(sys.argv[2], 1)), many / lm))
+print()
+print("TCG guests are CPU-bound: %d guests on %s cores need about %.1f s of boot whatever their disk." % (n, cores, n * lm / 1000 / float(cores)))
+PY
 }
 if [ "$VM" = only ]; then
   vm_boot_section
