@@ -6,6 +6,7 @@
 #   snapshot's zero chunks as holes, and the object store sees no GET;
 # - qemu-img convert of a fresh volume to qcow2 fetches each non-zero chunk
 #   once and no zero chunk, and the copy is the image (and sparse);
+# - multi-conn: nbdcopy with 4 connections writes a volume and reads it back;
 # - TLS (--tls require): a plain client is refused, nbds:// with the CA is
 #   served, a client trusting another CA refuses the server;
 # - --nbd unix:PATH: qemu-img over nbd+unix.
@@ -13,6 +14,7 @@ source "$(dirname "$0")/lib.sh"
 need qemu-img
 need nbdinfo
 need openssl
+need nbdcopy
 
 start_test_s3
 use_endpoint
@@ -71,6 +73,15 @@ qemu-img compare -f qcow2 -F raw "$TMP/copy.qcow2" "$IMG" >/dev/null || fail "th
 alloc=$(qemu-img map --output=json -f qcow2 "$TMP/copy.qcow2" | /usr/bin/python3 -c 'import json,sys; print(sum(e["length"] for e in json.load(sys.stdin) if e["data"]))')
 [ "$alloc" = $((32 * CHUNK)) ] || fail "the qcow2 copy holds $alloc bytes of data, want the 32 non-zero chunks"
 echo "qemu-img convert: $gets GETs, $fetched bytes fetched, a sparse copy"
+
+# --- multi-conn: nbdcopy over 4 connections, writes then a read-back -------------------------
+nbdinfo --json "nbd://127.0.0.1:$NBD/fresh" | grep -q '"can_multi_conn": true' || fail "multi-conn not offered"
+make_file "$TMP/other" $((64 * CHUNK))
+vol create multi --from s3://bkt/snaps/half >/dev/null
+nbdcopy --connections=4 --requests=16 "$TMP/other" "nbd://127.0.0.1:$NBD/multi" || fail "nbdcopy into the volume"
+nbdcopy --connections=4 "nbd://127.0.0.1:$NBD/multi" "$TMP/multi.back" || fail "nbdcopy out of the volume"
+same_bytes "$TMP/multi.back" "$TMP/other"
+echo "multi-conn: nbdcopy with 4 connections in and out"
 
 # --- TLS ---------------------------------------------------------------------------------
 kill "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true
