@@ -291,8 +291,10 @@ Status Volume::EnsureAll(uint64_t first, uint64_t last, FetchPriority priority) 
   // waits for about one fetch, not N in a row.
   constexpr uint64_t kParallel = 8;
   std::vector<uint64_t> missing;
+  bool sequential = last > first;  // the client reads on from a chunk it read (as Linux's readahead asks)
   {
     std::lock_guard lock(mu_);
+    if (first > 0 && touched_[first - 1]) sequential = true;
     for (uint64_t c = first; c <= last; ++c) {
       if (priority == FetchPriority::kTrigger && !touched_[c]) {  // first touches in the order of the range
         touched_[c] = true;
@@ -301,7 +303,9 @@ Status Volume::EnsureAll(uint64_t first, uint64_t last, FetchPriority priority) 
       if (!bits_[c]) missing.push_back(c);
     }
   }
-  if (!missing.empty() && priority == FetchPriority::kTrigger && options_.readahead > 0) StartReadahead(last);
+  if (!missing.empty() && sequential && priority == FetchPriority::kTrigger && options_.readahead > 0) {
+    StartReadahead(last);
+  }
   for (size_t at = 0; at < missing.size(); at += kParallel) {
     size_t end = std::min<size_t>(missing.size(), at + kParallel);
     std::vector<std::future<Status>> others;

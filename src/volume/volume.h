@@ -71,10 +71,12 @@ struct VolumeOptions {
   snapshot::Manifest manifest;
   ChunkSource* source = nullptr;
   FetchGate* gate = nullptr;   // shared by a pool's volumes; null: none
-  // A trigger for chunk i also starts fetching chunks i+1..i+readahead that
-  // are missing (prefetch priority, threads of their own): a client reading
-  // a file that spans chunks finds the next one in flight, not its turn to
-  // wait another round trip. 0: none (the daemon's default is 2).
+  // A trigger for chunk i, when the client reads on sequentially (it had
+  // touched chunk i-1, or the read spans chunks), also starts fetching
+  // chunks i+1..i+readahead that are missing (prefetch priority, threads of
+  // their own): a client reading a file that spans chunks finds the next
+  // one in flight, not its turn to wait another round trip; a random read
+  // costs nothing more. 0: none (the daemon's default is 2).
   int readahead = 0;
 };
 
