@@ -402,7 +402,7 @@ BOOT_STORED=$(( BOOT_CHUNKS * 1048576 ))
 
 # Hydration throughput: one volume, no clients, against the 200 MB/s cap.
 log "hydration of one volume, no clients"
-start_daemon --hydration-threads 16
+start_daemon --hydration-threads 32
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"; }  # user + system
 C0=$(cpu_s "$DAEMON_PID")
 t0=$(now_ms)

@@ -29,6 +29,7 @@ struct VolumeArgs {
   int hydration_threads = 4;
   int nbd_queue_depth = 64;
   int readahead = 2;
+  int fetch_slots = 32;
   int cache_level = 1;
   // client commands
   std::string name, from, size;
@@ -78,6 +79,7 @@ int RunServe(const VolumeArgs& a) {
   o.nbd_tls = {*tls, a.tls_cert, a.tls_key, a.tls_ca};
   o.nbd_queue_depth = a.nbd_queue_depth;
   o.readahead_chunks = a.readahead;
+  o.fetch_slots = a.fetch_slots;
   o.open = a.global.ToOpenOptions("");
   Status st = volume::ServeVolumes(o);
   return st.ok() ? 0 : Fail("volume serve", st);
@@ -138,6 +140,10 @@ void AddServeCommand(CLI::App* vol, const std::shared_ptr<VolumeArgs>& a, int* e
                     "How long I/O waits for a chunk while the origin fails (then EIO)")
       ->capture_default_str();
   serve->add_option("--port-file", a->port_file, "Write \"NBD_PORT API_PORT\" here");
+  serve->add_option("--fetch-slots", a->fetch_slots,
+                    "Chunk fetches from the object store at once (triggers first, then hints, then hydration)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   serve->add_option("--readahead", a->readahead,
                     "A client's read of a missing chunk also fetches this many chunks after it (0: none)")
       ->check(CLI::Range(0, 64))

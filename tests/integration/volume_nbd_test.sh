@@ -76,11 +76,11 @@ echo "qemu-img convert: $gets GETs, $fetched bytes fetched, a sparse copy"
 
 # --- multi-conn: nbdcopy over 4 connections, writes then a read-back -------------------------
 nbdinfo --json "nbd://127.0.0.1:$NBD/fresh" | grep -q '"can_multi_conn": true' || fail "multi-conn not offered"
-make_file "$TMP/other" $((64 * CHUNK))
+make_file "$TMP/multi.src" $((64 * CHUNK))
 vol create multi --from s3://bkt/snaps/half >/dev/null
-nbdcopy --connections=4 --requests=16 "$TMP/other" "nbd://127.0.0.1:$NBD/multi" || fail "nbdcopy into the volume"
+nbdcopy --connections=4 --requests=16 "$TMP/multi.src" "nbd://127.0.0.1:$NBD/multi" || fail "nbdcopy into the volume"
 nbdcopy --connections=4 "nbd://127.0.0.1:$NBD/multi" "$TMP/multi.back" || fail "nbdcopy out of the volume"
-same_bytes "$TMP/multi.back" "$TMP/other"
+same_bytes "$TMP/multi.back" "$TMP/multi.src"
 echo "multi-conn: nbdcopy with 4 connections in and out"
 
 # --- TLS ---------------------------------------------------------------------------------
