@@ -19,7 +19,8 @@
 #      downloading the image first, trigger latency from the object store and
 #      from the transfer cache, bytes 50 clones take from the object store,
 #      background hydration against the origin's cap (bench/volume_bench.sh;
-#      VOLUME_BENCH=none skips it); NBD pipelining (a guest's 16 reads in
+#      VOLUME_BENCH=none skips it; with --vm: real guests booting from lazy
+#      clones beside a local copy, median of 3 rounds); NBD pipelining (a guest's 16 reads in
 #      flight) and block status (copies of a half-empty fresh volume beside
 #      nbdkit) (bench/volume_nbd_bench.sh; VOLUME_NBD_BENCH=none skips it).
 #   5. Bulk copy, bucket to bucket: ferry migrate beside rclone copy
@@ -132,7 +133,7 @@ gibs() { awk -v s="$1" -v m="$SIZE_MIB" 'BEGIN { printf "%.2f", (m / 1024) / s }
 own_step() {
   stop_server
   local rc=0
-  "$3" "$BUILD" >"$TMP/$1.md" || rc=$?
+  "$3" "$BUILD" "${@:4}" >"$TMP/$1.md" || rc=$?
   if [ "$rc" = 77 ]; then
     echo "$1 benchmark skipped: $2 is missing (make setup)"
   else
@@ -149,7 +150,7 @@ fi
 
 # 4. Lazy volumes: their own test server and daemon.
 if [ "${VOLUME_BENCH:-all}" != none ]; then
-  own_step volume "qemu-utils, libnbd-bin, fuse3, nbdkit or e2fsprogs" bench/volume_bench.sh
+  own_step volume "qemu-utils, libnbd-bin, fuse3, nbdkit or e2fsprogs" bench/volume_bench.sh --vm
 fi
 # 4b. NBD pipelining and block status (bench/volume_nbd_bench.sh).
 if [ "${VOLUME_NBD_BENCH:-all}" != none ]; then
