@@ -40,7 +40,12 @@ mkdir -p "$TMP/sig"
 faults '{"bandwidth_total":2000000}'
 "$FERRY" cp s3://bkt/big.bin "$TMP/sig/big.bin" 2>"$TMP/err" &
 pid=$!
-sleep 1
+# Signal once the download is under way (its temp file exists): a
+# background job starts with SIGINT ignored until ferry installs its
+# handler, and a slow start (a sanitizer build on a loaded machine) took
+# longer than a fixed second.
+for _ in $(seq 1 200); do [ -n "$(ls -A "$TMP/sig")" ] && break; sleep 0.05; done
+sleep 0.2
 kill -INT "$pid"
 rc=0; wait "$pid" || rc=$?
 [ "$rc" -eq 130 ] || fail "SIGINT during download: exit $rc, want 130 ($(cat "$TMP/err"))"
@@ -51,7 +56,9 @@ echo "ok: interrupted download exits 130 and leaves nothing"
 "$FERRY" cp --multipart-threshold 5M --part-size 5M --concurrency 2 "$TMP/big.bin" \
   s3://bkt/up.bin 2>"$TMP/err" &
 pid=$!
-sleep 1
+upload_open() { admin GET /_admin/stats | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['storage']['multipart_uploads'])"; }
+for _ in $(seq 1 100); do [ "$(upload_open)" -ge 1 ] && break; sleep 0.1; done  # under way first
+sleep 0.2
 kill -TERM "$pid"
 rc=0; wait "$pid" || rc=$?
 faults '{}'
