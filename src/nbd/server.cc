@@ -3,7 +3,6 @@
 
 #include "nbd/server.h"
 
-#include <boost/asio/read.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -100,13 +99,7 @@ struct NbdServer::Impl {
     co_return !ec;
   }
 
-  asio::awaitable<bool> Recv(net::Connection& s, std::string* out, size_t n) {
-    out->resize(n);
-    if (n == 0) co_return true;
-    Ec ec;
-    co_await asio::async_read(s, asio::buffer(out->data(), n), Token(ec));
-    co_return !ec;
-  }
+  asio::awaitable<bool> Recv(net::Connection& s, std::string* out, size_t n) { return ReadExactly(s, out, n); }
 
   std::string List(uint32_t option, const std::string& data) {
     if (!data.empty()) return EncodeOptionReply(option, kRepErrInvalid);

@@ -168,13 +168,7 @@ class Transmission : public std::enable_shared_from_this<Transmission> {
     wake_.expires_at(asio::steady_timer::time_point::max());
     co_await wake_.async_wait(Token(ec));
   }
-  asio::awaitable<bool> Recv(std::string* out, size_t n) {
-    out->resize(n);
-    if (n == 0) co_return true;
-    Ec ec;
-    co_await asio::async_read(c_, asio::buffer(out->data(), n), Token(ec));
-    co_return !ec;
-  }
+  asio::awaitable<bool> Recv(std::string* out, size_t n) { return ReadExactly(c_, out, n); }
   // Queues a reply; the first caller to find no write going writes the
   // queue out, gathering what waits into one write.
   asio::awaitable<void> Send(std::string bytes, uint64_t cost);
@@ -291,6 +285,14 @@ void Transmission::Finish(uint64_t cost) {
 }
 
 }  // namespace
+
+asio::awaitable<bool> ReadExactly(net::Connection& c, std::string* out, size_t n) {
+  out->resize(n);
+  if (n == 0) co_return true;
+  Ec ec;
+  co_await asio::async_read(c, asio::buffer(out->data(), n), Token(ec));
+  co_return !ec;
+}
 
 asio::awaitable<void> Transmit(const TransmissionContext& context, net::Connection& c, Negotiated n) {
   auto t = std::make_shared<Transmission>(context, c, std::move(n));

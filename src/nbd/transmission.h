@@ -42,6 +42,11 @@ struct TransmissionContext {
   std::atomic<uint64_t>* most_in_flight = nullptr;  // raised here
 };
 
+// Reads exactly `n` bytes into *out (resized to n): false when the
+// connection failed or closed first. The handshake and transmission both
+// read this way.
+boost::asio::awaitable<bool> ReadExactly(net::Connection& c, std::string* out, size_t n);
+
 // Serves requests until the client disconnects (NBD_CMD_DISC or a closed
 // socket), a protocol violation, or a drain; returns only when every
 // request it started has finished, so `c` outlives them.
