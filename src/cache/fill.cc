@@ -85,7 +85,8 @@ bool MayStore(const http::Headers& request, const CacheControl& request_cc, cons
   facts.status = m.status;
   facts.response = ParseCacheControl(HeaderValue(m.headers, "cache-control"));
   facts.has_expires = !HeaderValue(m.headers, "expires").empty();
-  facts.has_validator = !HeaderValue(m.headers, "etag").empty() || !HeaderValue(m.headers, "last-modified").empty();
+  facts.has_last_modified = DateHeader(m.headers, "last-modified").has_value();
+  facts.has_validator = !HeaderValue(m.headers, "etag").empty() || facts.has_last_modified;
   facts.set_cookie = !HeaderValue(m.headers, "set-cookie").empty();
   facts.vary = HeaderValue(m.headers, "vary");
   return DecideStore(facts, settings).store && m.status >= 200 && m.status < 300;
@@ -113,9 +114,12 @@ void Prepare(CachedObject* o, const CacheSettings& s) {
   bool has_expires = !HeaderValue(m.headers, "expires").empty();
   SysSeconds resp(Seconds(m.response_time)), req(Seconds(m.request_time));
   auto date = DateHeader(m.headers, "date");
-  o->lifetime = FreshnessLifetime(o->cache_control, DateHeader(m.headers, "expires"), has_expires, date, resp, s);
-  o->initial_age = CurrentAge(ParseAge(HeaderValue(m.headers, "age")), date, req, resp, resp);
   o->last_modified = DateHeader(m.headers, "last-modified");
+  Freshness f = FreshnessLifetime(o->cache_control, DateHeader(m.headers, "expires"), has_expires, date,
+                                  o->last_modified, resp, s);
+  o->lifetime = f.lifetime;
+  o->heuristic = f.heuristic;
+  o->initial_age = CurrentAge(ParseAge(HeaderValue(m.headers, "age")), date, req, resp, resp);
 }
 
 std::optional<uint64_t> ParseStoredMarker(std::string_view v) {

@@ -94,22 +94,29 @@ StoreDecision DecideStore(const StoreFacts& f, const CacheSettings& s) {
   if (explicit_freshness || f.response.public_) return {true, "explicit freshness"};
   if (f.response.no_cache && f.has_validator) return {true, "stored to revalidate"};
   if (!HeuristicallyCacheable(f.status)) return no("status needs explicit freshness");
+  if (f.has_last_modified && s.heuristic_fraction > 0) return {true, "heuristic freshness"};
   if (s.default_ttl <= Seconds(0)) return no("no freshness and no default ttl");
   return {true, "default ttl"};
 }
 
-Seconds FreshnessLifetime(const CacheControl& r, std::optional<SysSeconds> expires,
-                          bool has_expires, std::optional<SysSeconds> date,
-                          SysSeconds response_time, const CacheSettings& s) {
-  if (r.no_cache) return Seconds(0);
-  if (r.s_maxage) return *r.s_maxage;
-  if (r.max_age_invalid) return Seconds(0);
-  if (r.max_age) return *r.max_age;
+Freshness FreshnessLifetime(const CacheControl& r, std::optional<SysSeconds> expires,
+                            bool has_expires, std::optional<SysSeconds> date,
+                            std::optional<SysSeconds> last_modified, SysSeconds response_time,
+                            const CacheSettings& s) {
+  if (r.no_cache) return {};
+  if (r.s_maxage) return {*r.s_maxage};
+  if (r.max_age_invalid) return {};
+  if (r.max_age) return {*r.max_age};
   if (has_expires) {
-    if (!expires) return Seconds(0);  // "0", "-1", garbage: already expired
-    return std::max(Seconds(0), *expires - date.value_or(response_time));
+    if (!expires) return {};  // "0", "-1", garbage: already expired
+    return {std::max(Seconds(0), *expires - date.value_or(response_time))};
   }
-  return s.default_ttl;
+  if (last_modified && s.heuristic_fraction > 0) {
+    Seconds since = std::max(Seconds(0), date.value_or(response_time) - *last_modified);
+    auto lifetime = Seconds(static_cast<int64_t>(static_cast<double>(since.count()) * s.heuristic_fraction));
+    return {std::min(lifetime, s.max_heuristic), true};
+  }
+  return {s.default_ttl};
 }
 
 Seconds CurrentAge(std::optional<Seconds> age_header, std::optional<SysSeconds> date,

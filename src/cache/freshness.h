@@ -35,7 +35,12 @@ struct CacheControl {
 CacheControl ParseCacheControl(std::string_view value);
 
 struct CacheSettings {
-  Seconds default_ttl{0};  // lifetime of a response with no explicit freshness
+  // Heuristic freshness (RFC 9111 4.2.2) of a response with Last-Modified
+  // and no explicit lifetime: this fraction of its age at Date (Squid's,
+  // Traffic Server's and browsers' 10%), at most max_heuristic. 0: none.
+  double heuristic_fraction = 0.1;
+  Seconds max_heuristic{86400};
+  Seconds default_ttl{0};  // lifetime of a response with neither
 };
 
 // What the storage decision looks at.
@@ -47,6 +52,7 @@ struct StoreFacts {
   CacheControl response;
   bool has_expires = false;     // an Expires header, valid or not
   bool has_validator = false;   // ETag or Last-Modified
+  bool has_last_modified = false;
   bool set_cookie = false;
   std::string vary;             // "" when absent
 };
@@ -63,12 +69,20 @@ struct StoreDecision {
 // would need one object per variant).
 StoreDecision DecideStore(const StoreFacts& f, const CacheSettings& s);
 
+struct Freshness {
+  Seconds lifetime{0};
+  bool heuristic = false;  // from Last-Modified (RFC 9111 4.2.2), not from the origin
+};
+
 // How long a stored response is fresh (RFC 9111 4.2.1): 0 under no-cache;
-// else s-maxage, max-age, Expires - Date (an invalid Expires: 0), else the
-// default TTL. `date` defaults to the time the response arrived.
-Seconds FreshnessLifetime(const CacheControl& response, std::optional<SysSeconds> expires,
-                          bool has_expires, std::optional<SysSeconds> date,
-                          SysSeconds response_time, const CacheSettings& s);
+// else s-maxage, max-age, Expires - Date (an invalid Expires: 0); else,
+// with Last-Modified, the heuristic (a fraction of Date - Last-Modified,
+// capped; 0 for a Last-Modified in the future); else the default TTL.
+// `date` defaults to the time the response arrived.
+Freshness FreshnessLifetime(const CacheControl& response, std::optional<SysSeconds> expires,
+                            bool has_expires, std::optional<SysSeconds> date,
+                            std::optional<SysSeconds> last_modified, SysSeconds response_time,
+                            const CacheSettings& s);
 
 // The age of a stored response now (RFC 9111 4.2.3), from the Age and Date
 // headers it came with and when it was requested and received.

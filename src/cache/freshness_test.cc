@@ -39,6 +39,8 @@ TEST(StoreTest, Table) {
       {"default ttl", [](StoreFacts&) {}, true, "default ttl"},
       {"vary accept-encoding", [](StoreFacts& f) { f.vary = " accept-encoding ,, ACCEPT-ENCODING"; }, true, "default ttl"},
       {"404 by default ttl", [](StoreFacts& f) { f.status = 404; }, true, "default ttl"},
+      {"last-modified", [](StoreFacts& f) { f.has_last_modified = true; }, true, "heuristic freshness"},
+      {"301 with last-modified", [](StoreFacts& f) { f.status = 301; f.has_last_modified = true; }, true, "heuristic freshness"},
       {"no-cache with etag", [](StoreFacts& f) { f.response.no_cache = true; f.has_validator = true; f.status = 500; }, true, "stored to revalidate"},
       {"authorization + public", [](StoreFacts& f) { f.authorization = true; f.response.public_ = true; }, true, "explicit freshness"},
       {"authorization + s-maxage", [](StoreFacts& f) { f.authorization = true; f.response.s_maxage = Seconds(5); }, true, "explicit freshness"},
@@ -57,6 +59,8 @@ TEST(StoreTest, Table) {
       {"set-cookie", [](StoreFacts& f) { f.set_cookie = true; }, false, "set-cookie"},
       {"500 needs explicit freshness", [](StoreFacts& f) { f.status = 500; }, false, "status needs explicit freshness"},
       {"302 needs explicit freshness", [](StoreFacts& f) { f.status = 302; }, false, "status needs explicit freshness"},
+      {"302 with last-modified", [](StoreFacts& f) { f.status = 302; f.has_last_modified = true; }, false, "status needs explicit freshness"},
+      {"500 with last-modified", [](StoreFacts& f) { f.status = 500; f.has_last_modified = true; }, false, "status needs explicit freshness"},
   };
   CacheSettings s;
   s.default_ttl = Seconds(300);
@@ -69,6 +73,11 @@ TEST(StoreTest, Table) {
   }
   s.default_ttl = Seconds(0);
   EXPECT_FALSE(DecideStore(StoreFacts{}, s).store) << "no freshness, no default";
+  StoreFacts lm;
+  lm.has_last_modified = true;
+  EXPECT_TRUE(DecideStore(lm, s).store) << "Last-Modified alone: heuristic freshness with the defaults";
+  s.heuristic_fraction = 0;
+  EXPECT_FALSE(DecideStore(lm, s).store) << "heuristic off, no default ttl";
 }
 
 TEST(FreshnessTest, LifetimeInRfcOrder) {
@@ -78,7 +87,7 @@ TEST(FreshnessTest, LifetimeInRfcOrder) {
   auto cc = [](const char* v) { return ParseCacheControl(v); };
   auto life = [&](const char* v, std::optional<SysSeconds> expires, bool has_expires,
                   std::optional<SysSeconds> date) {
-    return FreshnessLifetime(cc(v), expires, has_expires, date, t0, s);
+    return FreshnessLifetime(cc(v), expires, has_expires, date, std::nullopt, t0, s).lifetime;
   };
   EXPECT_EQ(life("max-age=60, s-maxage=10", std::nullopt, false, std::nullopt), Seconds(10));
   EXPECT_EQ(life("max-age=60", t0 + 1h, true, t0), Seconds(60)) << "max-age beats Expires";
@@ -89,6 +98,43 @@ TEST(FreshnessTest, LifetimeInRfcOrder) {
   EXPECT_EQ(life("", std::nullopt, false, t0), Seconds(300)) << "default ttl";
   EXPECT_EQ(life("no-cache, max-age=60", std::nullopt, false, t0), Seconds(0));
   EXPECT_EQ(life("max-age=x", std::nullopt, false, t0), Seconds(0)) << "invalid max-age: stale";
+}
+
+TEST(FreshnessTest, HeuristicFromLastModified) {
+  CacheSettings s;  // 10%, at most a day
+  s.default_ttl = Seconds(300);
+  SysSeconds t0 = sys_days(2026y / December / 2) + 12h;
+  struct Case {
+    const char* name;
+    const char* cache_control;
+    bool has_expires;
+    std::optional<SysSeconds> date, last_modified;
+    Seconds lifetime;
+    bool heuristic;
+  };
+  const Case cases[] = {
+      {"10% of the age at Date", "", false, t0, t0 - 10h, Seconds(3600), true},
+      {"no Date: the arrival time", "", false, std::nullopt, t0 - 100s, Seconds(10), true},
+      {"capped at a day", "", false, t0, t0 - 24h * 365, Seconds(86400), true},
+      {"Last-Modified in the future: 0", "", false, t0, t0 + 1h, Seconds(0), true},
+      {"Last-Modified just now: 0", "", false, t0, t0, Seconds(0), true},
+      {"max-age beats the heuristic", "max-age=7", false, t0, t0 - 10h, Seconds(7), false},
+      {"Expires beats the heuristic", "", true, t0, t0 - 10h, Seconds(0), false},
+      {"no-cache: 0", "no-cache", false, t0, t0 - 10h, Seconds(0), false},
+      {"neither: the default ttl", "", false, t0, std::nullopt, Seconds(300), false},
+  };
+  for (const Case& c : cases) {
+    Freshness f = FreshnessLifetime(ParseCacheControl(c.cache_control), std::nullopt, c.has_expires, c.date,
+                                    c.last_modified, t0, s);
+    EXPECT_EQ(f.lifetime, c.lifetime) << c.name;
+    EXPECT_EQ(f.heuristic, c.heuristic) << c.name;
+  }
+  s.heuristic_fraction = 0.5;
+  s.max_heuristic = Seconds(60);
+  EXPECT_EQ(FreshnessLifetime({}, std::nullopt, false, t0, t0 - 100s, t0, s).lifetime, Seconds(50));
+  EXPECT_EQ(FreshnessLifetime({}, std::nullopt, false, t0, t0 - 1000s, t0, s).lifetime, Seconds(60));
+  s.heuristic_fraction = 0;
+  EXPECT_EQ(FreshnessLifetime({}, std::nullopt, false, t0, t0 - 100s, t0, s).lifetime, Seconds(300));
 }
 
 TEST(FreshnessTest, AgeFollowsRfc9111) {

@@ -29,6 +29,7 @@ struct CachedObject {
   // Derived from meta once, so that a hit parses nothing (freshness.h).
   CacheControl cache_control;
   Seconds lifetime{0};
+  bool heuristic = false;  // lifetime from Last-Modified (RFC 9111 4.2.2)
   Seconds initial_age{0};  // the corrected initial age (RFC 9111 4.2.3)
   std::optional<SysSeconds> last_modified;
 

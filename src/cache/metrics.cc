@@ -18,6 +18,8 @@ MetricsSnapshot Snapshot(const ProxyCounters& c) {
   m.purges = c.purges;
   m.store_failures = c.store_failures;
   m.logical_bytes = c.logical_bytes;
+  m.heuristic_entries = c.heuristic_entries;
+  m.heuristic_hits = c.heuristic_hits;
   m.stored_bytes = c.stored_bytes;
   m.encode_ns = c.encode_ns;
   m.encode_bytes = c.encode_bytes;
@@ -61,6 +63,11 @@ std::string RenderMetrics(const MetricsSnapshot& m) {
   Metric(&out, "ferry_cache_logical_bytes_total", "counter", "Logical bytes of entries written.",
          m.logical_bytes);
   Metric(&out, "ferry_cache_stored_bytes_total", "counter", "Stored bytes of entries written.", m.stored_bytes);
+  Metric(&out, "ferry_cache_heuristic_entries_total", "counter",
+         "Entries written fresh by heuristic (RFC 9111 4.2.2: a fraction of their Last-Modified age).",
+         m.heuristic_entries);
+  Metric(&out, "ferry_cache_heuristic_hits_total", "counter", "Hits on entries fresh by heuristic.",
+         m.heuristic_hits);
   Metric(&out, "ferry_cache_compression_ratio", "gauge", "Logical / stored bytes of entries written.",
          Ratio(m.logical_bytes, m.stored_bytes));
   Metric(&out, "ferry_cache_encode_bytes_total", "counter", "Bytes zstd-encoded on fill.", m.encode_bytes);

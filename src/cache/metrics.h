@@ -18,6 +18,8 @@ struct ProxyCounters {
   std::atomic<uint64_t> purges{0};
   std::atomic<uint64_t> store_failures{0};  // entries that could not be written
   std::atomic<uint64_t> logical_bytes{0}, stored_bytes{0};  // of entries written
+  // Heuristic freshness (RFC 9111 4.2.2): entries written with it, hits on them.
+  std::atomic<uint64_t> heuristic_entries{0}, heuristic_hits{0};
   std::atomic<uint64_t> encode_ns{0}, encode_bytes{0};      // zstd on fill
   std::atomic<uint64_t> decode_ns{0}, decode_bytes{0};      // zstd for identity clients
 };
@@ -26,6 +28,7 @@ struct MetricsSnapshot {
   uint64_t hits = 0, misses = 0, expired = 0, stale = 0, bypass = 0, coalesced = 0;
   uint64_t origin_fetches = 0, upstream_bytes = 0, errors = 0, purges = 0, store_failures = 0;
   uint64_t logical_bytes = 0, stored_bytes = 0;
+  uint64_t heuristic_entries = 0, heuristic_hits = 0;
   uint64_t encode_ns = 0, encode_bytes = 0, decode_ns = 0, decode_bytes = 0;
   // The store's state.
   uint64_t disk_entries = 0, disk_bytes = 0, evictions = 0, corrupt = 0;

@@ -125,6 +125,7 @@ std::optional<ProxyResponse> Proxy::Run(const ProxyRequest& req, bool may_block)
         return std::nullopt;
       }
       counters_.hits++;
+      if (entry->heuristic) counters_.heuristic_hits++;
       return Serve(req, entry, CacheStatus::kHit);
     }
   }
@@ -151,6 +152,7 @@ std::optional<ProxyResponse> Proxy::Run(const ProxyRequest& req, bool may_block)
       hit->object = std::move(now);
       hit->status = CacheStatus::kHit;
       counters_.hits++;
+      if (hit->object->heuristic) counters_.heuristic_hits++;
       return hit;
     }
     return FillFromUpstream(req, *route, entry, req_cc);

@@ -152,6 +152,7 @@ std::shared_ptr<const Proxy::Fill> Proxy::StoreFill(std::shared_ptr<Fill> fill, 
     if (Keep(shared)) {
       counters_.logical_bytes += shared->meta.logical_length;
       counters_.stored_bytes += shared->body.size();
+      if (shared->heuristic) counters_.heuristic_entries++;
       fill->share = Fill::Share::kObject;
       if (plain) {
         plain->id = shared->id;

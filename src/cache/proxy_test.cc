@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "codec/zstd_codec.h"
+#include "http/date.h"
 
 namespace ferry::cache {
 namespace {
@@ -163,6 +164,31 @@ TEST_F(ProxyTest, AnswersThatAreNotKeptAreNotShared) {
   b.join();
   EXPECT_EQ(upstream_.calls, 2);  // the second asked on its own
   EXPECT_EQ(store_->stats().entries, 0u);
+}
+
+TEST_F(ProxyTest, AStaticOriginsLastModifiedMakesItFreshByHeuristic) {
+  // What `python3 -m http.server` sends: Last-Modified and Date, no lifetime.
+  auto now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+  upstream_.answers["/static.css"] = {200,
+                                      {{"Content-Type", "text/css"},
+                                       {"Date", http::FormatHttpDate(now)},
+                                       {"Last-Modified", http::FormatHttpDate(now - std::chrono::hours(10))}},
+                                      Text(20'000)};
+  upstream_.answers["/nodate.css"] = {200, {{"Content-Type", "text/css"}}, Text(20'000)};
+  ASSERT_EQ(proxy().Handle(Get("/static.css")).status, 200);
+  auto hit = proxy().Handle(Get("/static.css"));
+  EXPECT_EQ(HeaderValue(hit.headers, "X-Cache"), "HIT");
+  EXPECT_FALSE(HeaderValue(hit.headers, "Age").empty());
+  EXPECT_EQ(hit.body, Text(20'000));
+  EXPECT_EQ(upstream_.calls, 1);
+  // Neither a lifetime nor Last-Modified, and --default-ttl 0: not kept.
+  ASSERT_EQ(proxy().Handle(Get("/nodate.css")).status, 200);
+  ASSERT_EQ(proxy().Handle(Get("/nodate.css")).status, 200);
+  EXPECT_EQ(upstream_.calls, 3);
+  MetricsSnapshot m = proxy().Metrics();
+  EXPECT_EQ(m.heuristic_entries, 1u);
+  EXPECT_EQ(m.heuristic_hits, 1u);
+  EXPECT_NE(RenderMetrics(m).find("ferry_cache_heuristic_hits_total 1\n"), std::string::npos);
 }
 
 TEST_F(ProxyTest, FreshHitsComeFromMemoryWithoutBlocking) {

@@ -19,6 +19,8 @@ struct CacheArgs {
   std::string max_size = "1G";
   std::string min_size = "4K";
   std::string default_ttl = "0s";
+  double heuristic_fraction = 0.1;
+  std::string max_heuristic = "1d";
   int level = 3;
   std::string port_file;
   bool transform_no_transform = false;
@@ -51,6 +53,8 @@ int RunServe(const CacheArgs& a) {
   if (!min.ok()) return Fail("cache serve: --min-size", min.status());
   auto ttl = migrate::ParseDurationMs(a.default_ttl);
   if (!ttl.ok()) return Fail("cache serve: --default-ttl", ttl.status());
+  auto max_heuristic = migrate::ParseDurationMs(a.max_heuristic);
+  if (!max_heuristic.ok()) return Fail("cache serve: --max-heuristic", max_heuristic.status());
   if (a.level < 1 || a.level > 19) {
     return Fail("cache serve", Status::InvalidArgument("--level must be 1..19"));
   }
@@ -92,6 +96,8 @@ int RunServe(const CacheArgs& a) {
   for (const auto& t : a.compress_types) o.proxy.transcode.types.push_back(t);
   o.proxy.transcode.ignore_no_transform = a.transform_no_transform;
   o.proxy.cache.default_ttl = std::chrono::seconds(*ttl / 1000);
+  o.proxy.cache.heuristic_fraction = a.heuristic_fraction;
+  o.proxy.cache.max_heuristic = std::chrono::seconds(*max_heuristic / 1000);
   Status st = cache::ServeCache(o);
   if (!st.ok()) return Fail("cache serve", st);
   return 0;
@@ -117,7 +123,15 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
   serve->add_option("--max-size", a->max_size, "Bytes of entries kept (LRU)")->capture_default_str();
   serve->add_option("--level", a->level, "zstd level for transcoded entries")->capture_default_str();
   serve->add_option("--min-size", a->min_size, "Smallest body worth compressing")->capture_default_str();
-  serve->add_option("--default-ttl", a->default_ttl, "Freshness of responses that give none (e.g. 60s, 5m)")
+  serve->add_option("--default-ttl", a->default_ttl,
+                    "Freshness of responses with no explicit lifetime and no Last-Modified (e.g. 60s, 5m)")
+      ->capture_default_str();
+  serve->add_option("--heuristic-fraction", a->heuristic_fraction,
+                    "Heuristic freshness of responses with only Last-Modified: this fraction of their age "
+                    "(RFC 9111 4.2.2; 0: none)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  serve->add_option("--max-heuristic", a->max_heuristic, "Cap of heuristic freshness (e.g. 1h, 1d)")
       ->capture_default_str();
   serve->add_option("--compress-type", a->compress_types,
                     "Also compress this media type (type/subtype, type/* or *+suffix; repeatable)");
