@@ -27,6 +27,7 @@ struct VolumeArgs {
   std::string tls = "off", tls_cert, tls_key, tls_ca;
   double overcommit = 1.0;
   int hydration_threads = 4;
+  int prefetch_threads = 16;
   int nbd_queue_depth = 64;
   int readahead = 2;
   int fetch_slots = 32;
@@ -51,6 +52,7 @@ int RunServe(const VolumeArgs& a) {
   o.api_listen = a.api;
   o.port_file = a.port_file;
   o.hydration_threads = a.hydration_threads;
+  o.prefetch_threads = a.prefetch_threads;
   auto rate = ParseSize(a.hydration_rate);
   if (!rate.ok()) return Fail("volume serve: --hydration-rate", rate.status());
   auto cache = ParseSize(a.cache_size);
@@ -125,6 +127,10 @@ void AddServeCommand(CLI::App* vol, const std::shared_ptr<VolumeArgs>& a, int* e
   serve->add_option("--hydration-rate", a->hydration_rate, "Background hydration cap per pool, bytes/s (0: none)")
       ->capture_default_str();
   serve->add_option("--hydration-threads", a->hydration_threads, "Background hydration workers")
+      ->capture_default_str();
+  serve->add_option("--prefetch-threads", a->prefetch_threads,
+                    "Workers fetching new volumes' prefetch orders at once, ahead of hydration (0: hydrators)")
+      ->check(CLI::Range(0, 256))
       ->capture_default_str();
   serve->add_option("--cache-size", a->cache_size, "Transfer cache for chunks (zstd in memory)")
       ->capture_default_str();

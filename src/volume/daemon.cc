@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -168,13 +169,46 @@ class Daemon {
   // Cancels the snapshots being uploaded and waits for them.
   void StopSnapshots() { snapshots_.Stop(); }
 
+  // Fetches the prefetch orders of new volumes (what their clients will
+  // read first) at FetchPriority::kPrefetch, many chunks at once, neither
+  // paused by QoS nor held to the hydration cap: a trigger still goes
+  // first at the fetch gate. A volume's chunks are spread over these
+  // threads, and a chunk shared by several clones is fetched once (the
+  // transfer cache).
+  void PrefetchLoop(std::atomic<bool>* stop) {
+    while (!*stop) {
+      std::vector<Entry> todo;
+      {
+        std::unique_lock lock(mu_);
+        for (const auto& [_, e] : volumes_) {
+          if (e.volume->PrefetchPending()) todo.push_back(e);
+        }
+        if (todo.empty()) {
+          prefetch_cv_.wait_for(lock, std::chrono::milliseconds(100));  // woken by Attach
+          continue;
+        }
+      }
+      const Entry& e = todo[prefetch_next_++ % todo.size()];
+      auto more = e.volume->PrefetchNext();
+      if (!more.ok()) {
+        spdlog::warn("volume {}: prefetch paused: {}", e.name, more.status().ToString());
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      }
+    }
+  }
+
+  void WakePrefetchers() { prefetch_cv_.notify_all(); }
+
   void HydrateLoop(std::atomic<bool>* stop) {
     while (!*stop) {
       std::vector<Entry> todo;
       {
         std::lock_guard lock(mu_);
+        // A volume's prefetch order first, alone: background fetches
+        // beside it would share the origin's bandwidth (and the CPU) with
+        // the chunks its client reads next.
         for (const auto& [_, e] : volumes_) {
-          if (!e.volume->complete()) todo.push_back(e);
+          if (!e.volume->complete() && (o_.prefetch_threads == 0 || e.volume->PrefetchDone())) todo.push_back(e);
         }
       }
       if (todo.empty()) {
@@ -270,6 +304,7 @@ class Daemon {
       }
     }
     nbd_.AddExport(name, shared);
+    if (shared->PrefetchPending()) prefetch_cv_.notify_all();
     return Status::Ok();
   }
 
@@ -541,7 +576,9 @@ class Daemon {
   SnapshotJobs snapshots_;
   std::mutex repos_mu_;
   std::map<std::string, std::unique_ptr<Repo>> repos_;  // guarded by repos_mu_
-  std::atomic<uint64_t> next_{0};
+  std::atomic<uint64_t> next_{0};           // HydrateLoop's round robin
+  std::atomic<uint64_t> prefetch_next_{0};  // PrefetchLoop's
+  std::condition_variable prefetch_cv_;     // with mu_: a volume with a prefetch order arrived
   std::unique_ptr<std::atomic<std::chrono::steady_clock::duration::rep>[]> last_fetch_;  // per pool
   std::atomic<uint64_t> backoffs_{0};
   // Bandwidth in use per pool (SampleBandwidth), for placement and /metrics.
@@ -565,11 +602,13 @@ Status ServeVolumes(const DaemonOptions& o) {
   std::atomic<bool> stop{false};
   std::vector<std::thread> hydrators;
   for (int i = 0; i < std::max(1, o.hydration_threads); ++i) hydrators.emplace_back([&] { d.HydrateLoop(&stop); });
+  for (int i = 0; i < o.prefetch_threads; ++i) hydrators.emplace_back([&] { d.PrefetchLoop(&stop); });
   for (int tick = 0; !CancelRequested(); ++tick) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     if (tick % 5 == 0) d.SampleBandwidth();
   }
   stop = true;
+  d.WakePrefetchers();
   for (auto& t : hydrators) t.join();
   api.Stop();
   d.StopSnapshots();

@@ -45,6 +45,9 @@ struct DaemonOptions {
   int cache_level = 1;
   uint64_t hydration_rate = 0;         // bytes/s per pool; 0: no cap
   int hydration_threads = 4;
+  // Threads that fetch new volumes' prefetch orders at once (Daemon's
+  // PrefetchLoop); 0: the order is left to the hydrators (first in line).
+  int prefetch_threads = 16;
   int readahead_chunks = 2;            // a trigger also fetches this many chunks after it (volume.h)
   // Concurrent fetches from the object store. 32: at 20 ms per request and
   // 200 MB/s, 16 kept hydration at 74-86% of the cap on a machine whose

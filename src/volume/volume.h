@@ -78,6 +78,11 @@ struct VolumeOptions {
   // one in flight, not its turn to wait another round trip; a random read
   // costs nothing more. 0: none (the daemon's default is 2).
   int readahead = 0;
+  // PrefetchNext() keeps at most this many of the prefetch order's chunks
+  // in flight: enough to fill the origin's bandwidth over its latency, few
+  // enough that they arrive about in the order a booting client reads them
+  // (all at once, every chunk would arrive at the end together).
+  int prefetch_parallel = 10;
 };
 
 struct VolumeStats {
@@ -116,9 +121,19 @@ class Volume : public nbd::BlockDevice {
   // when there is none: every chunk is present, or the rest are being
   // fetched by other hydrators (complete() tells which).
   Result<bool> HydrateNext();
+  // The prefetch order alone, at FetchPriority::kPrefetch (ahead of the
+  // background, behind triggers): fetches its next missing chunk nobody
+  // is fetching. false when there is none, or options.prefetch_parallel
+  // of them are in flight already. Several callers fetch different chunks
+  // at once, in the order's order.
+  Result<bool> PrefetchNext();
+  // Every chunk of the prefetch order is present (true without one).
+  bool PrefetchDone() const;
   bool complete() const;
-  // True while a chunk of the snapshot's prefetch order is missing and no
-  // hydrator is fetching it: the next HydrateNext() takes one of those.
+  // True while a chunk of the snapshot's prefetch order is missing, no
+  // hydrator is fetching it and PrefetchNext() has fewer than
+  // prefetch_parallel in flight: the next HydrateNext() or PrefetchNext()
+  // takes one of those.
   bool PrefetchPending() const;
   VolumeStats stats() const;
   // When clients last did I/O (steady clock; epoch if never).
@@ -152,6 +167,15 @@ class Volume : public nbd::BlockDevice {
   Status Ensure(uint64_t i, FetchPriority priority);
   // Ensure(c, priority) for chunks first..last, fetching missing ones together.
   Status EnsureAll(uint64_t first, uint64_t last, FetchPriority priority);
+  // Takes the next missing chunk nobody fetches (from the prefetch order
+  // alone, or that order then every chunk), fetches it at `priority`.
+  Result<bool> FetchNext(bool prefetch_only, FetchPriority priority);
+  // The prefetch order's first missing chunk nobody fetches; UINT64_MAX:
+  // none. With mu_ held.
+  uint64_t NextPrefetchLocked() const;
+  // How many of the prefetch order's first chunks are all present (the
+  // scan starts where the last one ended). With mu_ held.
+  size_t PrefetchPresentLocked() const;
   // Starts fetching the missing chunks after `last` (options_.readahead of
   // them) that nobody is fetching, each on a thread of its own.
   void StartReadahead(uint64_t last);
@@ -194,6 +218,7 @@ class Volume : public nbd::BlockDevice {
   std::vector<bool> touched_;              // guarded by mu_
   size_t next_ = 0;                        // background cursor; guarded by mu_
   std::vector<bool> hydrating_;            // guarded by mu_: taken by a hydrator (or a readahead)
+  int prefetching_ = 0;                    // guarded by mu_: PrefetchNext() fetches in flight
   int readaheads_ = 0;                     // guarded by mu_: readahead threads running
   std::condition_variable readahead_cv_;   // readaheads_ fell
   // guarded by mu_: a trigger waits on this chunk's fetch, so the fetch

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -90,6 +91,7 @@ class VolumeTest : public ::testing::Test {
     o.manifest = manifest_;
     o.source = src ? src : &source_;
     o.gate = gate;
+    o.prefetch_parallel = prefetch_parallel_;
     auto v = Volume::Open(o);
     EXPECT_TRUE(v.ok()) << v.status().ToString();
     return v.ok() ? std::move(v).value() : nullptr;
@@ -104,6 +106,7 @@ class VolumeTest : public ::testing::Test {
   std::string image_;
   snapshot::Manifest manifest_;
   FakeSource source_;
+  int prefetch_parallel_ = 6;
 };
 
 TEST_F(VolumeTest, ReadsFetchWhatTheyTouchOnceAndZeroChunksNever) {
@@ -201,6 +204,47 @@ TEST_F(VolumeTest, BackgroundHydrationFollowsThePrefetchOrderThenTheRest) {
   EXPECT_EQ(v->stats().background, 7u);
   EXPECT_EQ(ReadAll(*v), image_);
   EXPECT_EQ(source_.fetches, 7);
+}
+
+TEST_F(VolumeTest, PrefetchersFetchTheOrderSeveralAtOnceAndNothingElse) {
+  manifest_.prefetch = {6, 1, 5, 2};
+  prefetch_parallel_ = 3;
+  auto v = Open();
+  source_.hold = true;
+  std::vector<std::thread> prefetchers;
+  for (int t = 0; t < 6; ++t) {
+    prefetchers.emplace_back([&] {
+      for (;;) {
+        auto more = v->PrefetchNext();
+        ASSERT_TRUE(more.ok()) << more.status().ToString();
+        if (!*more) break;
+      }
+    });
+  }
+  for (int i = 0; i < 500 && source_.fetches < 3; ++i) std::this_thread::sleep_for(1ms);
+  std::this_thread::sleep_for(20ms);  // a fourth fetch would show here
+  EXPECT_EQ(source_.fetches, 3);      // three at once (prefetch_parallel), in the order's order
+  EXPECT_FALSE(v->PrefetchPending());  // chunk 2 is left, but three are in flight
+  EXPECT_FALSE(v->PrefetchDone());
+  {
+    std::vector<std::string> first(source_.order.begin(), source_.order.end());
+    std::sort(first.begin(), first.end());
+    std::vector<std::string> want{manifest_.chunks[6], manifest_.chunks[1], manifest_.chunks[5]};
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(first, want);
+  }
+  source_.Release();
+  for (auto& t : prefetchers) t.join();
+  EXPECT_TRUE(v->PrefetchDone());
+  EXPECT_FALSE(v->PrefetchNext().value());
+  EXPECT_EQ(v->stats().present, 5u);   // and the zero chunk 3, present from the start
+  EXPECT_EQ(v->stats().hinted, 4u);     // counted as prefetches,
+  EXPECT_EQ(v->stats().background, 0u);  // not as background hydration
+  // Hydration takes the rest.
+  while (v->HydrateNext().value()) {
+  }
+  EXPECT_EQ(source_.fetches, 7);
+  EXPECT_EQ(ReadAll(*v), image_);
 }
 
 TEST_F(VolumeTest, AReadSpanningMissingChunksFetchesThemTogether) {
