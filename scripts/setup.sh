@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 # Build: compiler, build tools and the libraries the product links.
 BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
-  libboost-dev libssl-dev libzstd-dev libsqlite3-dev libpq-dev
+  libboost-dev libssl-dev libzstd-dev libsqlite3-dev libpq-dev zlib1g-dev libbrotli-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   universal-ctags)  # universal-ctags: scripts/code_limits.py finds functions with it
@@ -18,7 +18,7 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
 # are the NBD peers of the volume tests, nbdkit (curl plugin, cow and cache
 # filters) the volume benchmark's peer; postgresql the server the PostgreSQL
 # state store is tested against, in a throwaway cluster, testing/pg/).
-PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl zstd time sqlite3
+PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl zstd brotli time sqlite3
   nginx varnish wrk qemu-utils libnbd-bin fuse3 nbdkit e2fsprogs postgresql)
 # A real guest on a lazy volume (tests/integration/vm_boot_test.sh, the VM
 # section of bench/volume_bench.sh): qemu-system-x86 is qemu-system-x86_64

@@ -19,6 +19,12 @@ MetricsSnapshot Snapshot(const ProxyCounters& c) {
   m.store_failures = c.store_failures;
   m.logical_bytes = c.logical_bytes;
   m.heuristic_entries = c.heuristic_entries;
+  for (size_t i = 0; i < kCodings; ++i) {
+    m.coding_responses[i] = c.coding_responses[i];
+    m.coding_bytes[i] = c.coding_bytes[i];
+    m.coding_encode_ns[i] = c.coding_encode_ns[i];
+    m.coding_encode_bytes[i] = c.coding_encode_bytes[i];
+  }
   m.heuristic_hits = c.heuristic_hits;
   m.stored_bytes = c.stored_bytes;
   m.encode_ns = c.encode_ns;
@@ -77,6 +83,21 @@ std::string RenderMetrics(const MetricsSnapshot& m) {
          m.decode_bytes);
   Metric(&out, "ferry_cache_decode_ns_per_byte", "gauge", "zstd decode time per output byte.",
          Ratio(m.decode_ns, m.decode_bytes));
+  auto by_coding = [&](const char* name, const char* type, const char* help, auto value, bool coded_only) {
+    fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+    for (size_t i = coded_only ? 2 : 0; i < kCodings; ++i) {
+      fmt::format_to(std::back_inserter(out), "{}{{encoding=\"{}\"}} {}\n", name, kCodingNames[i], value(i));
+    }
+  };
+  by_coding("ferry_cache_responses_total", "counter", "Answers to clients by content coding.",
+            [&](size_t i) { return m.coding_responses[i]; }, false);
+  by_coding("ferry_cache_response_bytes_total", "counter", "Body bytes sent to clients by content coding.",
+            [&](size_t i) { return m.coding_bytes[i]; }, false);
+  by_coding("ferry_cache_variant_encode_bytes_total", "counter",
+            "Bytes encoded into br and gzip variants of stored entries.",
+            [&](size_t i) { return m.coding_encode_bytes[i]; }, true);
+  by_coding("ferry_cache_variant_encode_ns_per_byte", "gauge", "br and gzip variant encode time per input byte.",
+            [&](size_t i) { return Ratio(m.coding_encode_ns[i], m.coding_encode_bytes[i]); }, true);
   Metric(&out, "ferry_cache_evictions_total", "counter", "Entries evicted from disk (LRU).", m.evictions);
   Metric(&out, "ferry_cache_corrupt_entries_total", "counter", "Damaged entries found and removed.", m.corrupt);
   Metric(&out, "ferry_cache_disk_entries", "gauge", "Entries on disk.", m.disk_entries);

@@ -8,6 +8,10 @@
 
 namespace ferry::cache {
 
+// The codings answers are counted by, in negotiation.h's Coding order.
+inline constexpr size_t kCodings = 4;
+inline constexpr const char* kCodingNames[kCodings] = {"identity", "zstd", "br", "gzip"};
+
 // Live counters, bumped by the proxy from any thread.
 struct ProxyCounters {
   std::atomic<uint64_t> hits{0}, misses{0}, expired{0}, stale{0}, bypass{0};
@@ -22,6 +26,10 @@ struct ProxyCounters {
   std::atomic<uint64_t> heuristic_entries{0}, heuristic_hits{0};
   std::atomic<uint64_t> encode_ns{0}, encode_bytes{0};      // zstd on fill
   std::atomic<uint64_t> decode_ns{0}, decode_bytes{0};      // zstd for identity clients
+  // Per coding sent to clients (negotiation.h Coding: identity, zstd, br,
+  // gzip): answers, body bytes, and the encoding of br / gzip variants.
+  std::atomic<uint64_t> coding_responses[kCodings]{}, coding_bytes[kCodings]{};
+  std::atomic<uint64_t> coding_encode_ns[kCodings]{}, coding_encode_bytes[kCodings]{};
 };
 
 struct MetricsSnapshot {
@@ -30,6 +38,8 @@ struct MetricsSnapshot {
   uint64_t logical_bytes = 0, stored_bytes = 0;
   uint64_t heuristic_entries = 0, heuristic_hits = 0;
   uint64_t encode_ns = 0, encode_bytes = 0, decode_ns = 0, decode_bytes = 0;
+  uint64_t coding_responses[kCodings] = {}, coding_bytes[kCodings] = {};
+  uint64_t coding_encode_ns[kCodings] = {}, coding_encode_bytes[kCodings] = {};
   // The store's state.
   uint64_t disk_entries = 0, disk_bytes = 0, evictions = 0, corrupt = 0;
   uint64_t memory_entries = 0, memory_bytes = 0;

@@ -34,9 +34,9 @@ std::string_view Opaque(std::string_view tag) {
   return tag;
 }
 
-}  // namespace
-
-bool AcceptsCoding(std::string_view accept_encoding, std::string_view coding) {
+// The q-value Accept-Encoding gives `coding`: by name, else through "*";
+// nullopt when it names neither.
+std::optional<double> CodingQ(std::string_view accept_encoding, std::string_view coding) {
   std::string want = AsciiLower(coding);
   std::optional<double> named, star;
   while (!accept_encoding.empty()) {
@@ -50,17 +50,54 @@ bool AcceptsCoding(std::string_view accept_encoding, std::string_view coding) {
     if (comma == std::string_view::npos) break;
     accept_encoding.remove_prefix(comma + 1);
   }
-  if (named) return *named > 0;
-  return star && *star > 0;
+  return named ? named : star;
 }
 
-std::string ZstdEtag(std::string_view etag) {
-  if (etag.empty()) return "";
+}  // namespace
+
+bool AcceptsCoding(std::string_view accept_encoding, std::string_view coding) {
+  auto q = CodingQ(accept_encoding, coding);
+  return q && *q > 0;
+}
+
+std::string_view CodingName(Coding c) {
+  switch (c) {
+    case Coding::kZstd: return "zstd";
+    case Coding::kBr: return "br";
+    case Coding::kGzip: return "gzip";
+    case Coding::kIdentity: break;
+  }
+  return "identity";
+}
+
+Coding ChooseCoding(std::string_view accept_encoding, CodingOffer offer) {
+  Coding best = Coding::kIdentity;
+  double best_q = 0;
+  // In order of preference: a later coding wins only with a higher q.
+  for (Coding c : {Coding::kZstd, Coding::kBr, Coding::kGzip}) {
+    if (!(c == Coding::kZstd ? offer.zstd : c == Coding::kBr ? offer.br : offer.gzip)) continue;
+    auto q = CodingQ(accept_encoding, CodingName(c));
+    if (q && *q > best_q) {
+      best = c;
+      best_q = *q;
+    }
+  }
+  // identity is acceptable unless excluded, and wins a higher q.
+  if (best != Coding::kIdentity) {
+    auto q = CodingQ(accept_encoding, "identity");
+    if (q && *q > best_q) return Coding::kIdentity;
+  }
+  return best;
+}
+
+std::string CodingEtag(std::string_view etag, Coding c) {
+  if (etag.empty() || c == Coding::kIdentity) return std::string(etag);
   std::string_view t = TrimOws(etag);
   bool weak = t.size() >= 2 && t[0] == 'W' && t[1] == '/';
   std::string_view q = weak ? t.substr(2) : t;
   if (q.size() < 2 || q.front() != '"' || q.back() != '"') return "";  // not an entity-tag
-  return std::string(weak ? "W/" : "") + std::string(q.substr(0, q.size() - 1)) + "-zstd\"";
+  return std::string(weak ? "W/" : "") + std::string(q.substr(0, q.size() - 1)) + "-" + std::string(CodingName(c)) +
+         "\"";
 }
 
 bool WeakEtagMatch(std::string_view a, std::string_view b) {

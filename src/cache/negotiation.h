@@ -17,10 +17,30 @@ namespace ferry::cache {
 // or through "*" (which covers codings it does not name).
 bool AcceptsCoding(std::string_view accept_encoding, std::string_view coding);
 
-// The ETag of the zstd-coded representation: "abc" -> "abc-zstd",
-// W/"abc" -> W/"abc-zstd"; "" stays "". Distinct from the identity
-// representation's, as RFC 9110 8.8.3 requires of different encodings.
-std::string ZstdEtag(std::string_view etag);
+// The representations of a stored object a client may get.
+enum class Coding { kIdentity, kZstd, kBr, kGzip };
+std::string_view CodingName(Coding c);  // "identity", "zstd", "br", "gzip"
+
+// What the client-facing hop sends (RFC 9110 12.5.3): among the codings on
+// offer (identity always), the one Accept-Encoding
+// gives the highest q-value, ties going to the cheapest to send and the
+// smallest: zstd (the stored bytes), then br, then gzip, then identity.
+// A coding at q=0 is never chosen; identity is the answer when nothing
+// else is acceptable (even when "identity;q=0": RFC 9110 lets a server send
+// it rather than 406, as nginx does). No Accept-Encoding: identity.
+struct CodingOffer {
+  bool zstd = false;  // stored as zstd
+  bool br = false;    // a br variant may be made
+  bool gzip = false;  // a gzip variant may be made
+};
+Coding ChooseCoding(std::string_view accept_encoding, CodingOffer offer);
+
+// The ETag of a coded representation: "abc" -> "abc-zstd" (or -br, -gzip),
+// W/"abc" -> W/"abc-zstd"; "" stays ""; identity keeps the origin's.
+// Distinct from the identity representation's, as RFC 9110 8.8.3 requires
+// of different encodings.
+std::string CodingEtag(std::string_view etag, Coding c);
+inline std::string ZstdEtag(std::string_view etag) { return CodingEtag(etag, Coding::kZstd); }
 
 // RFC 9110 8.8.3.2 weak comparison of two entity tags.
 bool WeakEtagMatch(std::string_view a, std::string_view b);

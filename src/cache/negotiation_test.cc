@@ -62,3 +62,51 @@ TEST(NegotiationTest, ConditionalRequests) {
 
 }  // namespace
 }  // namespace ferry::cache
+
+namespace ferry::cache {
+namespace {
+
+TEST(ChooseCodingTest, TheHighestQThenTheCheapestAndSmallest) {
+  struct Case {
+    const char* accept;
+    bool zstd_stored, transcodable;
+    Coding want;
+  };
+  const Case cases[] = {
+      {"", true, true, Coding::kIdentity},
+      {"gzip, deflate, br, zstd", true, true, Coding::kZstd},  // Chromium over https / localhost
+      {"gzip, deflate", true, true, Coding::kGzip},            // Chromium over plain http to a name
+      {"gzip, deflate, br", true, true, Coding::kBr},          // Firefox
+      {"br;q=1, zstd;q=0.5", true, true, Coding::kBr},
+      {"zstd;q=0, br;q=0, gzip", true, true, Coding::kGzip},
+      {"zstd;q=0, br;q=0, gzip;q=0", true, true, Coding::kIdentity},
+      {"*", true, true, Coding::kZstd},
+      {"*;q=0.5, gzip", true, true, Coding::kGzip},
+      {"*, zstd;q=0", true, true, Coding::kBr},
+      {"gzip, identity;q=0", true, true, Coding::kGzip},
+      {"identity, gzip;q=0.5", true, true, Coding::kIdentity},
+      {"identity;q=0", true, true, Coding::kIdentity},  // nothing else: identity all the same
+      {"GZIP ; Q=0.8", true, true, Coding::kGzip},
+      {"gzip;q=2", true, true, Coding::kIdentity},   // a malformed q is no acceptance
+      {"gzip, br", true, false, Coding::kIdentity},  // not made for this object
+      {"gzip, zstd", false, false, Coding::kIdentity},  // stored as identity (binary, small)
+      {"zstd", true, false, Coding::kZstd},
+  };
+  EXPECT_EQ(ChooseCoding("gzip, br", {true, false, true}), Coding::kGzip) << "br turned off";
+  for (const Case& c : cases) {
+    EXPECT_EQ(ChooseCoding(c.accept, {c.zstd_stored, c.transcodable, c.transcodable}), c.want)
+        << "'" << c.accept << "'";
+  }
+}
+
+TEST(ChooseCodingTest, EachCodingHasItsOwnEtag) {
+  EXPECT_EQ(CodingEtag("\"v1\"", Coding::kBr), "\"v1-br\"");
+  EXPECT_EQ(CodingEtag("W/\"v1\"", Coding::kGzip), "W/\"v1-gzip\"");
+  EXPECT_EQ(CodingEtag("\"v1\"", Coding::kIdentity), "\"v1\"");
+  EXPECT_EQ(CodingEtag("", Coding::kGzip), "");
+  EXPECT_EQ(CodingEtag("v1", Coding::kGzip), "");  // not an entity-tag
+  EXPECT_FALSE(WeakEtagMatch(CodingEtag("\"v1\"", Coding::kGzip), CodingEtag("\"v1\"", Coding::kBr)));
+}
+
+}  // namespace
+}  // namespace ferry::cache

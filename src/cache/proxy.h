@@ -54,6 +54,7 @@
 #include "cache/freshness.h"
 #include "cache/hot_set.h"
 #include "cache/metrics.h"
+#include "cache/negotiation.h"
 #include "cache/routing.h"
 #include "cache/spool.h"
 #include "cache/transcode_policy.h"
@@ -72,6 +73,10 @@ struct ProxyOptions {
   TranscodeSettings transcode;
   CacheSettings cache;
   int level = 3;                          // zstd level for transcoded entries
+  // Clients that take neither zstd get br or gzip made from a stored zstd
+  // entry (once per stay in memory: a variant), at these levels; 0: never.
+  int br_level = 5;                       // 0..11 (0 here means off)
+  int gzip_level = 6;                     // 1..9
   uint64_t max_object = 64 << 20;         // largest body held in memory and cached
   // Where larger bodies are spooled on their way to the client, uncached
   // ("": nowhere; they are answered 502).
@@ -132,9 +137,18 @@ class Proxy {
   bool Keep(const std::shared_ptr<const CachedObject>& object);
   ProxyResponse Serve(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
                       CacheStatus x_cache);
-  // Whether serving `object` to `req` needs a decode that no copy in
-  // memory saves.
+  // Whether serving `object` to `req` needs a decode or an encode that no
+  // copy in memory saves.
   bool NeedsDecode(const ProxyRequest& req, const CachedObject& object);
+  // The codings `object` may be sent in: zstd when stored so; br and gzip
+  // variants of eligible text the cache compressed (a 200), unless turned off.
+  CodingOffer Offer(const CachedObject& object) const;
+  // The br or gzip body of a zstd object, from memory or encoded now from
+  // its decoded copy (and kept beside it, under the object's id); nullptr
+  // when it cannot be made.
+  std::shared_ptr<const CachedObject> VariantCopy(const CachedObject& object, Coding coding);
+  // Counts an answer in the per-coding metrics.
+  ProxyResponse Counted(Coding coding, ProxyResponse r);
   // The identity body of a zstd object, from memory or decoded now (and
   // kept); nullptr when it does not decode (the entry is then removed).
   std::shared_ptr<const CachedObject> DecodedCopy(const CachedObject& object);
@@ -144,7 +158,10 @@ class Proxy {
   DiskStore* store_;
   Upstream* upstream_;
   HotSet hot_;      // stored objects (memory_bytes / 2)
-  HotSet decoded_;  // decoded copies of zstd objects for identity clients (memory_bytes / 2)
+  // Representations made from zstd objects (memory_bytes / 2): decoded
+  // copies for identity clients (under the object's key) and br / gzip
+  // variants (under key "\n" coding).
+  HotSet decoded_;
   SingleFlight<std::string, std::shared_ptr<const Fill>> flights_;
   ProxyCounters counters_;
   engine::BoundedPool exchange_pool_;  // last: destroyed (joined) first

@@ -6,6 +6,7 @@
 #include "cache/negotiation.h"
 #include "cache/proxy_internal.h"
 #include "cache/range.h"
+#include "codec/text_codings.h"
 #include "codec/zstd_codec.h"
 
 namespace ferry::cache {
@@ -60,26 +61,38 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   SetHeader(&r.headers, "X-Cache", std::string(CacheStatusName(x_cache)));
   if (HeaderValue(req.headers, kTierHeader) == "stored") return StoredAnswer(req, *object, std::move(r));
 
-  // A Range is answered from the identity representation.
+  // A Range is answered from the identity representation; otherwise the
+  // client gets the stored zstd, a br or gzip variant made from it, or
+  // identity (negotiation.h).
   const bool zstd_stored = m.encoding == StoredEncoding::kZstd;
   std::string range = HeaderValue(req.headers, "range");
-  const bool send_zstd =
-      zstd_stored && range.empty() && AcceptsCoding(HeaderValue(req.headers, "accept-encoding"), "zstd");
+  const Coding coding =
+      range.empty() ? ChooseCoding(HeaderValue(req.headers, "accept-encoding"), Offer(*object)) : Coding::kIdentity;
+  const bool coded = coding != Coding::kIdentity;
   std::string etag = HeaderValue(m.headers, "etag");
   if (zstd_stored) SetHeader(&r.headers, "Vary", "Accept-Encoding");
-  if (send_zstd) {
-    SetHeader(&r.headers, "Content-Encoding", "zstd");
+  if (coded) {
+    SetHeader(&r.headers, "Content-Encoding", std::string(CodingName(coding)));
     RemoveHeader(&r.headers, "Accept-Ranges");
     if (!etag.empty()) {
-      etag = ZstdEtag(etag);
+      etag = CodingEtag(etag, coding);
       SetHeader(&r.headers, "ETag", etag);
     }
   }
-  if (MatchesConditional(req, *object, etag)) return NotModifiedAnswer(std::move(r));
+  if (MatchesConditional(req, *object, etag)) return Counted(coding, NotModifiedAnswer(std::move(r)));
 
-  uint64_t length = send_zstd || !zstd_stored ? object->body.size() : m.logical_length;
+  // The bytes this answer is cut from: the stored body (zstd or identity),
+  // a variant, or the decoded copy.
+  std::shared_ptr<const CachedObject> source = object;
+  if (coding == Coding::kBr || coding == Coding::kGzip) {
+    source = VariantCopy(*object, coding);
+  } else if (zstd_stored && coding == Coding::kIdentity && (req.method != "HEAD")) {
+    source = DecodedCopy(*object);
+  }
+  if (!source) return Simple(502, "cache: a stored entry failed to decode", x_cache);
+  uint64_t length = source == object && zstd_stored && !coded ? m.logical_length : source->body.size();
   RangeDecision rd;
-  if (!send_zstd && m.status == 200) {
+  if (!coded && m.status == 200) {
     SetHeader(&r.headers, "Accept-Ranges", "bytes");
     rd = DecideRange(range, HeaderValue(req.headers, "if-range"), etag, HeaderValue(m.headers, "last-modified"),
                      length);
@@ -90,7 +103,7 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
     RemoveHeader(&r.headers, "Content-Type");
     r.body = {};
     r.keep.reset();
-    return r;
+    return Counted(coding, std::move(r));
   }
   uint64_t first = 0, count = length;
   if (rd.kind == RangeDecision::Kind::kPartial) {
@@ -103,17 +116,54 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   if (req.method == "HEAD") {
     r.head_length = count;
     r.keep.reset();
-    return r;
+    return Counted(coding, std::move(r));
   }
-  if (!zstd_stored || send_zstd) {
-    r.body = std::string_view(object->body).substr(first, count);
-    return r;
-  }
-  std::shared_ptr<const CachedObject> plain = DecodedCopy(*object);
-  if (!plain) return Simple(502, "cache: a stored entry failed to decode", x_cache);
-  r.body = std::string_view(plain->body).substr(first, count);
-  r.keep = std::move(plain);
+  r.body = std::string_view(source->body).substr(first, count);
+  r.keep = std::move(source);
+  return Counted(coding, std::move(r));
+}
+
+CodingOffer Proxy::Offer(const CachedObject& object) const {
+  CodingOffer offer;
+  offer.zstd = object.meta.encoding == StoredEncoding::kZstd;
+  // Variants of what the cache compressed (eligible text), answered whole.
+  const bool text = offer.zstd && object.meta.status == 200;
+  offer.br = text && options_.br_level > 0;
+  offer.gzip = text && options_.gzip_level > 0;
+  return offer;
+}
+
+ProxyResponse Proxy::Counted(Coding coding, ProxyResponse r) {
+  auto i = static_cast<size_t>(coding);
+  counters_.coding_responses[i]++;
+  counters_.coding_bytes[i] += r.body.size();
   return r;
+}
+
+std::shared_ptr<const CachedObject> Proxy::VariantCopy(const CachedObject& object, Coding coding) {
+  const EntryMeta& m = object.meta;
+  const std::string key = m.key + "\n" + std::string(CodingName(coding));  // never a request's key
+  std::shared_ptr<const CachedObject> variant = decoded_.Get(key);
+  if (variant && variant->id == object.id) return variant;
+  std::shared_ptr<const CachedObject> plain = DecodedCopy(object);
+  if (!plain) return nullptr;
+  auto start = SteadyClock::now();
+  auto coded = coding == Coding::kBr ? codec::BrotliCompress(plain->body, options_.br_level)
+                                     : codec::GzipCompress(plain->body, options_.gzip_level);
+  if (!coded.ok()) {
+    spdlog::warn("cache: {} of an entry failed: {}", CodingName(coding), coded.status().ToString());
+    counters_.errors++;
+    return nullptr;
+  }
+  auto i = static_cast<size_t>(coding);
+  counters_.coding_encode_ns[i] += NanosSince(start);
+  counters_.coding_encode_bytes[i] += plain->body.size();
+  auto copy = std::make_shared<CachedObject>();
+  copy->meta.key = key;
+  copy->id = object.id;
+  copy->body = std::move(coded).value();
+  decoded_.Put(copy);
+  return copy;
 }
 
 std::shared_ptr<const CachedObject> Proxy::DecodedCopy(const CachedObject& object) {
@@ -142,12 +192,14 @@ std::shared_ptr<const CachedObject> Proxy::DecodedCopy(const CachedObject& objec
 bool Proxy::NeedsDecode(const ProxyRequest& req, const CachedObject& object) {
   if (object.meta.encoding != StoredEncoding::kZstd || req.method == "HEAD") return false;
   if (HeaderValue(req.headers, kTierHeader) == "stored") return false;
-  if (HeaderValue(req.headers, "range").empty() &&
-      AcceptsCoding(HeaderValue(req.headers, "accept-encoding"), "zstd")) {
-    return false;
-  }
-  auto plain = decoded_.Get(object.meta.key);
-  return !plain || plain->id != object.id;
+  const bool ranged = !HeaderValue(req.headers, "range").empty();
+  const Coding coding = ranged ? Coding::kIdentity
+                               : ChooseCoding(HeaderValue(req.headers, "accept-encoding"), Offer(object));
+  if (coding == Coding::kZstd) return false;
+  std::string key = object.meta.key;
+  if (coding != Coding::kIdentity) key += "\n" + std::string(CodingName(coding));
+  auto copy = decoded_.Get(key);
+  return !copy || copy->id != object.id;
 }
 
 }  // namespace ferry::cache

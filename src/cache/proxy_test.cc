@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "codec/text_codings.h"
 #include "codec/zstd_codec.h"
 #include "http/date.h"
 
@@ -223,6 +224,86 @@ TEST_F(ProxyTest, IdentityClientsShareOneDecodeOfAVersion) {
   ASSERT_EQ(proxy().Handle(Get("/page", {{"Accept-Encoding", "zstd"}})).status, 200);
   EXPECT_EQ(proxy().Handle(Get("/page")).body, v2);
   EXPECT_EQ(proxy().counters().decode_bytes, body_.size());
+}
+
+TEST_F(ProxyTest, GzipAndBrClientsGetAVariantMadeOnceWithItsOwnEtag) {
+  ASSERT_EQ(proxy().Handle(Get("/page")).status, 200);  // filled, stored as zstd
+  struct Case {
+    const char* accept;
+    const char* coding;
+    Result<std::string> (*decode)(std::string_view);
+  };
+  const Case cases[] = {{"gzip, deflate", "gzip", codec::GzipDecompress},
+                        {"gzip, deflate, br", "br", codec::BrotliDecompress}};
+  for (const Case& c : cases) {
+    uint64_t encoded_before = proxy().Metrics().coding_encode_bytes[c.coding == std::string("br") ? 2 : 3];
+    for (int i = 0; i < 3; ++i) {
+      auto r = proxy().Handle(Get("/page", {{"Accept-Encoding", c.accept}}));
+      ASSERT_EQ(r.status, 200) << c.coding;
+      EXPECT_EQ(HeaderValue(r.headers, "Content-Encoding"), c.coding);
+      EXPECT_EQ(HeaderValue(r.headers, "ETag"), std::string("\"v1-") + c.coding + "\"");
+      EXPECT_EQ(HeaderValue(r.headers, "Vary"), "Accept-Encoding");
+      EXPECT_TRUE(HeaderValue(r.headers, "Accept-Ranges").empty());
+      EXPECT_LT(r.body.size(), body_.size() / 3);
+      auto plain = c.decode(r.body);
+      ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+      EXPECT_EQ(*plain, body_) << c.coding;
+    }
+    // Encoded once for the three, then answered from memory on the loop.
+    MetricsSnapshot m = proxy().Metrics();
+    size_t i = c.coding == std::string("br") ? 2 : 3;
+    EXPECT_EQ(m.coding_encode_bytes[i] - encoded_before, body_.size()) << c.coding;
+    EXPECT_EQ(m.coding_responses[i], 3u) << c.coding;
+    auto inline_hit = proxy().HandleFromMemory(Get("/page", {{"Accept-Encoding", c.accept}}));
+    ASSERT_TRUE(inline_hit.has_value()) << c.coding;
+    EXPECT_EQ(HeaderValue(inline_hit->headers, "Content-Encoding"), c.coding);
+    // Its own validator: 304 for it, a full answer for another coding's.
+    auto not_modified = proxy().Handle(
+        Get("/page", {{"Accept-Encoding", c.accept}, {"If-None-Match", std::string("\"v1-") + c.coding + "\""}}));
+    EXPECT_EQ(not_modified.status, 304) << c.coding;
+    EXPECT_TRUE(not_modified.body.empty());
+    EXPECT_EQ(proxy().Handle(Get("/page", {{"Accept-Encoding", c.accept}, {"If-None-Match", "\"v1-zstd\""}})).status,
+              200);
+    // A HEAD says what a GET would send.
+    ProxyRequest head = Get("/page", {{"Accept-Encoding", c.accept}});
+    head.method = "HEAD";
+    auto h = proxy().Handle(head);
+    EXPECT_EQ(HeaderValue(h.headers, "Content-Encoding"), c.coding);
+    ASSERT_TRUE(h.head_length.has_value());
+    EXPECT_EQ(*h.head_length, proxy().Handle(Get("/page", {{"Accept-Encoding", c.accept}})).body.size());
+    // A range is cut from the identity representation, whatever is accepted.
+    auto ranged = proxy().Handle(Get("/page", {{"Accept-Encoding", c.accept}, {"Range", "bytes=100-199"}}));
+    EXPECT_EQ(ranged.status, 206);
+    EXPECT_TRUE(HeaderValue(ranged.headers, "Content-Encoding").empty());
+    EXPECT_EQ(ranged.body, body_.substr(100, 100));
+  }
+  // q=0 is honoured; identity for a client that takes nothing we have.
+  auto r = proxy().Handle(Get("/page", {{"Accept-Encoding", "zstd;q=0, br;q=0, gzip"}}));
+  EXPECT_EQ(HeaderValue(r.headers, "Content-Encoding"), "gzip");
+  r = proxy().Handle(Get("/page", {{"Accept-Encoding", "deflate"}}));
+  EXPECT_TRUE(HeaderValue(r.headers, "Content-Encoding").empty());
+  EXPECT_EQ(r.body, body_);
+  EXPECT_EQ(upstream_.calls, 1);
+  EXPECT_NE(RenderMetrics(proxy().Metrics()).find("ferry_cache_responses_total{encoding=\"br\"} "), std::string::npos);
+}
+
+TEST_F(ProxyTest, ANewVersionGetsNewVariantsAndTurnedOffCodingsAreNotSent) {
+  ASSERT_EQ(proxy().Handle(Get("/page", {{"Accept-Encoding", "gzip"}})).status, 200);
+  std::string v2 = Text(80'000) + "version 2";
+  upstream_.answers["/page"].body = v2;
+  ProxyRequest purge = Get("/page");
+  purge.method = "PURGE";
+  ASSERT_EQ(proxy().Handle(purge).status, 200);
+  auto r = proxy().Handle(Get("/page", {{"Accept-Encoding", "gzip"}}));
+  EXPECT_EQ(*codec::GzipDecompress(r.body), v2);  // never the old version's variant
+  r = proxy().Handle(Get("/page", {{"Accept-Encoding", "gzip"}}));
+  EXPECT_EQ(*codec::GzipDecompress(r.body), v2);
+  proxy_.reset();
+  options_.br_level = 0;
+  options_.gzip_level = 0;
+  r = proxy().Handle(Get("/page", {{"Accept-Encoding", "gzip, br"}}));
+  EXPECT_TRUE(HeaderValue(r.headers, "Content-Encoding").empty());
+  EXPECT_EQ(r.body, v2);
 }
 
 TEST_F(ProxyTest, RangesAreServedFromTheIdentityRepresentation) {

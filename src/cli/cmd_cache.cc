@@ -20,6 +20,8 @@ struct CacheArgs {
   std::string min_size = "4K";
   std::string default_ttl = "0s";
   double heuristic_fraction = 0.1;
+  int br_level = 5;
+  int gzip_level = 6;
   std::string max_heuristic = "1d";
   int level = 3;
   std::string port_file;
@@ -41,7 +43,8 @@ int RunServe(const CacheArgs& a) {
   cache::ServeOptions o;
   o.listen = a.listen;
   o.port_file = a.port_file;
-  o.tls = {a.tls_cert, a.tls_key};
+  o.tls.cert_file = a.tls_cert;
+  o.tls.key_file = a.tls_key;
   if (a.max_connections < 1) return Fail("cache serve", Status::InvalidArgument("--max-connections must be at least 1"));
   o.max_connections = a.max_connections;
   auto routing = cache::ParseRouting(a.origin, a.host_map);
@@ -97,6 +100,8 @@ int RunServe(const CacheArgs& a) {
   o.proxy.transcode.ignore_no_transform = a.transform_no_transform;
   o.proxy.cache.default_ttl = std::chrono::seconds(*ttl / 1000);
   o.proxy.cache.heuristic_fraction = a.heuristic_fraction;
+  o.proxy.br_level = a.br_level;
+  o.proxy.gzip_level = a.gzip_level;
   o.proxy.cache.max_heuristic = std::chrono::seconds(*max_heuristic / 1000);
   Status st = cache::ServeCache(o);
   if (!st.ok()) return Fail("cache serve", st);
@@ -132,6 +137,14 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   serve->add_option("--max-heuristic", a->max_heuristic, "Cap of heuristic freshness (e.g. 1h, 1d)")
+      ->capture_default_str();
+  serve->add_option("--br-level", a->br_level,
+                    "br quality of variants for clients that take br but not zstd (0: send them gzip or identity)")
+      ->check(CLI::Range(0, 11))
+      ->capture_default_str();
+  serve->add_option("--gzip-level", a->gzip_level,
+                    "gzip level of variants for clients that take gzip only (0: send them identity)")
+      ->check(CLI::Range(0, 9))
       ->capture_default_str();
   serve->add_option("--compress-type", a->compress_types,
                     "Also compress this media type (type/subtype, type/* or *+suffix; repeatable)");
