@@ -77,11 +77,11 @@ std::string RenderMetrics(const MetricsSnapshot& m) {
   Metric(&out, "ferry_cache_compression_ratio", "gauge", "Logical / stored bytes of entries written.",
          Ratio(m.logical_bytes, m.stored_bytes));
   Metric(&out, "ferry_cache_encode_bytes_total", "counter", "Bytes zstd-encoded on fill.", m.encode_bytes);
-  Metric(&out, "ferry_cache_encode_ns_per_byte", "gauge", "zstd encode time per input byte.",
+  Metric(&out, "ferry_cache_encode_ns_per_byte", "gauge", "zstd encode CPU time (of the filling thread) per input byte.",
          Ratio(m.encode_ns, m.encode_bytes));
   Metric(&out, "ferry_cache_decode_bytes_total", "counter", "Bytes zstd-decoded for identity clients.",
          m.decode_bytes);
-  Metric(&out, "ferry_cache_decode_ns_per_byte", "gauge", "zstd decode time per output byte.",
+  Metric(&out, "ferry_cache_decode_ns_per_byte", "gauge", "zstd decode CPU time per output byte.",
          Ratio(m.decode_ns, m.decode_bytes));
   auto by_coding = [&](const char* name, const char* type, const char* help, auto value, bool coded_only) {
     fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
@@ -96,7 +96,7 @@ std::string RenderMetrics(const MetricsSnapshot& m) {
   by_coding("ferry_cache_variant_encode_bytes_total", "counter",
             "Bytes encoded into br and gzip variants of stored entries.",
             [&](size_t i) { return m.coding_encode_bytes[i]; }, true);
-  by_coding("ferry_cache_variant_encode_ns_per_byte", "gauge", "br and gzip variant encode time per input byte.",
+  by_coding("ferry_cache_variant_encode_ns_per_byte", "gauge", "br and gzip variant encode CPU time per input byte.",
             [&](size_t i) { return Ratio(m.coding_encode_ns[i], m.coding_encode_bytes[i]); }, true);
   Metric(&out, "ferry_cache_evictions_total", "counter", "Entries evicted from disk (LRU).", m.evictions);
   Metric(&out, "ferry_cache_corrupt_entries_total", "counter", "Damaged entries found and removed.", m.corrupt);

@@ -132,10 +132,10 @@ std::shared_ptr<const Proxy::Fill> Proxy::StoreFill(std::shared_ptr<Fill> fill, 
                                                     std::shared_ptr<CachedObject> object, bool storable) {
   std::shared_ptr<CachedObject> plain;  // the original of a body compressed here
   if (storable && ShouldCompress(object->meta, object->body.size(), options_.transcode)) {
-    auto start = SteadyClock::now();
+    const uint64_t cpu_start = ThreadCpuNanos();
     auto z = codec::ZstdCompress(object->body, options_.level);
     if (z.ok()) {
-      counters_.encode_ns += NanosSince(start);
+      counters_.encode_ns += ThreadCpuNanos() - cpu_start;
       counters_.encode_bytes += object->body.size();
       // The original is the decoded copy identity clients are sent.
       plain = std::make_shared<CachedObject>();

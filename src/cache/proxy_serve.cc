@@ -147,7 +147,7 @@ std::shared_ptr<const CachedObject> Proxy::VariantCopy(const CachedObject& objec
   if (variant && variant->id == object.id) return variant;
   std::shared_ptr<const CachedObject> plain = DecodedCopy(object);
   if (!plain) return nullptr;
-  auto start = SteadyClock::now();
+  const uint64_t cpu_start = ThreadCpuNanos();
   auto coded = coding == Coding::kBr ? codec::BrotliCompress(plain->body, options_.br_level)
                                      : codec::GzipCompress(plain->body, options_.gzip_level);
   if (!coded.ok()) {
@@ -156,7 +156,7 @@ std::shared_ptr<const CachedObject> Proxy::VariantCopy(const CachedObject& objec
     return nullptr;
   }
   auto i = static_cast<size_t>(coding);
-  counters_.coding_encode_ns[i] += NanosSince(start);
+  counters_.coding_encode_ns[i] += ThreadCpuNanos() - cpu_start;
   counters_.coding_encode_bytes[i] += plain->body.size();
   auto copy = std::make_shared<CachedObject>();
   copy->meta.key = key;
@@ -170,7 +170,7 @@ std::shared_ptr<const CachedObject> Proxy::DecodedCopy(const CachedObject& objec
   const EntryMeta& m = object.meta;
   std::shared_ptr<const CachedObject> plain = decoded_.Get(m.key);
   if (plain && plain->id == object.id) return plain;
-  auto start = SteadyClock::now();
+  const uint64_t cpu_start = ThreadCpuNanos();
   auto decoded = codec::ZstdDecompress(object.body);
   if (!decoded.ok() || decoded->size() != m.logical_length) {
     counters_.errors++;
@@ -179,7 +179,7 @@ std::shared_ptr<const CachedObject> Proxy::DecodedCopy(const CachedObject& objec
     Forget(m.key);
     return nullptr;
   }
-  counters_.decode_ns += NanosSince(start);
+  counters_.decode_ns += ThreadCpuNanos() - cpu_start;
   counters_.decode_bytes += decoded->size();
   auto copy = std::make_shared<CachedObject>();
   copy->meta.key = m.key;

@@ -1,6 +1,8 @@
 #include "codec/zstd_codec.h"
 
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getCParams, ZSTD_getFrameHeader (exported by Debian's libzstd)
 #include <zstd.h>
@@ -134,29 +136,85 @@ Status ZstdDecoder::Finish() const {
   return Status::Ok();
 }
 
-// The one-shot helpers keep one context per thread: creating a context and
-// its workspace per call costs more than compressing a small body.
-Result<std::string> ZstdCompress(std::string_view in, int level) {
-  struct Ctx {
-    ZSTD_CCtx* c = ZSTD_createCCtx();
-    ~Ctx() { ZSTD_freeCCtx(c); }
-  };
-  thread_local Ctx ctx;
-  // The worst case is compressed into a buffer this thread keeps (never
-  // zeroed, never given back), and only the frame is copied out: a fresh
-  // worst-case string per call would be zero-filled and page-faulted in
-  // each time (a third of a volume's hydration CPU went there).
-  thread_local std::unique_ptr<char[]> scratch;
-  thread_local size_t scratch_size = 0;
-  FERRY_RETURN_IF_ERROR(Configure(ctx.c, level, in.size()));
-  const size_t bound = ZSTD_compressBound(in.size());
-  if (scratch_size < bound) {
-    scratch.reset(new char[bound]);
-    scratch_size = bound;
+namespace {
+
+// One-shot compression state: a context and the buffer the worst case is
+// compressed into (never zeroed, never given back), so only the frame is
+// copied out: a fresh worst-case string per call would be zero-filled and
+// page-faulted in each time (a third of a volume's hydration CPU went there).
+struct CompressSlot {
+  explicit CompressSlot(int l) : level(l) {}
+  ~CompressSlot() { ZSTD_freeCCtx(cctx); }
+  const int level;
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  std::unique_ptr<char[]> scratch;
+  size_t scratch_size = 0;
+};
+
+// Slots shared by every thread, most recently used first: a call takes the
+// warmest slot free (its workspace sized and paged in, likely still in
+// cache) and gives it back. One per thread instead cost a cache's fill
+// path 4-6x the codec's own time: 32 worker threads meant 32 cold
+// workspaces, each grown and faulted in on its own.
+class SlotPool {
+ public:
+  // The warmest free slot for `level` (a process uses one or two levels).
+  std::unique_ptr<CompressSlot> Take(int level) {
+    {
+      std::lock_guard lock(mu_);
+      for (size_t i = free_.size(); i-- > 0;) {
+        if (free_[i]->level != level) continue;
+        auto slot = std::move(free_[i]);
+        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+        return slot;
+      }
+    }
+    return std::make_unique<CompressSlot>(level);
   }
-  size_t n = ZSTD_compress2(ctx.c, scratch.get(), bound, in.data(), in.size());
+  void Give(std::unique_ptr<CompressSlot> slot) {
+    std::lock_guard lock(mu_);
+    if (free_.size() < kMaxFree) free_.push_back(std::move(slot));
+  }
+
+ private:
+  static constexpr size_t kMaxFree = 64;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<CompressSlot>> free_;  // guarded by mu_; the back is the warmest
+};
+
+SlotPool& Slots() {
+  static SlotPool* pool = new SlotPool;  // never destroyed: threads may compress during exit
+  return *pool;
+}
+
+}  // namespace
+
+Result<std::string> ZstdCompress(std::string_view in, int level) {
+  std::unique_ptr<CompressSlot> slot = Slots().Take(level);
+  struct GiveBack {
+    std::unique_ptr<CompressSlot>& slot;
+    ~GiveBack() { Slots().Give(std::move(slot)); }
+  } give_back{slot};
+  FERRY_RETURN_IF_ERROR(Configure(slot->cctx, level, in.size()));
+  const size_t bound = ZSTD_compressBound(in.size());
+  // A slot keeps a scratch buffer for bodies up to kMaxScratch; a larger
+  // one is compressed into its own string (its zero fill costs little
+  // beside compressing that much), so no slot holds a body-sized buffer.
+  constexpr size_t kMaxScratch = 4 << 20;
+  if (bound > kMaxScratch) {
+    std::string out(bound, '\0');
+    size_t n = ZSTD_compress2(slot->cctx, out.data(), bound, in.data(), in.size());
+    if (ZSTD_isError(n)) return ZstdError(n, "compress");
+    out.resize(n);
+    return out;
+  }
+  if (slot->scratch_size < bound) {
+    slot->scratch.reset(new char[bound]);
+    slot->scratch_size = bound;
+  }
+  size_t n = ZSTD_compress2(slot->cctx, slot->scratch.get(), bound, in.data(), in.size());
   if (ZSTD_isError(n)) return ZstdError(n, "compress");
-  return std::string(scratch.get(), n);
+  return std::string(slot->scratch.get(), n);
 }
 
 Result<std::string> ZstdDecompress(std::string_view in) {

@@ -4,7 +4,10 @@
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader (exported by Debian's libzstd)
 #include <zstd.h>
 
+#include <atomic>
 #include <random>
+#include <thread>
+#include <vector>
 
 namespace ferry::codec {
 namespace {
@@ -123,6 +126,36 @@ TEST(ZstdCodecTest, DamageIsDetected) {
   std::string out;
   ASSERT_TRUE(d.Update(std::string_view(z).substr(0, z.size() - 10), &out).ok());
   EXPECT_FALSE(d.Finish().ok()) << "a frame cut short must not pass";
+}
+
+}  // namespace
+}  // namespace ferry::codec
+
+namespace ferry::codec {
+namespace {
+
+TEST(ZstdCodecTest, OneShotCompressionFromManyThreadsAtSeveralLevelsAndSizes) {
+  // Shared contexts (a pool, most recently used first): concurrent calls at
+  // different levels and sizes, one over the 4 MiB scratch limit, each
+  // decode to their own input.
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([t, &bad] {
+      std::mt19937 rng(static_cast<unsigned>(t));
+      for (int i = 0; i < 20; ++i) {
+        size_t n = (i == 7 && t == 0) ? (6u << 20) : 1000 + rng() % 200'000;
+        std::string in;
+        while (in.size() < n) in += "thread " + std::to_string(t) + " body " + std::to_string(rng() % 1000) + "\n";
+        in.resize(n);
+        int level = 1 + (t + i) % 6;
+        auto z = ZstdCompress(in, level);
+        if (!z.ok() || ZstdFrameContentSize(*z) != in.size() || *ZstdDecompress(*z) != in) bad++;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(bad, 0);
 }
 
 }  // namespace

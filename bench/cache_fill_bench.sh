@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# What compressing costs on the cache's fill path, beside the codec alone:
+# a cold fill of the web corpus (bench/cache_corpus.sh's Debian packages)
+# through `ferry cache serve` from a static origin (python3 -m http.server),
+# once for the small bodies (4-32 KB) and once for the rest (over 32 KB),
+# each into an empty cache. ferry's own figure is its metric
+# ferry_cache_encode_ns_per_byte over those fills; beside it, one-shot
+# libzstd (one ZSTD_compress2 per body, a reused context, the same level)
+# on the same files (bench/cache_corpus_bench.cc with the same size class),
+# and Cloudflare's published 4.31 ns/byte for its cache transcoding.
+# Goal (issue 19): the fill within 1.25x of one-shot libzstd for both.
+#
+#   bench/cache_fill_bench.sh BUILD_DIR [--rounds N]
+set -euo pipefail
+BUILD=$(cd "${1:?usage: $0 BUILD_DIR [--rounds N]}" && pwd)
+shift
+ROUNDS=3
+[ "${1:-}" = --rounds ] && ROUNDS=${2:?}
+cd "$(dirname "$0")/.."
+FERRY="${FERRY_BIN:-$BUILD/ferry}"
+DIRS=(/usr/share/doc/python3.11 /usr/share/javascript/jquery /usr/share/javascript/bootstrap5
+  /usr/share/javascript/highlight.js /usr/share/nodejs/react-dom /usr/share/nodejs/lodash
+  /usr/share/iso-codes/json)
+for d in "${DIRS[@]}"; do [ -d "$d" ] || { echo "cache_fill_bench: $d is missing (run make setup)" >&2; exit 77; }; done
+
+TMP=$(mktemp -d /tmp/ferry-fill-bench.XXXXXX)
+PIDS=()
+cleanup() {
+  local p
+  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+log() { echo "cache_fill_bench: $*" >&2; }
+
+# The site: one symlink per corpus directory.
+mkdir -p "$TMP/site"
+for d in "${DIRS[@]}"; do ln -s "$d" "$TMP/site/$(echo "$d" | tr / _)"; done
+(cd "$TMP/site" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 0 >"$TMP/origin.log" 2>&1) &
+PIDS+=($!)
+for _ in $(seq 1 50); do grep -q port "$TMP/origin.log" 2>/dev/null && break; sleep 0.1; done
+ORIGIN_PORT=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$TMP/origin.log" | head -1)
+[ -n "$ORIGIN_PORT" ] || { cat "$TMP/origin.log" >&2; exit 1; }
+(cd "$TMP/site" && find -L . -type f -printf '%s %P\n') >"$TMP/files"
+
+metric() { curl -sf "http://127.0.0.1:$1/_ferry/metrics" | awk -v n="$2" '$1 == n { print $2 }'; }
+fill() {  # fill MIN MAX: ns/B and bytes encoded over a cold fill of that size class
+  local min=$1 max=$2 dir="$TMP/cache-$1" port
+  rm -rf "$dir" "$TMP/cache.port"
+  "$FERRY" cache serve --origin "http://127.0.0.1:$ORIGIN_PORT" --listen 127.0.0.1:0 --port-file "$TMP/cache.port" \
+    --dir "$dir" --max-size 4G --default-ttl 1h >"$TMP/cache.log" 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 50); do [ -s "$TMP/cache.port" ] && break; sleep 0.1; done
+  port=$(cat "$TMP/cache.port")
+  awk -v lo="$min" -v hi="$max" '$1 >= lo && $1 <= hi { sub(/^[0-9]+ /, ""); print }' "$TMP/files" |
+    sed "s|^|http://127.0.0.1:$port/|" | xargs -P 2 -n 50 curl -sf >/dev/null || true
+  echo "$(metric "$port" ferry_cache_encode_ns_per_byte) $(metric "$port" ferry_cache_encode_bytes_total)"
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+}
+corpus() {  # corpus MIN MAX: one-shot libzstd ns/B on the same size class
+  "$BUILD/bench/ferry_cache_corpus_bench" --min-bytes "$1" --max-bytes "$2" "${DIRS[@]}" |
+    awk -F'|' '/^\| 3 \|/ { gsub(/ /, "", $6); print $6 }'
+}
+median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+spread() { sort -g | tr '\n' ' ' | sed 's/ $//'; }
+
+echo "| bodies | bytes zstd-encoded on fill | fill: ferry_cache_encode_ns_per_byte | one-shot libzstd ns/B | fill / libzstd | Cloudflare |"
+echo "|---|---|---|---|---|---|"
+for class in "small 4096 32768" "large 32769 67108864"; do
+  set -- $class
+  : >"$TMP/ferry.ns"
+  : >"$TMP/zstd.ns"
+  for r in $(seq 1 "$ROUNDS"); do
+    read -r ns bytes < <(fill "$2" "$3")
+    echo "$ns" >>"$TMP/ferry.ns"
+    corpus "$2" "$3" >>"$TMP/zstd.ns"
+    log "$1 round $r: fill $ns ns/B over $bytes bytes, libzstd $(tail -1 "$TMP/zstd.ns") ns/B"
+  done
+  f=$(median <"$TMP/ferry.ns")
+  z=$(median <"$TMP/zstd.ns")
+  awk -v c="$1 ($2-$3 B)" -v b="$bytes" -v f="$f" -v z="$z" -v fs="$(spread <"$TMP/ferry.ns")" -v zs="$(spread <"$TMP/zstd.ns")" \
+    'BEGIN { printf "| %s | %.1f MB | %.2f (%s) | %.2f (%s) | %.2fx | 4.31 |\n", c, b / 1e6, f, fs, z, zs, f / z }'
+done
+echo
+echo "Medians of $ROUNDS rounds (each round's figure in brackets); fills with 2 clients at once from python3 -m http.server, zstd level 3."
