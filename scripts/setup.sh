@@ -17,9 +17,11 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
 # qemu-utils, libnbd-bin (nbdinfo, nbdcopy, nbdfuse) and fuse3 (fusermount3)
 # are the NBD peers of the volume tests, nbdkit (curl plugin, cow and cache
 # filters) the volume benchmark's peer; postgresql the server the PostgreSQL
-# state store is tested against, in a throwaway cluster, testing/pg/).
+# state store is tested against, in a throwaway cluster, testing/pg/;
+# brotli decodes the cache's br answers in its tests; chromium is the real
+# browser of tests/integration/cache_browser_test.sh, headless).
 PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl zstd brotli time sqlite3
-  nginx varnish wrk qemu-utils libnbd-bin fuse3 nbdkit e2fsprogs postgresql)
+  nginx varnish wrk qemu-utils libnbd-bin fuse3 nbdkit e2fsprogs postgresql chromium)
 # A real guest on a lazy volume (tests/integration/vm_boot_test.sh, the VM
 # section of bench/volume_bench.sh): qemu-system-x86 is qemu-system-x86_64
 # (with its firmware: seabios, ipxe-qemu and qemu-system-data come as
