@@ -184,7 +184,8 @@ class Daemon {
           if (e.volume->PrefetchPending()) todo.push_back(e);
         }
         if (todo.empty()) {
-          prefetch_cv_.wait_for(lock, std::chrono::milliseconds(100));  // woken by Attach
+          // Woken by Attach; a chunk left by a failed fetch waits for the next scan.
+          prefetch_cv_.wait_for(lock, std::chrono::seconds(1));
           continue;
         }
       }
