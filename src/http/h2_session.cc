@@ -354,9 +354,9 @@ H2Session::H2Session(const H2Limits& limits, std::string peer, Clock::time_point
   nghttp2_session_callbacks_set_send_data_callback(cb, &SendDataCb);
   nghttp2_option* opt = nullptr;
   nghttp2_option_new(&opt);
-  // nghttp2's own reset limit stays as a backstop behind ResetLimiter.
-  nghttp2_option_set_stream_reset_rate_limit(opt, 2 * uint64_t{limits.resets.burst},
-                                             2 * uint64_t{limits.resets.per_second});
+  // nghttp2's own reset limit stays as a looser backstop behind ResetLimiter.
+  nghttp2_option_set_stream_reset_rate_limit(opt, 10 * uint64_t{limits.resets.burst},
+                                             10 * uint64_t{limits.resets.per_second});
   nghttp2_option_set_max_continuations(opt, 8);
   nghttp2_session_server_new2(&impl_->session, cb, impl_.get(), opt);
   nghttp2_option_del(opt);
