@@ -45,6 +45,7 @@ http::ServerOptions HttpOptions(const ServeOptions& o) {
 }  // namespace
 
 Status ServeCache(const ServeOptions& o) {
+  SetReloadOnHangup(true);  // from now on SIGHUP reloads, it does not stop
   FERRY_ASSIGN_OR_RETURN(auto store, DiskStore::Open(o.store));
   ProxyOptions proxy_options = o.proxy;
   if (proxy_options.spool_dir.empty()) proxy_options.spool_dir = o.store.dir + "/tmp";

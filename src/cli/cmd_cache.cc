@@ -46,7 +46,7 @@ struct CacheArgs {
 // the others chosen by SNI), and where HTTPS is served.
 Status TlsOptions(const CacheArgs& a, cache::ServeOptions* o) {
   if (a.tls_certs.size() != a.tls_keys.size()) {
-    return Status::InvalidArgument("--tls-cert and --tls-key come in pairs: " + std::to_string(a.tls_certs.size()) +
+    return Status::InvalidArgument("--tls-cert and --tls-key come in pairs (both a certificate and a key): " + std::to_string(a.tls_certs.size()) +
                                    " certificate(s), " + std::to_string(a.tls_keys.size()) + " key(s)");
   }
   for (size_t i = 0; i < a.tls_certs.size(); ++i) o->tls.certificates.push_back({a.tls_certs[i], a.tls_keys[i]});
