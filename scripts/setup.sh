@@ -9,8 +9,9 @@ cd "$(dirname "$0")/.."
 BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
   libboost-dev libssl-dev libzstd-dev libsqlite3-dev libpq-dev zlib1g-dev libbrotli-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  universal-ctags)  # universal-ctags: scripts/code_limits.py finds functions with it
+  libgtest-dev libgmock-dev libbenchmark-dev libnghttp2-dev
+  universal-ctags)  # universal-ctags: scripts/code_limits.py finds functions with it;
+                    # libnghttp2-dev: the cache's HTTP/2 (framing, HPACK, flow control)
 # Tests and benchmarks: independent peers and the tools that drive them
 # (nginx and varnish are the cache benchmark's origin and peer caches, wrk its
 # load generator; bench/cache_hit_bench.sh runs them with its own configs;
@@ -19,9 +20,12 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
 # filters) the volume benchmark's peer; postgresql the server the PostgreSQL
 # state store is tested against, in a throwaway cluster, testing/pg/;
 # brotli decodes the cache's br answers in its tests; chromium is the real
-# browser of tests/integration/cache_browser_test.sh, headless).
+# browser of tests/integration/cache_browser_test.sh, headless;
+# nghttp2-client (nghttp, h2load) the HTTP/2 peers of the cache's h2 tests,
+# python3-h2 the raw client of its abuse tests).
 PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl zstd brotli time sqlite3
-  nginx varnish wrk qemu-utils libnbd-bin fuse3 nbdkit e2fsprogs postgresql chromium)
+  nginx varnish wrk qemu-utils libnbd-bin fuse3 nbdkit e2fsprogs postgresql chromium
+  nghttp2-client python3-h2)
 # A real guest on a lazy volume (tests/integration/vm_boot_test.sh, the VM
 # section of bench/volume_bench.sh): qemu-system-x86 is qemu-system-x86_64
 # (with its firmware: seabios, ipxe-qemu and qemu-system-data come as

@@ -31,6 +31,8 @@ MetricsSnapshot Snapshot(const ProxyCounters& c) {
   m.encode_bytes = c.encode_bytes;
   m.decode_ns = c.decode_ns;
   m.decode_bytes = c.decode_bytes;
+  m.requests_h1 = c.requests_h1;
+  m.requests_h2 = c.requests_h2;
   return m;
 }
 
@@ -56,6 +58,10 @@ std::string RenderMetrics(const MetricsSnapshot& m) {
   for (const auto& [label, v] : results) {
     fmt::format_to(std::back_inserter(out), "ferry_cache_requests_total{{result=\"{}\"}} {}\n", label, v);
   }
+  out += "# HELP ferry_cache_http_requests_total Requests received, by protocol (HTTP/1.x, HTTP/2).\n"
+         "# TYPE ferry_cache_http_requests_total counter\n";
+  fmt::format_to(std::back_inserter(out), "ferry_cache_http_requests_total{{protocol=\"h1\"}} {}\n", m.requests_h1);
+  fmt::format_to(std::back_inserter(out), "ferry_cache_http_requests_total{{protocol=\"h2\"}} {}\n", m.requests_h2);
   Metric(&out, "ferry_cache_coalesced_total", "counter",
          "Requests answered by another request's fill of the same key.", m.coalesced);
   Metric(&out, "ferry_cache_origin_fetches_total", "counter", "Requests sent upstream (origin or parent).",

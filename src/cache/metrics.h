@@ -30,6 +30,8 @@ struct ProxyCounters {
   // gzip): answers, body bytes, and the encoding of br / gzip variants.
   std::atomic<uint64_t> coding_responses[kCodings]{}, coding_bytes[kCodings]{};
   std::atomic<uint64_t> coding_encode_ns[kCodings]{}, coding_encode_bytes[kCodings]{};
+  // Requests received, by protocol (Proxy::CountRequest).
+  std::atomic<uint64_t> requests_h1{0}, requests_h2{0};
 };
 
 struct MetricsSnapshot {
@@ -40,6 +42,7 @@ struct MetricsSnapshot {
   uint64_t encode_ns = 0, encode_bytes = 0, decode_ns = 0, decode_bytes = 0;
   uint64_t coding_responses[kCodings] = {}, coding_bytes[kCodings] = {};
   uint64_t coding_encode_ns[kCodings] = {}, coding_encode_bytes[kCodings] = {};
+  uint64_t requests_h1 = 0, requests_h2 = 0;
   // The store's state.
   uint64_t disk_entries = 0, disk_bytes = 0, evictions = 0, corrupt = 0;
   uint64_t memory_entries = 0, memory_bytes = 0;
@@ -49,7 +52,9 @@ struct MetricsSnapshot {
 
 MetricsSnapshot Snapshot(const ProxyCounters& c);
 
-// Prometheus text: every counter as ferry_cache_*_total, the store's state
+// Prometheus text: every counter as ferry_cache_*_total (requests by
+// cache result, and by protocol as ferry_cache_http_requests_total
+// {protocol="h1"|"h2"}), the store's state
 // as gauges, plus the derived compression ratio (logical / stored bytes of
 // entries written) and encode / decode nanoseconds per byte.
 std::string RenderMetrics(const MetricsSnapshot& m);

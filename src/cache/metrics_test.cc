@@ -15,7 +15,11 @@ TEST(MetricsTest, RendersCountersGaugesAndRatios) {
   m.encode_ns = 500;
   m.encode_bytes = 250;
   m.disk_entries = 4;
+  m.requests_h1 = 5;
+  m.requests_h2 = 6;
   std::string text = RenderMetrics(m);
+  EXPECT_NE(text.find("ferry_cache_http_requests_total{protocol=\"h1\"} 5\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("ferry_cache_http_requests_total{protocol=\"h2\"} 6\n"), std::string::npos) << text;
   EXPECT_NE(text.find("ferry_cache_requests_total{result=\"hit\"} 7\n"), std::string::npos) << text;
   EXPECT_NE(text.find("ferry_cache_requests_total{result=\"miss\"} 3\n"), std::string::npos);
   EXPECT_NE(text.find("# TYPE ferry_cache_coalesced_total counter\nferry_cache_coalesced_total 2\n"),

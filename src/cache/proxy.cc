@@ -42,6 +42,10 @@ void Proxy::Forget(const std::string& key) {
   decoded_.Remove(key);
 }
 
+void Proxy::CountRequest(const ProxyRequest& req) {
+  (req.version >= 20 ? counters_.requests_h2 : counters_.requests_h1)++;
+}
+
 MetricsSnapshot Proxy::Metrics() const {
   MetricsSnapshot m = Snapshot(counters_);
   DiskStoreStats d = store_->stats();

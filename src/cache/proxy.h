@@ -105,6 +105,9 @@ class Proxy {
   ~Proxy();  // waits for upstream exchanges still streaming (the pool joins)
   ProxyResponse Handle(const ProxyRequest& req);
   std::optional<ProxyResponse> HandleFromMemory(const ProxyRequest& req);
+  // Counts a request by its protocol (ServerRequest::version); the server
+  // calls it once per request received.
+  void CountRequest(const ProxyRequest& req);
   const ProxyCounters& counters() const { return counters_; }
   MetricsSnapshot Metrics() const;
 

@@ -19,7 +19,13 @@ namespace ferry::cache {
 struct ServeOptions {
   std::string listen = "127.0.0.1:8080";  // net/listen_address.h (port 0: pick one)
   std::string port_file;                  // the bound port is written here
-  net::TlsFiles tls;                      // HTTPS when given
+  // HTTPS when given: on `listen_tls` beside a plain `listen`, else on
+  // `listen` itself. Several certificates: the client's SNI name picks
+  // (the first by default). SIGHUP reads them again.
+  net::TlsFiles tls;
+  std::string listen_tls;
+  std::string tls_port_file;
+  bool http2 = true;  // h2 by ALPN over TLS, h2c with prior knowledge
   ProxyOptions proxy;
   DiskStoreOptions store;
   http::ClientOptions origin;
@@ -33,6 +39,8 @@ struct ServeOptions {
 };
 
 // Serves until SIGINT or SIGTERM (base/cancel.h), then stops gracefully;
+// reloads the TLS certificates on SIGHUP (base/reload.h: a reload that
+// fails keeps the old ones and logs one line);
 // errors in setting up (a bad --listen, a port in use, an unusable --dir or
 // certificate) are returned.
 Status ServeCache(const ServeOptions& options);

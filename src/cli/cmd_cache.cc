@@ -35,16 +35,38 @@ struct CacheArgs {
   size_t upstream_queue = 16;
   std::string client_timeout = "60s";
   std::string origin_timeout = "60s";
-  std::string tls_cert, tls_key;
+  std::vector<std::string> tls_certs, tls_keys;
+  std::string listen_tls;
+  std::string tls_port_file;
+  bool no_http2 = false;
   size_t max_connections = 10'000;
 };
+
+// --tls-cert and --tls-key in pairs (the first the default certificate,
+// the others chosen by SNI), and where HTTPS is served.
+Status TlsOptions(const CacheArgs& a, cache::ServeOptions* o) {
+  if (a.tls_certs.size() != a.tls_keys.size()) {
+    return Status::InvalidArgument("--tls-cert and --tls-key come in pairs (both a certificate and a key): " + std::to_string(a.tls_certs.size()) +
+                                   " certificate(s), " + std::to_string(a.tls_keys.size()) + " key(s)");
+  }
+  for (size_t i = 0; i < a.tls_certs.size(); ++i) o->tls.certificates.push_back({a.tls_certs[i], a.tls_keys[i]});
+  if (!a.listen_tls.empty() && !o->tls.enabled()) {
+    return Status::InvalidArgument("--listen-tls needs --tls-cert and --tls-key");
+  }
+  if (!a.tls_port_file.empty() && a.listen_tls.empty()) {
+    return Status::InvalidArgument("--tls-port-file needs --listen-tls");
+  }
+  o->listen_tls = a.listen_tls;
+  o->tls_port_file = a.tls_port_file;
+  o->http2 = !a.no_http2;
+  return Status::Ok();
+}
 
 int RunServe(const CacheArgs& a) {
   cache::ServeOptions o;
   o.listen = a.listen;
   o.port_file = a.port_file;
-  o.tls.cert_file = a.tls_cert;
-  o.tls.key_file = a.tls_key;
+  if (Status st = TlsOptions(a, &o); !st.ok()) return Fail("cache serve", st);
   if (a.max_connections < 1) return Fail("cache serve", Status::InvalidArgument("--max-connections must be at least 1"));
   o.max_connections = a.max_connections;
   auto routing = cache::ParseRouting(a.origin, a.host_map);
@@ -119,8 +141,14 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
   serve->add_option("--origin-host-map", a->host_map, "HOST=URL: the origin for one Host (repeatable)");
   serve->add_option("--listen", a->listen, "HOST:PORT, [V6]:PORT or unix:PATH to listen on (port 0: pick one)")
       ->capture_default_str();
-  serve->add_option("--tls-cert", a->tls_cert, "Serve HTTPS with this certificate chain (PEM)");
-  serve->add_option("--tls-key", a->tls_key, "The certificate's private key (PEM)");
+  serve->add_option("--listen-tls", a->listen_tls,
+                    "HOST:PORT to serve HTTPS on, beside a plain --listen (without it, --tls-cert makes --listen HTTPS)");
+  serve->add_option("--tls-cert", a->tls_certs,
+                    "Serve HTTPS with this certificate chain (PEM); repeatable: the client's SNI name picks the one "
+                    "naming it, the first by default; SIGHUP reloads");
+  serve->add_option("--tls-key", a->tls_keys, "The private key (PEM) of the --tls-cert in the same place");
+  serve->add_option("--tls-port-file", a->tls_port_file, "Write the bound --listen-tls port here");
+  serve->add_flag("--no-http2", a->no_http2, "Speak HTTP/1.1 only (no h2 by ALPN, no h2c with prior knowledge)");
   serve->add_option("--max-connections", a->max_connections,
                     "Client connections open at once (one more is closed at once)")
       ->capture_default_str();

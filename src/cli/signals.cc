@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "base/cancel.h"
+#include "base/reload.h"
 
 namespace ferry::cli {
 
@@ -15,11 +16,17 @@ void InstallSignalHandling() {
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::thread([set] {
     for (int seen = 0;; ++seen) {
       int sig = 0;
       if (sigwait(&set, &sig) != 0) continue;
+      if (sig == SIGHUP && ReloadOnHangup()) {
+        RequestReload();
+        --seen;
+        continue;
+      }
       if (seen > 0) _exit(130);
       static const char kMsg[] = "ferry: interrupted, cleaning up (again to quit at once)\n";
       (void)!write(STDERR_FILENO, kMsg, sizeof kMsg - 1);

@@ -125,6 +125,7 @@ ServerRequest RequestReader::TakeRequest() {
   req.target = std::string(in.target());
   for (const auto& f : in) req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
   req.body = std::move(in.body());
+  req.version = static_cast<int>(in.version());
   return req;
 }
 

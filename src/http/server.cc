@@ -8,6 +8,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 
+#include "http/h2_connection.h"
 #include "net/server.h"
 
 namespace ferry::http {
@@ -24,13 +25,27 @@ bool NoBody(int status) { return status == 304 || status == 204 || (status >= 10
 
 }  // namespace
 
+// The ALPN protocols offered over TLS and the HTTP/2 bounds, from the options.
+ServerOptions Prepared(ServerOptions o) {
+  if (o.net.tls.alpn.empty()) {
+    o.net.tls.alpn = o.http2 ? std::vector<std::string>{"h2", "http/1.1"} : std::vector<std::string>{"http/1.1"};
+  }
+  o.h2.header_limit = o.limits.header_limit;
+  o.h2.body_limit = o.limits.body_limit;
+  return o;
+}
+
 struct Server::Impl {
   ServerOptions options;
   Handler* handler;
   net::Server server;
+  H2Config h2;
 
   Impl(ServerOptions o, Handler* h)
-      : options(std::move(o)), handler(h), server(options.net, [this](net::Connection& c) { return Session(c); }) {}
+      : options(Prepared(std::move(o))),
+        handler(h),
+        server(options.net, [this](net::Connection& c) { return Session(c); }),
+        h2{handler, &server, options.client_timeout, options.h2} {}
 
   asio::awaitable<void> WriteSimple(net::Connection& c, bhttp::status st, std::string text) {
     bhttp::response<bhttp::string_body> res{st, 11};
@@ -180,8 +195,41 @@ struct Server::Impl {
     }
   }
 
+  // Reads until the first bytes are the h2c preface or cannot be; they
+  // stay in `buffer`. The connection is idle (closed at once by a stop)
+  // until its first byte.
+  asio::awaitable<PrefaceMatch> Sniff(net::Connection& c, beast::flat_buffer& buffer) {
+    PrefaceMatch m = PrefaceMatch::kPartial;
+    c.SetIdle(true);
+    c.Arm(options.client_timeout);
+    while (m == PrefaceMatch::kPartial) {
+      Ec ec;
+      size_t n = co_await c.async_read_some(buffer.prepare(64 << 10), Token(ec));
+      buffer.commit(n);
+      if (n > 0) c.SetIdle(false);
+      auto data = buffer.data();
+      m = MatchH2Preface(std::string_view(static_cast<const char*>(data.data()), data.size()));
+      if (ec) break;
+    }
+    c.Disarm();
+    co_return m;
+  }
+
   asio::awaitable<void> Session(net::Connection& c) {
+    if (options.http2 && c.tls() && c.alpn() == "h2") {
+      co_await ServeH2(c, h2, "");
+      co_return;
+    }
     beast::flat_buffer buffer;
+    if (options.http2 && !c.tls()) {
+      const PrefaceMatch m = co_await Sniff(c, buffer);
+      if (m == PrefaceMatch::kYes) {
+        auto data = buffer.data();
+        std::string received(static_cast<const char*>(data.data()), data.size());
+        co_await ServeH2(c, h2, std::move(received));
+        co_return;
+      }
+    }
     while (!c.draining()) {
       RequestReader reader(options.limits);
       co_await ReadRequest(c, buffer, reader);
@@ -214,6 +262,9 @@ Server::~Server() { Stop(); }
 Status Server::Start() { return impl_->server.Start(); }
 uint16_t Server::port() const { return impl_->server.port(); }
 std::string Server::address() const { return impl_->server.address(); }
+uint16_t Server::tls_port() const { return impl_->server.tls_port(); }
+std::string Server::tls_address() const { return impl_->server.tls_address(); }
+Status Server::ReloadTls() { return impl_->server.ReloadTls(); }
 net::ServerStats Server::stats() const { return impl_->server.stats(); }
 void Server::Stop() { impl_->server.Stop(); }
 

@@ -1,5 +1,8 @@
 #pragma once
-// ferry's HTTP/1.1 server on the server core (net/server.h): keep-alive,
+// ferry's HTTP server on the server core (net/server.h). HTTP/2 when the
+// client asks for it — by ALPN "h2" over TLS, or with prior knowledge (the
+// h2c preface) on a plain connection — runs http/h2_connection.h on the
+// same Handler; everything else is HTTP/1.1: keep-alive,
 // sized and chunked request bodies read by http::RequestReader with its
 // limits (400, 413 and 431 answered for the client), HEAD, bodies written
 // from memory or streamed from a BodyReader, and the client timeout on
@@ -19,6 +22,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "http/h2_limits.h"
 #include "http/headers.h"
 #include "http/request_reader.h"
 #include "http/server_request.h"
@@ -81,6 +85,10 @@ struct ServerOptions {
   // kept-alive connection) and each wait for the client to take more of an
   // answer; a client past it is disconnected.
   std::chrono::milliseconds client_timeout{60'000};
+  // HTTP/2 beside HTTP/1.1 (ALPN offers "h2" first over TLS); its bounds
+  // (http/h2_limits.h), whose header_limit and body_limit are `limits`'.
+  bool http2 = true;
+  H2Limits h2;
 };
 
 class Server {
@@ -94,6 +102,12 @@ class Server {
   Status Start();
   uint16_t port() const;
   std::string address() const;
+  // Of net.tls_listen (0 and "" without one).
+  uint16_t tls_port() const;
+  std::string tls_address() const;
+  // net::Server::ReloadTls: new handshakes take the certificates as the
+  // files now are; on failure the old ones stay.
+  Status ReloadTls();
   net::ServerStats stats() const;
   // Graceful (net::Server::Stop): answers in progress are finished.
   void Stop();

@@ -14,6 +14,7 @@ struct ServerRequest {
   Headers headers;   // as received
   std::string body;
   std::string peer;  // the client's IP address
+  int version = 11;  // 10 or 11 (HTTP/1.x), 20 (HTTP/2)
 };
 
 }  // namespace ferry::http

@@ -74,8 +74,7 @@ struct NbdServer::Impl {
     n.worker_threads = o.worker_threads;
     n.handshake_timeout = o.client_timeout;
     if (o.tls.mode != TlsMode::kOff) {
-      n.tls.cert_file = o.tls.cert_file;
-      n.tls.key_file = o.tls.key_file;
+      n.tls.certificates = {{o.tls.cert_file, o.tls.key_file}};
       n.tls.ca_file = o.tls.ca_file;
       n.tls.in_band = true;
     }

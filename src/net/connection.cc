@@ -19,7 +19,8 @@ Connection::Connection(Tcp socket) : peer_(PeerOf(socket)) {
 
 Connection::Connection(Unix socket) : impl_(std::make_shared<Impl>(std::move(socket))), peer_("unix") {}
 
-Connection::Connection(Tls stream) : peer_(PeerOf(stream.next_layer())) {
+Connection::Connection(Tls stream, std::shared_ptr<const void> keep)
+    : peer_(PeerOf(stream.next_layer())), keep_(std::move(keep)) {
   boost::system::error_code ignored;
   stream.next_layer().set_option(boost::asio::ip::tcp::no_delay(true), ignored);
   impl_ = std::make_shared<Impl>(std::move(stream));
@@ -90,17 +91,31 @@ void Connection::ShutdownSend() {
       impl_->stream);
 }
 
-bool Connection::StartTls(boost::asio::ssl::context& context) {
+bool Connection::StartTls(boost::asio::ssl::context& context, std::shared_ptr<const void> keep) {
   auto* tcp = std::get_if<Tcp>(&impl_->stream);
   if (!tcp) return false;
   Tcp socket = std::move(*tcp);
   impl_->stream.emplace<Tls>(std::move(socket), context);
+  keep_ = std::move(keep);
   return true;
+}
+
+std::string_view Connection::alpn() const {
+  const auto* tls = std::get_if<Tls>(&impl_->stream);
+  if (!tls) return {};
+  const unsigned char* p = nullptr;
+  unsigned int n = 0;
+  SSL_get0_alpn_selected(const_cast<Tls*>(tls)->native_handle(), &p, &n);
+  return p ? std::string_view(reinterpret_cast<const char*>(p), n) : std::string_view();
 }
 
 void Connection::Drain() {
   draining_ = true;
-  if (idle_) Close();
+  if (on_drain_) {
+    on_drain_();
+  } else if (idle_) {
+    Close();
+  }
 }
 
 }  // namespace ferry::net

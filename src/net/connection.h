@@ -13,6 +13,8 @@
 // Draining: a session marks itself idle while it waits for the client's
 // next request (SetIdle); Server::Stop then closes idle connections at
 // once and tells busy ones, through draining(), to end after their answer.
+// A session that multiplexes (HTTP/2) is told at once instead (OnDrain),
+// to say goodbye in its protocol.
 //
 // Threading: a connection lives on one event loop (single-threaded), and
 // every call is made there.
@@ -26,8 +28,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <variant>
 
 namespace ferry::net {
@@ -41,7 +45,9 @@ class Connection {
 
   explicit Connection(Tcp socket);
   explicit Connection(Unix socket);
-  explicit Connection(Tls stream);
+  // `keep`: what the TLS stream's context needs alive (net/tls_context.h),
+  // held as long as the connection.
+  Connection(Tls stream, std::shared_ptr<const void> keep);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -68,9 +74,13 @@ class Connection {
   bool tls() const { return std::holds_alternative<Tls>(impl_->stream); }
   // A plain TCP connection becomes a TLS one (its handshake still to do):
   // a protocol's in-band upgrade. False when it is not plain TCP.
-  bool StartTls(boost::asio::ssl::context& context);
+  bool StartTls(boost::asio::ssl::context& context, std::shared_ptr<const void> keep);
   // Only when tls(): the TLS stream, for its handshake.
   Tls& tls_stream() { return std::get<Tls>(impl_->stream); }
+
+  // The protocol agreed by ALPN during the TLS handshake ("h2"), "" when
+  // none was (or no TLS).
+  std::string_view alpn() const;
 
   // The client's IP address ("unix" on a Unix-domain socket).
   const std::string& peer() const { return peer_; }
@@ -89,6 +99,9 @@ class Connection {
   // Set by Server::Stop: finish the answer in progress, then end.
   void Drain();
   bool draining() const { return draining_; }
+  // Drain() calls `f` (on the connection's loop) instead of closing an
+  // idle connection.
+  void OnDrain(std::function<void()> f) { on_drain_ = std::move(f); }
 
  private:
   struct Impl {
@@ -112,6 +125,8 @@ class Connection {
   // session has ended (then it finds `gone`).
   std::shared_ptr<Impl> impl_;
   std::string peer_;
+  std::shared_ptr<const void> keep_;
+  std::function<void()> on_drain_;
   bool idle_ = false;
   bool draining_ = false;
 };

@@ -7,6 +7,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -23,6 +24,7 @@
 
 #include "base/atomic_file.h"
 #include "net/listen_address.h"
+#include "net/tls_context.h"
 
 namespace ferry::net {
 
@@ -59,12 +61,44 @@ Status ClearStaleSocket(const std::string& path, const std::string& flag) {
 
 }  // namespace
 
+// One address the server accepts on; every connection of a `tls` one
+// begins with the TLS handshake.
+struct Listener {
+  std::string text;  // as given
+  std::string flag;
+  std::string port_file;
+  bool tls = false;
+  ListenAddress address;
+  uint16_t port = 0;
+  std::optional<tcp::acceptor> tcp_acceptor;
+  std::optional<unix_socket::acceptor> unix_acceptor;
+
+  void Set(std::string t, std::string f, std::string pf, bool with_tls) {
+    text = std::move(t);
+    flag = std::move(f);
+    port_file = std::move(pf);
+    tls = with_tls;
+  }
+  std::string ToString() const {
+    ListenAddress a = address;
+    a.port = port;
+    return a.ToString();
+  }
+};
+
+// An asio context over a TlsContext's default SSL_CTX, for making streams
+// (each SSL takes its own reference).
+asio::ssl::context AsioContext(const TlsContext& t) {
+  SSL_CTX_up_ref(t.handle());
+  return asio::ssl::context(t.handle());
+}
+
 struct Server::Impl {
   ServerOptions options;
   Session session;
-  ListenAddress address;
-  uint16_t port = 0;
-  std::optional<asio::ssl::context> tls;
+  std::vector<Listener> listeners;  // `listen`, then `tls_listen`
+  // Replaced whole by a reload; connections hold the one they began with.
+  std::shared_ptr<const TlsContext> tls;  // guarded by mu
 
   mutable std::mutex mu;
   std::condition_variable changed;
@@ -81,8 +115,6 @@ struct Server::Impl {
   asio::thread_pool workers;
   std::vector<std::unique_ptr<asio::io_context>> loops;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
-  std::optional<tcp::acceptor> tcp_acceptor;
-  std::optional<unix_socket::acceptor> unix_acceptor;
 
   Impl(ServerOptions o, Session s)
       : options(std::move(o)),
@@ -93,38 +125,43 @@ struct Server::Impl {
     }
   }
 
-  Status Error(const std::string& why) const {
-    return Status::InvalidArgument(options.flag + " " + options.listen + ": " + why);
+  Status Error(const Listener& l, const std::string& why) const {
+    return Status::InvalidArgument(l.flag + " " + l.text + ": " + why);
   }
 
-  Status SetUpTls() {
-    if (!options.tls.enabled()) return Status::Ok();
-    if (options.tls.cert_file.empty() || options.tls.key_file.empty()) {
-      return Status::InvalidArgument("TLS needs both a certificate and a key file");
+  Status SetUpListeners() {
+    const bool split = !options.tls_listen.empty();
+    if (split && !options.tls.enabled()) {
+      return Status::InvalidArgument(options.tls_flag + " needs a TLS certificate and key");
     }
-    tls.emplace(asio::ssl::context::tls_server);
-    Ec ec;
-    tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
-                         asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
-                         asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use,
-                     ec);
-    tls->use_certificate_chain_file(options.tls.cert_file, ec);
-    if (ec) return Status::InvalidArgument("TLS certificate " + options.tls.cert_file + ": " + ec.message());
-    tls->use_private_key_file(options.tls.key_file, asio::ssl::context::pem, ec);
-    if (ec) return Status::InvalidArgument("TLS key " + options.tls.key_file + ": " + ec.message());
-    if (SSL_CTX_check_private_key(tls->native_handle()) != 1) {
-      return Status::InvalidArgument("TLS key " + options.tls.key_file + " does not match the certificate");
-    }
-    if (!options.tls.ca_file.empty()) {
-      tls->load_verify_file(options.tls.ca_file, ec);
-      if (ec) return Status::InvalidArgument("TLS CA " + options.tls.ca_file + ": " + ec.message());
-      tls->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
+    listeners.resize(split ? 2 : 1);
+    listeners[0].Set(options.listen, options.flag, options.port_file,
+                     !split && options.tls.enabled() && !options.tls.in_band);
+    if (split) listeners[1].Set(options.tls_listen, options.tls_flag, options.tls_port_file, true);
+    for (auto& l : listeners) {
+      auto address = ParseListenAddress(l.text);
+      if (!address.ok()) return Status::InvalidArgument(l.flag + ": " + address.status().message());
+      if (split && l.tls && address->is_unix()) return Error(l, "TLS needs a TCP address");
+      l.address = *address;
     }
     return Status::Ok();
   }
 
+  Status SetUpTls() {
+    if (!options.tls.enabled()) return Status::Ok();
+    FERRY_ASSIGN_OR_RETURN(auto t, TlsContext::Load(options.tls));
+    std::lock_guard lock(mu);
+    tls = std::move(t);
+    return Status::Ok();
+  }
+
+  std::shared_ptr<const TlsContext> CurrentTls() const {
+    std::lock_guard lock(mu);
+    return tls;
+  }
+
   template <class Acceptor, class Endpoint>
-  Status Bind(Acceptor& acceptor, const Endpoint& ep) {
+  Status Bind(const Listener& l, Acceptor& acceptor, const Endpoint& ep) {
     Ec ec;
     acceptor.open(ep.protocol(), ec);
     if constexpr (std::is_same_v<Acceptor, tcp::acceptor>) {
@@ -132,22 +169,22 @@ struct Server::Impl {
     }
     if (!ec) acceptor.bind(ep, ec);
     if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
-    if (ec) return Error(ec.message());
+    if (ec) return Error(l, ec.message());
     return Status::Ok();
   }
 
-  Status Listen() {
-    if (address.is_unix()) {
-      FERRY_RETURN_IF_ERROR(ClearStaleSocket(address.path, options.flag));
-      unix_acceptor.emplace(*loops[0]);
-      return Bind(*unix_acceptor, unix_socket::endpoint(address.path));
+  Status Listen(Listener& l) {
+    if (l.address.is_unix()) {
+      FERRY_RETURN_IF_ERROR(ClearStaleSocket(l.address.path, l.flag));
+      l.unix_acceptor.emplace(*loops[0]);
+      return Bind(l, *l.unix_acceptor, unix_socket::endpoint(l.address.path));
     }
     Ec ec;
-    auto ip = asio::ip::make_address(address.host, ec);
-    if (ec) return Error("not an IP address");
-    tcp_acceptor.emplace(*loops[0]);
-    FERRY_RETURN_IF_ERROR(Bind(*tcp_acceptor, tcp::endpoint(ip, address.port)));
-    port = tcp_acceptor->local_endpoint().port();
+    auto ip = asio::ip::make_address(l.address.host, ec);
+    if (ec) return Error(l, "not an IP address");
+    l.tcp_acceptor.emplace(*loops[0]);
+    FERRY_RETURN_IF_ERROR(Bind(l, *l.tcp_acceptor, tcp::endpoint(ip, l.address.port)));
+    l.port = l.tcp_acceptor->local_endpoint().port();
     return Status::Ok();
   }
 
@@ -195,7 +232,7 @@ struct Server::Impl {
   }
 
   template <class Socket>
-  void Launch(Socket socket) {
+  void Launch(Socket socket, bool with_tls) {
     auto id = Admit();
     if (!id) {
       Ec ignored;
@@ -204,8 +241,10 @@ struct Server::Impl {
     }
     std::shared_ptr<Connection> c;
     if constexpr (std::is_same_v<typename Socket::protocol_type, tcp>) {
-      if (tls && !options.tls.in_band) {
-        c = std::make_shared<Connection>(Connection::Tls(std::move(socket), *tls));
+      auto t = with_tls ? CurrentTls() : nullptr;
+      if (t) {
+        auto context = AsioContext(*t);
+        c = std::make_shared<Connection>(Connection::Tls(std::move(socket), context), std::move(t));
       } else {
         c = std::make_shared<Connection>(std::move(socket));
       }
@@ -217,7 +256,7 @@ struct Server::Impl {
   }
 
   template <class Acceptor>
-  static asio::awaitable<void> Accept(Impl* self, Acceptor* acceptor) {
+  static asio::awaitable<void> Accept(Impl* self, Acceptor* acceptor, bool with_tls) {
     size_t next = 0;
     for (;;) {
       Ec ec;
@@ -230,14 +269,16 @@ struct Server::Impl {
         co_await pause.async_wait(Token(ec));
         continue;
       }
-      self->Launch(std::move(socket));
+      self->Launch(std::move(socket), with_tls);
     }
   }
 
-  void CloseAcceptor() {
+  void CloseAcceptors() {
     Ec ignored;
-    if (tcp_acceptor) tcp_acceptor->close(ignored);
-    if (unix_acceptor) unix_acceptor->close(ignored);
+    for (auto& l : listeners) {
+      if (l.tcp_acceptor) l.tcp_acceptor->close(ignored);
+      if (l.unix_acceptor) l.unix_acceptor->close(ignored);
+    }
   }
 
   // Runs `f` on each live connection's loop.
@@ -262,26 +303,29 @@ Server::~Server() { Stop(); }
 
 asio::thread_pool& Server::workers() { return impl_->workers; }
 
-bool Server::tls_configured() const { return impl_->tls.has_value(); }
+bool Server::tls_configured() const { return impl_->CurrentTls() != nullptr; }
 
 asio::awaitable<bool> Server::StartTls(Connection& c) {
-  if (!impl_->tls || c.tls() || !c.StartTls(*impl_->tls)) co_return false;
+  auto t = impl_->CurrentTls();
+  if (!t || c.tls()) co_return false;
+  auto context = AsioContext(*t);
+  if (!c.StartTls(context, std::move(t))) co_return false;
   const bool done = co_await impl_->Handshake(c);  // named: g++ 12 miscompiles `co_return co_await`
   co_return done;
 }
 
 Status Server::Start() {
   Impl& s = *impl_;
-  auto address = ParseListenAddress(s.options.listen);
-  if (!address.ok()) return Status::InvalidArgument(s.options.flag + ": " + address.status().message());
-  s.address = *address;
+  FERRY_RETURN_IF_ERROR(s.SetUpListeners());
   FERRY_RETURN_IF_ERROR(s.SetUpTls());
-  FERRY_RETURN_IF_ERROR(s.Listen());
-  if (!s.options.port_file.empty()) {
-    FERRY_RETURN_IF_ERROR(WriteFileAtomic(s.options.port_file, std::to_string(s.port) + "\n"));
+  for (auto& l : s.listeners) {
+    FERRY_RETURN_IF_ERROR(s.Listen(l));
+    if (!l.port_file.empty()) FERRY_RETURN_IF_ERROR(WriteFileAtomic(l.port_file, std::to_string(l.port) + "\n"));
   }
-  if (s.tcp_acceptor) asio::co_spawn(*s.loops[0], Impl::Accept(&s, &*s.tcp_acceptor), asio::detached);
-  if (s.unix_acceptor) asio::co_spawn(*s.loops[0], Impl::Accept(&s, &*s.unix_acceptor), asio::detached);
+  for (auto& l : s.listeners) {
+    if (l.tcp_acceptor) asio::co_spawn(*s.loops[0], Impl::Accept(&s, &*l.tcp_acceptor, l.tls), asio::detached);
+    if (l.unix_acceptor) asio::co_spawn(*s.loops[0], Impl::Accept(&s, &*l.unix_acceptor, false), asio::detached);
+  }
   for (auto& loop : s.loops) {
     s.guards.push_back(asio::make_work_guard(*loop));
     s.threads.emplace_back([l = loop.get()] { l->run(); });
@@ -290,13 +334,18 @@ Status Server::Start() {
   return Status::Ok();
 }
 
-uint16_t Server::port() const { return impl_->port; }
-
-std::string Server::address() const {
-  ListenAddress a = impl_->address;
-  a.port = impl_->port;
-  return a.ToString();
+Status Server::ReloadTls() {
+  if (!impl_->options.tls.enabled()) return Status::InvalidArgument("no TLS to reload");
+  return impl_->SetUpTls();  // on failure the current one stays
 }
+
+uint16_t Server::port() const { return impl_->listeners.empty() ? 0 : impl_->listeners[0].port; }
+
+std::string Server::address() const { return impl_->listeners.empty() ? "" : impl_->listeners[0].ToString(); }
+
+uint16_t Server::tls_port() const { return impl_->listeners.size() < 2 ? 0 : impl_->listeners[1].port; }
+
+std::string Server::tls_address() const { return impl_->listeners.size() < 2 ? "" : impl_->listeners[1].ToString(); }
 
 ServerStats Server::stats() const {
   std::lock_guard lock(impl_->mu);
@@ -308,7 +357,7 @@ void Server::Stop() {
   if (s.stopped) return;
   s.stopped = true;
   if (s.started) {
-    asio::post(*s.loops[0], [&s] { s.CloseAcceptor(); });
+    asio::post(*s.loops[0], [&s] { s.CloseAcceptors(); });
     {
       std::lock_guard lock(s.mu);
       s.stopping = true;
@@ -325,7 +374,9 @@ void Server::Stop() {
     for (auto& t : s.threads) t.join();
   }
   s.workers.join();
-  if (s.started && s.address.is_unix()) unlink(s.address.path.c_str());
+  for (auto& l : s.listeners) {
+    if (s.started && l.address.is_unix()) unlink(l.address.path.c_str());
+  }
 }
 
 }  // namespace ferry::net

@@ -62,6 +62,14 @@ class Server {
   uint16_t port() const;
   // What is listened on, e.g. "127.0.0.1:43817" or "unix:/run/x.sock".
   std::string address() const;
+  // The same of options.tls_listen (0 and "" without one).
+  uint16_t tls_port() const;
+  std::string tls_address() const;
+  // Loads the TLS files again (net/tls_context.h): new handshakes use
+  // them, connections already open go on with what they began with. On
+  // failure (a file unreadable, a key that does not match) the current
+  // ones stay and the one-line error is returned. Any thread.
+  Status ReloadTls();
   ServerStats stats() const;
   // Idempotent; joins every thread. A Unix socket's file is removed.
   void Stop();

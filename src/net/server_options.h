@@ -5,20 +5,31 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace ferry::net {
 
-// A certificate chain and its private key, both PEM files. Empty: no TLS.
-struct TlsFiles {
+// A certificate chain and its private key, both PEM files.
+struct TlsCertificate {
   std::string cert_file;
   std::string key_file;
+};
+
+// A server's TLS (net/tls_context.h). No certificates: no TLS.
+struct TlsFiles {
+  // The first is the default; a client's SNI name picks another whose
+  // names (SAN dNSNames, else the CN) match it.
+  std::vector<TlsCertificate> certificates;
   // Clients must present a certificate this CA (PEM) signed. "": none asked.
   std::string ca_file;
   // The session starts TLS itself (Server::StartTls, for a protocol's
   // in-band upgrade such as NBD's STARTTLS); otherwise every TCP
-  // connection begins with the TLS handshake.
+  // connection of the TLS listener begins with the TLS handshake.
   bool in_band = false;
-  bool enabled() const { return !cert_file.empty() || !key_file.empty(); }
+  // ALPN protocols, in the server's order of preference (e.g. "h2",
+  // "http/1.1"); the one agreed is Connection::alpn(). Empty: no ALPN.
+  std::vector<std::string> alpn;
+  bool enabled() const { return !certificates.empty(); }
 };
 
 struct ServerOptions {
@@ -29,6 +40,12 @@ struct ServerOptions {
   // The bound port is written here (atomically, with a newline) once
   // listening; for scripts that pass port 0.
   std::string port_file;
+  // A second listener (TCP) whose connections all begin with TLS, beside
+  // `listen`, which then stays plain: one server speaking both. "": none;
+  // then, with tls and not tls.in_band, `listen` itself is the TLS one.
+  std::string tls_listen;
+  std::string tls_flag = "--listen-tls";
+  std::string tls_port_file;
   int io_threads = 1;       // event loops, one thread each
   int worker_threads = 4;   // for blocking calls (Server::Blocking)
   // Connections open at once; one more is accepted and closed at once

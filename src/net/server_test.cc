@@ -242,8 +242,7 @@ TEST(NetServer, SetupErrorsAreOneLineAndNameTheSetting) {
     ServerOptions o;
     o.listen = c.listen;
     o.flag = c.flag;
-    o.tls.cert_file = c.tls_cert;
-    o.tls.key_file = c.tls_key;
+    if (!c.tls_cert.empty() || !c.tls_key.empty()) o.tls.certificates.push_back({c.tls_cert, c.tls_key});
     Running r(o);
     Status st = r.server->Start();
     ASSERT_FALSE(st.ok()) << c.listen;
