@@ -22,6 +22,8 @@ struct ProxyCounters {
   std::atomic<uint64_t> heuristic_entries{0}, heuristic_hits{0};
   std::atomic<uint64_t> encode_ns{0}, encode_bytes{0};      // zstd on fill
   std::atomic<uint64_t> decode_ns{0}, decode_bytes{0};      // zstd for identity clients
+  std::atomic<uint64_t> big_fills{0};       // big objects written to disk from their spool
+  std::atomic<uint64_t> big_read_bytes{0};  // stored bytes of big objects read for answers
 };
 
 struct MetricsSnapshot {
@@ -30,8 +32,12 @@ struct MetricsSnapshot {
   uint64_t logical_bytes = 0, stored_bytes = 0;
   uint64_t heuristic_entries = 0, heuristic_hits = 0;
   uint64_t encode_ns = 0, encode_bytes = 0, decode_ns = 0, decode_bytes = 0;
-  // The store's state.
+  uint64_t big_fills = 0, big_read_bytes = 0;
+  // The store's state (disk_store.h).
   uint64_t disk_entries = 0, disk_bytes = 0, evictions = 0, corrupt = 0;
+  uint64_t disk_logical_bytes = 0, disk_allocated_bytes = 0, disk_big_entries = 0;
+  uint64_t disk_segments = 0, disk_segment_bytes = 0;
+  uint64_t torn = 0, torn_bytes = 0, compactions = 0, compacted_bytes = 0;
   uint64_t memory_entries = 0, memory_bytes = 0;
   // The upstream exchange pool (engine/bounded_pool.h).
   uint64_t upstream_threads = 0, upstream_running = 0, upstream_queued = 0, upstream_rejected = 0;
@@ -40,8 +46,9 @@ struct MetricsSnapshot {
 MetricsSnapshot Snapshot(const ProxyCounters& c);
 
 // Prometheus text: every counter as ferry_cache_*_total, the store's state
-// as gauges, plus the derived compression ratio (logical / stored bytes of
-// entries written) and encode / decode nanoseconds per byte.
+// as gauges, plus derived ratios: compression (logical / stored bytes of
+// entries written), density (logical bytes on disk / disk blocks
+// allocated) and encode / decode nanoseconds per byte.
 std::string RenderMetrics(const MetricsSnapshot& m);
 
 }  // namespace ferry::cache

@@ -31,11 +31,17 @@
 // (fresh hits, decoding at most a small body) and returns nullopt for
 // everything else. Thread-safe.
 //
-// Bodies up to max_object are held in memory and may be cached; a larger
-// one is streamed to its client through a spool file and not cached (and
-// not shared with coalesced requests, which fetch on their own). Only
-// single byte ranges are served (a multi-range request gets the whole
-// representation, as RFC 9110 allows).
+// Bodies up to max_object are held in memory and may be cached. A larger
+// one is streamed to its client through a spool file (spool.h) and, when
+// it may be stored, cached as it arrives: a reader of its own takes the
+// spool's bytes to disk as seekable zstd frames (or as they are, when not
+// compressible; big_object.h), on the exchange pool. Requests for it while
+// it fills are streamed from the same spool from its first byte (one
+// upstream fetch; they count as coalesced); once it is on disk, answers
+// read and decode only the frames they need, so a range of a 200 MB object
+// costs a frame or two. A big object's headers refreshed by a 304 are kept
+// in memory only. Only single byte ranges are served (a multi-range
+// request gets the whole representation, as RFC 9110 allows).
 
 #include <condition_variable>
 #include <cstdint>
@@ -44,6 +50,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "base/single_flight.h"
@@ -72,9 +79,9 @@ struct ProxyOptions {
   TranscodeSettings transcode;
   CacheSettings cache;
   int level = 3;                          // zstd level for transcoded entries
-  uint64_t max_object = 64 << 20;         // largest body held in memory and cached
-  // Where larger bodies are spooled on their way to the client, uncached
-  // ("": nowhere; they are answered 502).
+  uint64_t max_object = 64 << 20;         // largest body held in memory (larger: spooled, cached as frames)
+  // Where larger bodies are spooled on their way to their clients and the
+  // disk ("": nowhere; they are answered 502).
   std::string spool_dir;
   uint64_t memory_bytes = 256ull << 20;   // memory tier budget (0: none)
   std::optional<http::Endpoint> parent;   // fill from this tier instead of the origin
@@ -115,6 +122,8 @@ class Proxy {
   ProxyResponse Admin(const ProxyRequest& req);
   ProxyResponse PassThrough(const ProxyRequest& req, const Route& route);
   ProxyResponse Streamed(const ProxyRequest& req, const Fetched& f, CacheStatus x_cache);
+  std::shared_ptr<const Fill> LeadFill(const ProxyRequest& req, const Route& route,
+                                       const std::shared_ptr<const CachedObject>& entry, const CacheControl& req_cc);
   std::shared_ptr<const Fill> FillFromUpstream(const ProxyRequest& req, const Route& route,
                                                const std::shared_ptr<const CachedObject>& stale,
                                                const CacheControl& req_cc);
@@ -124,7 +133,17 @@ class Proxy {
   void CountFill(const Fill& fill);
   void FailFill(Fill* fill, int status, std::string error);
   std::shared_ptr<const Fill> StreamFill(std::shared_ptr<Fill> fill, const Route& route,
-                                         const std::shared_ptr<const CachedObject>& stale, Fetched fetched);
+                                         const std::shared_ptr<const CachedObject>& stale, Fetched fetched,
+                                         const EntryMeta* storable);
+  // Big objects (proxy_big.cc): caching one from its spool, the fill in
+  // progress for a key, and the body of an answer from disk.
+  bool StartBigFill(const EntryMeta& meta, const std::shared_ptr<Fetched>& fetched);
+  void RunBigFill(std::unique_ptr<BigObjectWriter> writer, std::shared_ptr<http::BodyReader> spool,
+                  const std::shared_ptr<Fetched>& fetched);
+  std::shared_ptr<Fetched> BigFillFor(const std::string& key);
+  std::shared_ptr<http::BodyReader> BigBody(const std::shared_ptr<const CachedObject>& object, bool stored,
+                                            uint64_t first, uint64_t count);
+  void DropDamaged(const std::string& key, const Status& why);
   std::shared_ptr<const Fill> StoreFill(std::shared_ptr<Fill> fill, const Route& route,
                                         const std::shared_ptr<const CachedObject>& stale,
                                         std::shared_ptr<CachedObject> object, bool storable);
@@ -147,6 +166,8 @@ class Proxy {
   HotSet decoded_;  // decoded copies of zstd objects for identity clients (memory_bytes / 2)
   SingleFlight<std::string, std::shared_ptr<const Fill>> flights_;
   ProxyCounters counters_;
+  std::mutex big_mu_;
+  std::unordered_map<std::string, std::shared_ptr<Fetched>> big_fills_;  // guarded by big_mu_: filling now
   engine::BoundedPool exchange_pool_;  // last: destroyed (joined) first
 };
 

@@ -58,7 +58,11 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   r.keep = object;
   SetHeader(&r.headers, "Age", std::to_string(object->AgeAt(Now()).count()));
   SetHeader(&r.headers, "X-Cache", std::string(CacheStatusName(x_cache)));
-  if (HeaderValue(req.headers, kTierHeader) == "stored") return StoredAnswer(req, *object, std::move(r));
+  // A big object goes to a lower tier as to any client (its frames are not
+  // one zstd frame a tier could take as stored).
+  if (HeaderValue(req.headers, kTierHeader) == "stored" && !object->big) {
+    return StoredAnswer(req, *object, std::move(r));
+  }
 
   // A Range is answered from the identity representation.
   const bool zstd_stored = m.encoding == StoredEncoding::kZstd;
@@ -77,7 +81,8 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   }
   if (MatchesConditional(req, *object, etag)) return NotModifiedAnswer(std::move(r));
 
-  uint64_t length = send_zstd || !zstd_stored ? object->body.size() : m.logical_length;
+  const uint64_t stored_size = object->big ? m.stored_length : object->body.size();
+  uint64_t length = send_zstd || !zstd_stored ? stored_size : m.logical_length;
   RangeDecision rd;
   if (!send_zstd && m.status == 200) {
     SetHeader(&r.headers, "Accept-Ranges", "bytes");
@@ -103,6 +108,11 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   if (req.method == "HEAD") {
     r.head_length = count;
     r.keep.reset();
+    return r;
+  }
+  if (object->big) {  // from disk as it is sent: only the frames [first, first + count) covers
+    r.stream = BigBody(object, send_zstd, first, count);
+    r.stream_length = count;
     return r;
   }
   if (!zstd_stored || send_zstd) {
@@ -140,7 +150,8 @@ std::shared_ptr<const CachedObject> Proxy::DecodedCopy(const CachedObject& objec
 }
 
 bool Proxy::NeedsDecode(const ProxyRequest& req, const CachedObject& object) {
-  if (object.meta.encoding != StoredEncoding::kZstd || req.method == "HEAD") return false;
+  // A big object decodes a frame at a time as it is sent, on a worker.
+  if (object.big || object.meta.encoding != StoredEncoding::kZstd || req.method == "HEAD") return false;
   if (HeaderValue(req.headers, kTierHeader) == "stored") return false;
   if (HeaderValue(req.headers, "range").empty() &&
       AcceptsCoding(HeaderValue(req.headers, "accept-encoding"), "zstd")) {
