@@ -35,6 +35,7 @@ Proxy::Proxy(ProxyOptions options, DiskStore* store, Upstream* upstream)
       upstream_(upstream),
       hot_(options_.memory_bytes / 2),
       decoded_(options_.memory_bytes / 2),
+      big_fill_pool_(options_.big_fill_threads, options_.big_fill_queue),
       exchange_pool_(options_.upstream_threads, options_.upstream_queue) {}
 
 void Proxy::Forget(const std::string& key) {

@@ -35,7 +35,7 @@
 // one is streamed to its client through a spool file (spool.h) and, when
 // it may be stored, cached as it arrives: a reader of its own takes the
 // spool's bytes to disk as seekable zstd frames (or as they are, when not
-// compressible; big_object.h), on the exchange pool. Requests for it while
+// compressible; big_object.h), on a small pool of its own. Requests for it while
 // it fills are streamed from the same spool from its first byte (one
 // upstream fetch; they count as coalesced); once it is on disk, answers
 // read and decode only the frames they need, so a range of a 200 MB object
@@ -92,6 +92,12 @@ struct ProxyOptions {
   // answered 503 with Retry-After (or the stale entry, when one may serve).
   size_t upstream_threads = 64;
   size_t upstream_queue = 16;
+  // Big objects are written to disk from their spools by a pool of their
+  // own, so they never take an upstream exchange's place: at most
+  // big_fill_threads at once, big_fill_queue more waiting (their spools
+  // hold what they have not read yet); past that one is not cached.
+  size_t big_fill_threads = 4;
+  size_t big_fill_queue = 64;
 };
 
 // The request as the server read it (http::RequestReader).
@@ -168,6 +174,7 @@ class Proxy {
   ProxyCounters counters_;
   std::mutex big_mu_;
   std::unordered_map<std::string, std::shared_ptr<Fetched>> big_fills_;  // guarded by big_mu_: filling now
+  engine::BoundedPool big_fill_pool_;  // writes big objects from spools (proxy_big.cc)
   engine::BoundedPool exchange_pool_;  // last: destroyed (joined) first
 };
 

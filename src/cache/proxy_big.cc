@@ -1,5 +1,5 @@
 // Proxy's big objects (bodies over max_object): cached from their spool as
-// they stream in, by a reader of the spool's own on the exchange pool, and
+// they stream in, by a reader of the spool's own on the big fill pool, and
 // answered from disk a frame at a time, so an answer reads (and decodes)
 // only the frames it covers.
 #include <spdlog/spdlog.h>
@@ -136,11 +136,15 @@ bool Proxy::StartBigFill(const EntryMeta& meta, const std::shared_ptr<Fetched>& 
     std::shared_ptr<http::BodyReader> spool;
     std::shared_ptr<Fetched> fetched;
   };
-  // The reader is made now, before any client's: the spool goes on while it reads.
-  auto job = std::make_shared<Job>(Job{std::move(writer).value(), fetched->spool->NewReader(), fetched});
-  if (exchange_pool_.TrySubmit([this, job] { RunBigFill(std::move(job->writer), job->spool, job->fetched); })) {
+  // The reader is made now, before any client's: the spool goes on while it
+  // reads, whoever else leaves.
+  auto job = std::make_shared<Job>(Job{std::move(writer).value(), fetched->spool->NewReader(/*client=*/false), fetched});
+  if (big_fill_pool_.TrySubmit([this, job] { RunBigFill(std::move(job->writer), job->spool, job->fetched); })) {
     return true;
   }
+  counters_.store_failures++;
+  spdlog::warn("cache: a big object not stored: {} writers busy and {} waiting", options_.big_fill_threads,
+               options_.big_fill_queue);
   job->spool->Cancel();
   std::lock_guard lock(big_mu_);
   big_fills_.erase(meta.key);

@@ -70,21 +70,23 @@ void Spool::Finish(Status status) {
   cv_.notify_all();
 }
 
-std::shared_ptr<http::BodyReader> Spool::NewReader() {
+std::shared_ptr<http::BodyReader> Spool::NewReader(bool client) {
   {
     std::lock_guard lock(mu_);
     readers_++;
+    client_came_ |= client;
   }
   return std::make_shared<Reader>(shared_from_this());
 }
 
 void Spool::ReaderLeft() {
   std::lock_guard lock(mu_);
-  if (--readers_ == 0 && !finished_) abandoned_ = true;
+  if (--readers_ == 0 && client_came_ && !finished_) abandoned_ = true;
 }
 
 void Spool::AbandonIfUnread() {
   std::lock_guard lock(mu_);
+  client_came_ = true;
   if (readers_ == 0 && !finished_) abandoned_ = true;
 }
 

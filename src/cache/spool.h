@@ -38,11 +38,14 @@ class Spool : public ByteSink, public std::enable_shared_from_this<Spool> {
 
   // A reader from the first byte. Its Read waits for bytes, "" at the end
   // of a complete body, the writer's error after the bytes before it; its
-  // Cancel (or its destruction before the end) says the reader left. When
-  // every reader made so far has left, the spool is abandoned.
-  std::shared_ptr<http::BodyReader> NewReader();
-  // Abandons the spool unless a reader is still reading (a HEAD that
-  // wanted none of it).
+  // Cancel (or its destruction before the end) says the reader left. The
+  // spool is abandoned when no reader is left and a client has come and
+  // gone (or AbandonIfUnread said none will come). A reader that is not a
+  // client (the cache's disk writer) may thus come and go before the first
+  // client does without cutting it off.
+  std::shared_ptr<http::BodyReader> NewReader(bool client = true);
+  // No client will read (a HEAD, an answer refused): abandons the spool
+  // unless someone is reading it, and once they are done.
   void AbandonIfUnread();
 
   uint64_t written() const;
@@ -61,6 +64,7 @@ class Spool : public ByteSink, public std::enable_shared_from_this<Spool> {
   bool finished_ = false;    // guarded by mu_
   bool abandoned_ = false;   // guarded by mu_
   int readers_ = 0;          // guarded by mu_: reading now
+  bool client_came_ = false; // guarded by mu_: a client reader was made, or none will be
   Status status_;            // guarded by mu_
 };
 

@@ -72,6 +72,17 @@ TEST(SpoolTest, TheWriterStopsOnlyWhenEveryReaderHasLeft) {
   EXPECT_EQ(s->Write("ghi").code(), ErrorCode::kCancelled);
 }
 
+TEST(SpoolTest, ANonClientReaderThatGivesUpFirstDoesNotCutOffTheClient) {
+  std::shared_ptr<Spool> s = *Spool::Create("/tmp");
+  auto disk = s->NewReader(/*client=*/false);
+  ASSERT_TRUE(s->Write("abc").ok());
+  disk->Cancel();  // before the client's reader is made
+  EXPECT_TRUE(s->Write("def").ok());
+  auto client = s->NewReader();
+  s->Finish(Status::Ok());
+  EXPECT_EQ(ReadAll(client.get()), "abcdef");
+}
+
 TEST(SpoolTest, AHeadThatReadsNothingAbandonsTheSpool) {
   std::shared_ptr<Spool> s = *Spool::Create("/tmp");
   ASSERT_TRUE(s->Write("abc").ok());
