@@ -29,7 +29,7 @@
 // The index is rebuilt on open from the segments themselves (each record's
 // head and metadata, not its body) and the big objects' headers: there is no
 // index file that could disagree with them. Last use is not kept on disk:
-// reopened entries are ordered by when they were written.
+// reopened entries are ordered by when their responses came.
 //
 // Compaction. A sealed segment (one that reached segment_bytes) whose live
 // records fall below compact_below of its bytes has them copied forward to

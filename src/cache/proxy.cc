@@ -89,7 +89,9 @@ ProxyResponse Proxy::Admin(const ProxyRequest& req) {
     return Simple(route.status().code() == ErrorCode::kNotFound ? 421 : 400, route.status().message(), CacheStatus::kBypass);
   }
   Forget(route->cache_key);
+  bool filling = AbandonBigFill(route->cache_key);  // not kept when it ends
   Status st = store_->Remove(route->cache_key);
+  if (st.code() == ErrorCode::kNotFound && filling) st = Status::Ok();
   if (st.code() == ErrorCode::kNotFound) return Simple(404, "not cached: " + route->path, CacheStatus::kBypass);
   if (!st.ok()) {
     counters_.errors++;

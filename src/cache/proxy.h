@@ -147,6 +147,7 @@ class Proxy {
   void RunBigFill(std::unique_ptr<BigObjectWriter> writer, std::shared_ptr<http::BodyReader> spool,
                   const std::shared_ptr<Fetched>& fetched);
   std::shared_ptr<Fetched> BigFillFor(const std::string& key);
+  bool AbandonBigFill(const std::string& key);  // a PURGE: whether one was under way
   std::shared_ptr<http::BodyReader> BigBody(const std::shared_ptr<const CachedObject>& object, bool stored,
                                             uint64_t first, uint64_t count);
   void DropDamaged(const std::string& key, const Status& why);

@@ -117,6 +117,11 @@ std::shared_ptr<Proxy::Fetched> Proxy::BigFillFor(const std::string& key) {
   return it == big_fills_.end() ? nullptr : it->second;
 }
 
+bool Proxy::AbandonBigFill(const std::string& key) {
+  std::lock_guard lock(big_mu_);
+  return big_fills_.erase(key) > 0;
+}
+
 bool Proxy::StartBigFill(const EntryMeta& meta, const std::shared_ptr<Fetched>& fetched) {
   // Its length when the origin said; at least past max_object either way.
   uint64_t size = ContentLengthOf(fetched->response.headers).value_or(options_.max_object + 1);
@@ -165,7 +170,16 @@ void Proxy::RunBigFill(std::unique_ptr<BigObjectWriter> writer, std::shared_ptr<
   if (!st.ok()) spool->Cancel();
   uint64_t logical = writer->logical_written(), encode_ns = writer->encode_ns();
   bool compressed = writer->compressing();
+  // Not when a PURGE came meanwhile (it drops the fill from big_fills_
+  // before it removes the entry; so one that came during the commit is
+  // seen after it).
+  auto purged = [&] { return BigFillFor(key) != fetched; };
+  if (st.ok() && purged()) st = Status::Cancelled("purged while it was being filled");
   if (st.ok()) st = store_->CommitBig(std::move(writer));
+  if (st.ok() && purged()) {
+    (void)store_->Remove(key);
+    st = Status::Cancelled("purged while it was being filled");
+  }
   if (st.ok()) {
     counters_.big_fills++;
     if (compressed) {

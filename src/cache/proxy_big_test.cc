@@ -204,6 +204,21 @@ TEST_F(ProxyBigTest, AClientThatLeavesDoesNotStopTheFill) {
   EXPECT_EQ(upstream_.calls, 1);
 }
 
+TEST_F(ProxyBigTest, APurgeDuringAFillIsNotUndoneByIt) {
+  upstream_.pause_after = 2 * kMiB;
+  ProxyResponse r = proxy().Handle(Get("/huge.html"));
+  ASSERT_NE(r.stream, nullptr);
+  ProxyRequest purge = Get("/huge.html");
+  purge.method = "PURGE";
+  EXPECT_EQ(proxy().Handle(purge).status, 200);  // nothing on disk yet, but a fill under way
+  upstream_.Release();
+  EXPECT_EQ(ReadAll(r), text_);  // its client still gets it all
+  for (int i = 0; i < 500 && proxy().counters().store_failures == 0; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(proxy().counters().store_failures, 1u);
+  EXPECT_EQ(store_->stats().entries, 0u);
+  EXPECT_EQ(HeaderValue(proxy().Handle(Get("/huge.html")).headers, "X-Cache"), "MISS");
+}
+
 TEST_F(ProxyBigTest, BigObjectsThatMayNotBeStoredAreStreamedAndNotKept) {
   for (int round = 0; round < 2; ++round) {
     ProxyResponse r = proxy().Handle(Get("/private.html", {{"Accept-Encoding", "zstd"}}));
