@@ -11,7 +11,8 @@
 // (after a multipart upload is created, before its id is recorded), "part"
 // (after a multipart part is recorded), "transfer" (after an object is written but
 // before it is recorded), "atomic-write" and "atomic-renamed" (around the
-// rename of base/atomic_file.h).
+// rename of base/atomic_file.h), "segment-append" (halfway through writing
+// a cache record, cache/segment.h).
 
 #include <string_view>
 

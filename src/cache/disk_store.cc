@@ -1,183 +1,279 @@
+// DiskStore's entries: puts, gets, removal, big objects and the index's
+// bookkeeping (opening in disk_store_open.cc, compaction in
+// disk_store_compact.cc).
 #include "cache/disk_store.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "base/atomic_file.h"
-#include "crypto/digest.h"
+#include "cache/disk_store_internal.h"
+#include "cache/segment_record.h"
 #include "store/local/fs_util.h"
 
 namespace ferry::cache {
-namespace {
 
-std::string HashOf(std::string_view key) { return HexLower(Sha256(key)); }
-
-bool IsHashName(std::string_view n) {
-  return n.size() == 64 && std::all_of(n.begin(), n.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
-
-std::vector<std::string> ListDir(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      std::string n = e->d_name;
-      if (n != "." && n != "..") names.push_back(n);
-    }
-    ::closedir(d);
-  }
-  return names;
-}
-
-Status MakeDir(const std::string& path) {
-  if (::mkdir(path.c_str(), 0755) == 0 || errno == EEXIST) return Status::Ok();
-  return Status::FromErrno(errno, "mkdir " + path);
-}
-
-}  // namespace
+using namespace disk_store_detail;  // NOLINT: the store's own helpers
 
 Result<std::unique_ptr<DiskStore>> DiskStore::Open(DiskStoreOptions options) {
   if (options.dir.empty()) return Status::InvalidArgument("cache directory not set");
+  if (!(options.compact_below >= 0 && options.compact_below < 1)) {
+    return Status::InvalidArgument("compact_below must be in [0, 1)");
+  }
   std::unique_ptr<DiskStore> s(new DiskStore(std::move(options)));
   FERRY_RETURN_IF_ERROR(s->Load());
+  if (s->options_.background_compaction) s->compactor_ = std::thread([p = s.get()] { p->CompactorLoop(); });
   return s;
 }
 
-std::string DiskStore::PathOf(const std::string& hash) const {
-  return options_.dir + "/entries/" + hash.substr(0, 2) + "/" + hash;
+DiskStore::~DiskStore() {
+  {
+    std::lock_guard lock(compact_mu_);
+    stop_ = true;
+  }
+  compact_cv_.notify_all();
+  if (compactor_.joinable()) compactor_.join();
 }
 
-Status DiskStore::Load() {
-  const std::string& dir = options_.dir;
-  FERRY_RETURN_IF_ERROR(MakeDir(dir));
-  FERRY_RETURN_IF_ERROR(MakeDir(dir + "/entries"));
-  FERRY_RETURN_IF_ERROR(MakeDir(dir + "/tmp"));
-  // Writes a crash interrupted never became entries.
-  for (const std::string& n : ListDir(dir + "/tmp")) ::unlink((dir + "/tmp/" + n).c_str());
-  struct Found {
-    std::string hash;
-    uint64_t bytes;
-    int64_t mtime_ns;
-  };
-  std::vector<Found> found;
-  for (const std::string& sub : ListDir(dir + "/entries")) {
-    for (const std::string& n : ListDir(dir + "/entries/" + sub)) {
-      std::string path = dir + "/entries/" + sub + "/" + n;
-      struct stat st {};
-      if (!IsHashName(n) || n.substr(0, 2) != sub || ::stat(path.c_str(), &st) != 0 ||
-          !S_ISREG(st.st_mode)) {
-        continue;  // not ours: left alone
-      }
-      found.push_back({n, static_cast<uint64_t>(st.st_size), local::MtimeNs(st)});
-    }
-  }
-  // Most recently written first.
-  std::sort(found.begin(), found.end(),
-            [](const Found& a, const Found& b) { return a.mtime_ns > b.mtime_ns; });
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const Found& f : found) {
-    lru_.push_back(f.hash);
-    index_[f.hash] = Node{std::prev(lru_.end()), f.bytes};
-    bytes_ += f.bytes;
-  }
-  EvictOverLimit();  // a smaller --max-size than last time
-  return Status::Ok();
+std::string DiskStore::BigPath(const std::string& key) const {
+  std::string hash = HashOf(key);
+  return options_.dir + "/big/" + hash.substr(0, 2) + "/" + hash;
 }
 
 Status DiskStore::Put(const EntryMeta& meta, std::string_view body) {
-  std::string file = EncodeEntry(meta, body);
-  if (file.size() > options_.max_bytes) {
-    return Status::InvalidArgument("entry of " + std::to_string(file.size()) +
-                                   " bytes is larger than the cache");
+  FERRY_ASSIGN_OR_RETURN(std::string record, EncodeRecord(meta, body));
+  if (record.size() > options_.max_bytes) {
+    return Status::InvalidArgument("entry of " + std::to_string(record.size()) + " bytes is larger than the cache");
   }
-  std::string hash = HashOf(meta.key);
-  std::string sub = options_.dir + "/entries/" + hash.substr(0, 2);
-  FERRY_RETURN_IF_ERROR(MakeDir(sub));
-  FERRY_RETURN_IF_ERROR(
-      WriteFileAtomic(PathOf(hash), file, {.sync = options_.sync, .temp_dir = options_.dir + "/tmp"}));
-  std::lock_guard<std::mutex> lock(mu_);
-  Forget(hash);  // the replaced entry's bytes
-  lru_.push_front(hash);
-  index_[hash] = Node{lru_.begin(), file.size()};
-  bytes_ += file.size();
-  EvictOverLimit();
+  std::shared_ptr<Segment> seg;
+  {
+    std::lock_guard wlock(write_mu_);
+    FERRY_ASSIGN_OR_RETURN(auto at, AppendLocked(record));
+    seg = at.first;
+    {
+      std::lock_guard lock(mu_);
+      Node n;
+      n.seg = seg;
+      n.offset = at.second;
+      n.bytes = record.size();
+      n.logical = meta.logical_length;
+      Insert(meta.key, std::move(n));
+      EvictOverLimit();
+    }
+    SealIfFullLocked();
+  }
+  if (options_.sync) return seg->Sync();
   return Status::Ok();
 }
 
-Result<std::optional<StoredEntry>> DiskStore::Get(std::string_view key) {
-  std::string hash = HashOf(key);
+Result<std::optional<StoredEntry>> DiskStore::Get(std::string_view key_view) {
+  std::string key(key_view);
+  Node n;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!index_.count(hash)) return std::optional<StoredEntry>();
-    Touch(hash);
-  }
-  std::string path = PathOf(hash);
-  auto bytes = local::ReadSmallFile(path, static_cast<size_t>(options_.max_bytes));
-  if (!bytes.ok()) {
-    if (bytes.status().code() == ErrorCode::kNotFound) {  // evicted meanwhile
-      return std::optional<StoredEntry>();
-    }
-    return bytes.status();
+    std::lock_guard lock(mu_);
+    auto it = index_.find(key);
+    if (it == index_.end()) return std::optional<StoredEntry>();
+    Touch(it->second);
+    n = it->second;
   }
   StoredEntry out;
-  out.file = std::move(bytes).value();
-  auto decoded = DecodeEntry(out.file);
-  Status damage = decoded.ok() ? Status::Ok() : decoded.status();
-  if (decoded.ok() && decoded->meta.key != key) {
-    damage = Status::Corruption("cache entry: file of another key");
+  Status damage;
+  if (n.seg) {
+    auto record = n.seg->Read(n.offset, n.bytes);
+    auto decoded = record.ok() ? DecodeRecord(*record) : Result<DecodedRecord>(record.status());
+    if (decoded.ok() && decoded->meta.key == key) {
+      out.meta = std::move(decoded->meta);
+      out.body = std::string(decoded->body);
+      return std::optional<StoredEntry>(std::move(out));
+    }
+    damage = decoded.ok() ? Status::Corruption("a record of another key") : decoded.status();
+  } else {
+    auto big = BigObject::Open(BigPath(key));
+    if (!big.ok() && big.status().code() == ErrorCode::kNotFound) return std::optional<StoredEntry>();  // evicted meanwhile
+    if (big.ok() && (*big)->meta().key == key) {
+      out.meta = (*big)->meta();
+      out.big = std::move(big).value();
+      return std::optional<StoredEntry>(std::move(out));
+    }
+    damage = big.ok() ? Status::Corruption("a big object of another key") : big.status();
   }
-  if (!damage.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    ::unlink(path.c_str());
-    Forget(hash);
+  spdlog::warn("cache: a damaged entry dropped: {}", damage.ToString());
+  std::lock_guard lock(mu_);
+  auto it = index_.find(key);
+  if (it != index_.end() && it->second.id == n.id) {
+    Forget(key, /*unlink_big=*/true);
     corrupt_++;
-    return std::optional<StoredEntry>();
   }
-  out.entry = std::move(decoded).value();
-  return std::optional<StoredEntry>(std::move(out));
+  return std::optional<StoredEntry>();
 }
 
-Status DiskStore::Remove(std::string_view key) {
-  std::string hash = HashOf(key);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!index_.count(hash)) return Status(ErrorCode::kNotFound, "no entry");
-  std::string path = PathOf(hash);
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Status::FromErrno(errno, "unlink " + path);
-  Forget(hash);
-  return Status::Ok();
+Status DiskStore::Remove(std::string_view key_view) {
+  std::string key(key_view);
+  std::vector<std::shared_ptr<Segment>> to_sync;
+  bool big = false;
+  {
+    std::lock_guard lock(mu_);
+    auto it = index_.find(key);
+    if (it == index_.end()) return Status(ErrorCode::kNotFound, "no entry");
+    big = it->second.seg == nullptr;
+    Forget(key, /*unlink_big=*/true);
+    // Every mark not yet durable, this one and those of the records it
+    // replaced: none of them may come back.
+    for (auto& [seq, s] : segments_) {
+      if (s.unsynced_marks) to_sync.push_back(s.seg);
+      s.unsynced_marks = false;
+    }
+  }
+  if (!options_.sync) return Status::Ok();
+  for (const auto& seg : to_sync) FERRY_RETURN_IF_ERROR(seg->Sync());
+  if (!big) return Status::Ok();
+  std::string path = BigPath(key);
+  return FsyncDir(path.substr(0, path.rfind('/')));
+}
+
+Result<std::unique_ptr<BigObjectWriter>> DiskStore::BeginBig(const EntryMeta& meta, bool compress, int level) {
+  return BigObjectWriter::Create(options_.dir + "/tmp/big." + local::RandomHex(16), meta, compress, level);
+}
+
+Status DiskStore::CommitBig(std::unique_ptr<BigObjectWriter> writer) {
+  FERRY_RETURN_IF_ERROR(writer->Finish(options_.sync));
+  if (writer->file_size() > options_.max_bytes) {
+    return Status::InvalidArgument("big object of " + std::to_string(writer->file_size()) +
+                                   " bytes is larger than the cache");
+  }
+  const EntryMeta& m = writer->meta();
+  std::string path = BigPath(m.key);
+  std::string sub = path.substr(0, path.rfind('/'));
+  FERRY_RETURN_IF_ERROR(MakeDir(sub));
+  struct stat st {};
+  uint64_t allocated = ::stat(writer->path().c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_blocks) * 512 : 0;
+  {
+    std::lock_guard lock(mu_);
+    if (::rename(writer->path().c_str(), path.c_str()) != 0) return Status::FromErrno(errno, "rename to " + path);
+    writer->Release();
+    // The file it replaced, if any, is gone already: the rename took its name.
+    if (index_.count(m.key)) Forget(m.key, /*unlink_big=*/false);
+    Node n;
+    n.bytes = writer->file_size();
+    n.logical = m.logical_length;
+    n.allocated = allocated;
+    Insert(m.key, std::move(n));
+    EvictOverLimit();
+  }
+  return options_.sync ? FsyncDir(sub) : Status::Ok();
 }
 
 DiskStoreStats DiskStore::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return DiskStoreStats{index_.size(), bytes_, evictions_, corrupt_};
+  std::lock_guard lock(mu_);
+  DiskStoreStats s;
+  s.entries = index_.size();
+  s.big_entries = big_entries_;
+  s.bytes = bytes_;
+  s.logical_bytes = logical_;
+  s.allocated_bytes = big_allocated_;
+  for (const auto& [seq, st] : segments_) {
+    s.allocated_bytes += st.seg->Allocated();
+    s.segment_bytes += st.seg->size();
+  }
+  s.segments = segments_.size();
+  s.evictions = evictions_;
+  s.corrupt = corrupt_;
+  s.torn = torn_;
+  s.torn_bytes = torn_bytes_;
+  s.compactions = compactions_;
+  s.compacted_bytes = compacted_bytes_;
+  return s;
 }
 
-void DiskStore::Forget(const std::string& hash) {
-  auto it = index_.find(hash);
+Result<std::pair<std::shared_ptr<Segment>, uint64_t>> DiskStore::AppendLocked(std::string_view record) {
+  if (!active_) {
+    FERRY_ASSIGN_OR_RETURN(active_, Segment::Create(options_.dir + "/segments", next_seq_, options_.sync));
+    next_seq_++;
+    std::lock_guard lock(mu_);
+    segments_[active_->seq()].seg = active_;
+  }
+  FERRY_ASSIGN_OR_RETURN(uint64_t offset, active_->Append(record));
+  return std::make_pair(active_, offset);
+}
+
+void DiskStore::SealIfFullLocked() {
+  if (!active_ || active_->size() < options_.segment_bytes) return;
+  if (options_.sync) (void)active_->Sync();
+  std::lock_guard lock(mu_);
+  segments_[active_->seq()].sealed = true;
+  SegmentShrank(active_->seq());
+  active_.reset();
+}
+
+void DiskStore::Insert(const std::string& key, Node node) {
+  if (index_.count(key)) Forget(key, /*unlink_big=*/node.seg != nullptr);
+  lru_.push_front(key);
+  node.lru = lru_.begin();
+  node.id = next_id_++;
+  bytes_ += node.bytes;
+  logical_ += node.logical;
+  if (node.seg) {
+    segments_[node.seg->seq()].live += node.bytes;
+  } else {
+    big_entries_++;
+    big_allocated_ += node.allocated;
+  }
+  index_[key] = std::move(node);
+}
+
+void DiskStore::Forget(const std::string& key, bool unlink_big) {
+  auto it = index_.find(key);
   if (it == index_.end()) return;
-  bytes_ -= it->second.bytes;
-  lru_.erase(it->second.lru);
+  Node& n = it->second;
+  bytes_ -= n.bytes;
+  logical_ -= n.logical;
+  if (n.seg) {
+    SegmentState& s = segments_[n.seg->seq()];
+    s.live -= n.bytes;
+    s.unsynced_marks = true;
+    if (Status st = n.seg->MarkDead(n.offset); !st.ok()) spdlog::warn("cache: {}", st.ToString());
+    uint64_t seq = n.seg->seq();
+    lru_.erase(n.lru);
+    index_.erase(it);
+    SegmentShrank(seq);
+    return;
+  }
+  big_entries_--;
+  big_allocated_ -= n.allocated;
+  if (unlink_big) ::unlink(BigPath(key).c_str());
+  lru_.erase(n.lru);
   index_.erase(it);
 }
 
-void DiskStore::Touch(const std::string& hash) {
-  Node& n = index_.at(hash);
-  lru_.splice(lru_.begin(), lru_, n.lru);
-}
+void DiskStore::Touch(Node& n) { lru_.splice(lru_.begin(), lru_, n.lru); }
 
 void DiskStore::EvictOverLimit() {
   while (bytes_ > options_.max_bytes && !lru_.empty()) {
     std::string victim = lru_.back();
-    ::unlink(PathOf(victim).c_str());
-    Forget(victim);
+    Forget(victim, /*unlink_big=*/true);
     evictions_++;
+  }
+}
+
+void DiskStore::SegmentShrank(uint64_t seq) {
+  auto it = segments_.find(seq);
+  if (it == segments_.end() || !it->second.sealed || it->second.compacting) return;
+  SegmentState& s = it->second;
+  if (s.live == 0) {
+    ::unlink(s.seg->path().c_str());  // readers holding it still read it
+    segments_.erase(it);
+    return;
+  }
+  uint64_t payload = s.seg->size() - kSegmentHeaderSize;
+  if (!s.compact_failed && static_cast<double>(s.live) < options_.compact_below * static_cast<double>(payload)) {
+    std::lock_guard lock(compact_mu_);
+    compact_wanted_ = true;
+    compact_cv_.notify_all();
   }
 }
 

@@ -1,7 +1,9 @@
 #pragma once
-// The on-disk form of one cached response: a self-checking file, so a torn
-// write or a flipped bit is found and the entry treated as a miss, never
-// served.
+// What a cached response is (EntryMeta: the metadata every layer passes
+// around), and the on-disk form of one response in the cache's earlier
+// layout, one self-checking file per entry: DiskStore now keeps entries in
+// segments (segment_record.h) and reads these files only to move a cache
+// directory of that layout into segments (disk_store_open.cc).
 //
 //   "FERRY-CACHE-2\n"              magic (14 bytes)
 //   u32 little-endian              length of the metadata
@@ -11,8 +13,8 @@
 //   body                           stored_length bytes, as stored (zstd or not)
 //   SHA-256                        32 bytes over metadata and body
 //
-// Files are written whole to a temporary name and renamed into place by the
-// store, so a reader sees an old entry, a new one, or none.
+// Files were written whole to a temporary name and renamed into place, so
+// a reader saw an old entry, a new one, or none.
 
 #include <cstdint>
 #include <string>

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "cache/big_object.h"
 #include "cache/entry.h"
 #include "cache/freshness.h"
 #include "engine/lru_cache.h"
@@ -23,6 +24,9 @@ namespace ferry::cache {
 struct CachedObject {
   EntryMeta meta;
   std::string body;  // as stored: zstd when meta.encoding says so
+  // A big object (big_object.h): its body stays on disk, read through this,
+  // and `body` is empty.
+  std::shared_ptr<const BigObject> big;
   // Which fill or disk read made it (unique in a process); a decoded copy
   // carries its source's id, so a copy of an older version is never used.
   uint64_t id = 0;

@@ -33,6 +33,8 @@ MetricsSnapshot Snapshot(const ProxyCounters& c) {
   m.decode_bytes = c.decode_bytes;
   m.requests_h1 = c.requests_h1;
   m.requests_h2 = c.requests_h2;
+  m.big_fills = c.big_fills;
+  m.big_read_bytes = c.big_read_bytes;
   return m;
 }
 
@@ -45,6 +47,34 @@ void Metric(std::string* out, const char* name, const char* type, const char* he
 }
 
 double Ratio(uint64_t a, uint64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); }
+
+// How densely the disk holds what it keeps, and what segments and big
+// objects cost and did.
+void RenderDiskMetrics(std::string* out, const MetricsSnapshot& m) {
+  Metric(out, "ferry_cache_disk_logical_bytes", "gauge", "Bytes the entries on disk decode to.",
+         m.disk_logical_bytes);
+  Metric(out, "ferry_cache_disk_allocated_bytes", "gauge",
+         "Disk blocks the store holds (st_blocks * 512 of segments and big objects).", m.disk_allocated_bytes);
+  Metric(out, "ferry_cache_disk_logical_per_allocated", "gauge",
+         "Logical bytes on disk / allocated bytes (compression and packing together).",
+         Ratio(m.disk_logical_bytes, m.disk_allocated_bytes));
+  Metric(out, "ferry_cache_disk_big_entries", "gauge", "Big objects on disk (seekable frames).",
+         m.disk_big_entries);
+  Metric(out, "ferry_cache_disk_segments", "gauge", "Segment files.", m.disk_segments);
+  Metric(out, "ferry_cache_disk_segment_bytes", "gauge", "Bytes of segment files, dead records included.",
+         m.disk_segment_bytes);
+  Metric(out, "ferry_cache_torn_records_total", "counter",
+         "Segment tails cut short by a crash mid-append, found on open and dropped.", m.torn);
+  Metric(out, "ferry_cache_torn_bytes_total", "counter", "Bytes of those torn tails.", m.torn_bytes);
+  Metric(out, "ferry_cache_compactions_total", "counter", "Sparse segments compacted and deleted.",
+         m.compactions);
+  Metric(out, "ferry_cache_compacted_bytes_total", "counter", "Live record bytes copied forward by compaction.",
+         m.compacted_bytes);
+  Metric(out, "ferry_cache_big_fills_total", "counter", "Big objects written to disk as they streamed.",
+         m.big_fills);
+  Metric(out, "ferry_cache_big_read_bytes_total", "counter", "Stored bytes of big objects read for answers.",
+         m.big_read_bytes);
+}
 
 }  // namespace
 
@@ -85,7 +115,8 @@ std::string RenderMetrics(const MetricsSnapshot& m) {
   Metric(&out, "ferry_cache_encode_bytes_total", "counter", "Bytes zstd-encoded on fill.", m.encode_bytes);
   Metric(&out, "ferry_cache_encode_ns_per_byte", "gauge", "zstd encode CPU time (of the filling thread) per input byte.",
          Ratio(m.encode_ns, m.encode_bytes));
-  Metric(&out, "ferry_cache_decode_bytes_total", "counter", "Bytes zstd-decoded for identity clients.",
+  Metric(&out, "ferry_cache_decode_bytes_total", "counter",
+         "Bytes zstd-decoded for identity clients (of a big object: the frames an answer covers).",
          m.decode_bytes);
   Metric(&out, "ferry_cache_decode_ns_per_byte", "gauge", "zstd decode CPU time per output byte.",
          Ratio(m.decode_ns, m.decode_bytes));
@@ -107,7 +138,9 @@ std::string RenderMetrics(const MetricsSnapshot& m) {
   Metric(&out, "ferry_cache_evictions_total", "counter", "Entries evicted from disk (LRU).", m.evictions);
   Metric(&out, "ferry_cache_corrupt_entries_total", "counter", "Damaged entries found and removed.", m.corrupt);
   Metric(&out, "ferry_cache_disk_entries", "gauge", "Entries on disk.", m.disk_entries);
-  Metric(&out, "ferry_cache_disk_bytes", "gauge", "Bytes of entry files on disk.", m.disk_bytes);
+  Metric(&out, "ferry_cache_disk_bytes", "gauge", "Bytes of live entries on disk (records and big objects).",
+         m.disk_bytes);
+  RenderDiskMetrics(&out, m);
   Metric(&out, "ferry_cache_memory_entries", "gauge", "Stored entries in the memory tier.", m.memory_entries);
   Metric(&out, "ferry_cache_memory_bytes", "gauge", "Bytes in the memory tier (stored entries and decoded copies).", m.memory_bytes);
   Metric(&out, "ferry_cache_upstream_threads", "gauge", "Threads of the upstream exchange pool.",

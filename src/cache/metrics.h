@@ -32,6 +32,8 @@ struct ProxyCounters {
   std::atomic<uint64_t> coding_encode_ns[kCodings]{}, coding_encode_bytes[kCodings]{};
   // Requests received, by protocol (Proxy::CountRequest).
   std::atomic<uint64_t> requests_h1{0}, requests_h2{0};
+  std::atomic<uint64_t> big_fills{0};       // big objects written to disk from their spool
+  std::atomic<uint64_t> big_read_bytes{0};  // stored bytes of big objects read for answers
 };
 
 struct MetricsSnapshot {
@@ -43,8 +45,12 @@ struct MetricsSnapshot {
   uint64_t coding_responses[kCodings] = {}, coding_bytes[kCodings] = {};
   uint64_t coding_encode_ns[kCodings] = {}, coding_encode_bytes[kCodings] = {};
   uint64_t requests_h1 = 0, requests_h2 = 0;
-  // The store's state.
+  uint64_t big_fills = 0, big_read_bytes = 0;
+  // The store's state (disk_store.h).
   uint64_t disk_entries = 0, disk_bytes = 0, evictions = 0, corrupt = 0;
+  uint64_t disk_logical_bytes = 0, disk_allocated_bytes = 0, disk_big_entries = 0;
+  uint64_t disk_segments = 0, disk_segment_bytes = 0;
+  uint64_t torn = 0, torn_bytes = 0, compactions = 0, compacted_bytes = 0;
   uint64_t memory_entries = 0, memory_bytes = 0;
   // The upstream exchange pool (engine/bounded_pool.h).
   uint64_t upstream_threads = 0, upstream_running = 0, upstream_queued = 0, upstream_rejected = 0;
@@ -54,9 +60,10 @@ MetricsSnapshot Snapshot(const ProxyCounters& c);
 
 // Prometheus text: every counter as ferry_cache_*_total (requests by
 // cache result, and by protocol as ferry_cache_http_requests_total
-// {protocol="h1"|"h2"}), the store's state
-// as gauges, plus the derived compression ratio (logical / stored bytes of
-// entries written) and encode / decode nanoseconds per byte.
+// {protocol="h1"|"h2"}), the store's state as gauges, plus derived ratios:
+// compression (logical / stored bytes of entries written), density (logical
+// bytes on disk / disk blocks allocated) and encode / decode nanoseconds per
+// byte.
 std::string RenderMetrics(const MetricsSnapshot& m);
 
 }  // namespace ferry::cache

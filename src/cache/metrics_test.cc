@@ -17,6 +17,10 @@ TEST(MetricsTest, RendersCountersGaugesAndRatios) {
   m.disk_entries = 4;
   m.requests_h1 = 5;
   m.requests_h2 = 6;
+  m.disk_logical_bytes = 9000;
+  m.disk_allocated_bytes = 4096;
+  m.torn = 1;
+  m.torn_bytes = 77;
   std::string text = RenderMetrics(m);
   EXPECT_NE(text.find("ferry_cache_http_requests_total{protocol=\"h1\"} 5\n"), std::string::npos) << text;
   EXPECT_NE(text.find("ferry_cache_http_requests_total{protocol=\"h2\"} 6\n"), std::string::npos) << text;
@@ -28,6 +32,10 @@ TEST(MetricsTest, RendersCountersGaugesAndRatios) {
   EXPECT_NE(text.find("ferry_cache_encode_ns_per_byte 2\n"), std::string::npos);
   EXPECT_NE(text.find("ferry_cache_decode_ns_per_byte 0\n"), std::string::npos);  // nothing decoded: 0, not NaN
   EXPECT_NE(text.find("ferry_cache_disk_entries 4\n"), std::string::npos);
+  EXPECT_NE(text.find("ferry_cache_disk_allocated_bytes 4096\n"), std::string::npos);
+  EXPECT_NE(text.find("ferry_cache_disk_logical_per_allocated 2.197265625\n"), std::string::npos);
+  EXPECT_NE(text.find("ferry_cache_torn_records_total 1\n"), std::string::npos);
+  EXPECT_NE(text.find("ferry_cache_torn_bytes_total 77\n"), std::string::npos);
   // Every sample line is NAME[{labels}] VALUE.
   size_t at = 0;
   while (at < text.size()) {

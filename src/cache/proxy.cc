@@ -35,6 +35,7 @@ Proxy::Proxy(ProxyOptions options, DiskStore* store, Upstream* upstream)
       upstream_(upstream),
       hot_(options_.memory_bytes / 2),
       decoded_(options_.memory_bytes / 2),
+      big_fill_pool_(options_.big_fill_threads, options_.big_fill_queue),
       exchange_pool_(options_.upstream_threads, options_.upstream_queue) {}
 
 void Proxy::Forget(const std::string& key) {
@@ -51,8 +52,17 @@ MetricsSnapshot Proxy::Metrics() const {
   DiskStoreStats d = store_->stats();
   m.disk_entries = d.entries;
   m.disk_bytes = d.bytes;
+  m.disk_logical_bytes = d.logical_bytes;
+  m.disk_allocated_bytes = d.allocated_bytes;
+  m.disk_big_entries = d.big_entries;
+  m.disk_segments = d.segments;
+  m.disk_segment_bytes = d.segment_bytes;
   m.evictions = d.evictions;
   m.corrupt = d.corrupt;
+  m.torn = d.torn;
+  m.torn_bytes = d.torn_bytes;
+  m.compactions = d.compactions;
+  m.compacted_bytes = d.compacted_bytes;
   m.memory_entries = hot_.entries();
   m.memory_bytes = hot_.bytes() + decoded_.bytes();
   engine::BoundedPoolStats p = exchange_pool_.Stats();
@@ -83,7 +93,9 @@ ProxyResponse Proxy::Admin(const ProxyRequest& req) {
     return Simple(route.status().code() == ErrorCode::kNotFound ? 421 : 400, route.status().message(), CacheStatus::kBypass);
   }
   Forget(route->cache_key);
+  bool filling = AbandonBigFill(route->cache_key);  // not kept when it ends
   Status st = store_->Remove(route->cache_key);
+  if (st.code() == ErrorCode::kNotFound && filling) st = Status::Ok();
   if (st.code() == ErrorCode::kNotFound) return Simple(404, "not cached: " + route->path, CacheStatus::kBypass);
   if (!st.ok()) {
     counters_.errors++;
@@ -91,6 +103,33 @@ ProxyResponse Proxy::Admin(const ProxyRequest& req) {
   }
   counters_.purges++;
   return Simple(200, "purged: " + route->path, CacheStatus::kBypass);
+}
+
+// The one request of a flight: a hit on what a fill that ended since the
+// lookup stored (not a second origin fetch), the spool of a big object
+// being cached now (read from its first byte), or a fill.
+std::shared_ptr<const Proxy::Fill> Proxy::LeadFill(const ProxyRequest& req, const Route& route,
+                                                   const std::shared_ptr<const CachedObject>& entry,
+                                                   const CacheControl& req_cc) {
+  auto now = hot_.Get(route.cache_key);
+  if (now && now != entry && ServableWithoutRevalidation(req_cc, now->cache_control, now->lifetime, now->AgeAt(Now()))) {
+    auto hit = std::make_shared<Fill>();
+    hit->share = Fill::Share::kObject;
+    hit->object = std::move(now);
+    hit->status = CacheStatus::kHit;
+    counters_.hits++;
+    if (hit->object->heuristic) counters_.heuristic_hits++;
+    return hit;
+  }
+  if (auto filling = BigFillFor(route.cache_key)) {
+    auto joined = std::make_shared<Fill>();
+    joined->share = Fill::Share::kStreamed;
+    joined->streamed = std::move(filling);
+    joined->status = CacheStatus::kHit;
+    counters_.coalesced++;
+    return joined;
+  }
+  return FillFromUpstream(req, route, entry, req_cc);
 }
 
 std::optional<ProxyResponse> Proxy::Run(const ProxyRequest& req, bool may_block) {
@@ -145,28 +184,12 @@ std::optional<ProxyResponse> Proxy::Run(const ProxyRequest& req, bool may_block)
     auto fill = FillFromUpstream(req, *route, entry, req_cc);
     return answer(*fill, fill->status);
   }
-  auto [fill, led] = flights_.Do(route->cache_key, [&]() -> std::shared_ptr<const Fill> {
-    // A fill for this key may have ended since the lookup above: what it
-    // stored, if fresh, is a hit (not a second origin fetch).
-    auto now = hot_.Get(route->cache_key);
-    if (now && now != entry &&
-        ServableWithoutRevalidation(req_cc, now->cache_control, now->lifetime, now->AgeAt(Now()))) {
-      auto hit = std::make_shared<Fill>();
-      hit->share = Fill::Share::kObject;
-      hit->object = std::move(now);
-      hit->status = CacheStatus::kHit;
-      counters_.hits++;
-      if (hit->object->heuristic) counters_.heuristic_hits++;
-      return hit;
-    }
-    return FillFromUpstream(req, *route, entry, req_cc);
-  });
+  auto [fill, led] = flights_.Do(route->cache_key, [&] { return LeadFill(req, *route, entry, req_cc); });
   if (led) return answer(*fill, fill->status);
   if (fill && fill->share != Fill::Share::kNone) {
     counters_.coalesced++;
-    return answer(*fill, fill->share == Fill::Share::kObject && fill->status != CacheStatus::kStale
-                             ? CacheStatus::kHit
-                             : fill->status);
+    bool shared = fill->share == Fill::Share::kObject || fill->share == Fill::Share::kStreamed;
+    return answer(*fill, shared && fill->status != CacheStatus::kStale ? CacheStatus::kHit : fill->status);
   }
   // The leader's answer was not kept (private, no-store...): ask on our own.
   fill = FillFromUpstream(req, *route, entry, req_cc);

@@ -31,11 +31,17 @@
 // (fresh hits, decoding at most a small body) and returns nullopt for
 // everything else. Thread-safe.
 //
-// Bodies up to max_object are held in memory and may be cached; a larger
-// one is streamed to its client through a spool file and not cached (and
-// not shared with coalesced requests, which fetch on their own). Only
-// single byte ranges are served (a multi-range request gets the whole
-// representation, as RFC 9110 allows).
+// Bodies up to max_object are held in memory and may be cached. A larger
+// one is streamed to its client through a spool file (spool.h) and, when
+// it may be stored, cached as it arrives: a reader of its own takes the
+// spool's bytes to disk as seekable zstd frames (or as they are, when not
+// compressible; big_object.h), on a small pool of its own. Requests for it while
+// it fills are streamed from the same spool from its first byte (one
+// upstream fetch; they count as coalesced); once it is on disk, answers
+// read and decode only the frames they need, so a range of a 200 MB object
+// costs a frame or two. A big object's headers refreshed by a 304 are kept
+// in memory only. Only single byte ranges are served (a multi-range
+// request gets the whole representation, as RFC 9110 allows).
 
 #include <condition_variable>
 #include <cstdint>
@@ -44,6 +50,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "base/single_flight.h"
@@ -77,9 +84,9 @@ struct ProxyOptions {
   // entry (once per stay in memory: a variant), at these levels; 0: never.
   int br_level = 5;                       // 0..11 (0 here means off)
   int gzip_level = 6;                     // 1..9
-  uint64_t max_object = 64 << 20;         // largest body held in memory and cached
-  // Where larger bodies are spooled on their way to the client, uncached
-  // ("": nowhere; they are answered 502).
+  uint64_t max_object = 64 << 20;         // largest body held in memory (larger: spooled, cached as frames)
+  // Where larger bodies are spooled on their way to their clients and the
+  // disk ("": nowhere; they are answered 502).
   std::string spool_dir;
   uint64_t memory_bytes = 256ull << 20;   // memory tier budget (0: none)
   std::optional<http::Endpoint> parent;   // fill from this tier instead of the origin
@@ -90,6 +97,12 @@ struct ProxyOptions {
   // answered 503 with Retry-After (or the stale entry, when one may serve).
   size_t upstream_threads = 64;
   size_t upstream_queue = 16;
+  // Big objects are written to disk from their spools by a pool of their
+  // own, so they never take an upstream exchange's place: at most
+  // big_fill_threads at once, big_fill_queue more waiting (their spools
+  // hold what they have not read yet); past that one is not cached.
+  size_t big_fill_threads = 4;
+  size_t big_fill_queue = 64;
 };
 
 // The request as the server read it (http::RequestReader).
@@ -123,6 +136,8 @@ class Proxy {
   ProxyResponse Admin(const ProxyRequest& req);
   ProxyResponse PassThrough(const ProxyRequest& req, const Route& route);
   ProxyResponse Streamed(const ProxyRequest& req, const Fetched& f, CacheStatus x_cache);
+  std::shared_ptr<const Fill> LeadFill(const ProxyRequest& req, const Route& route,
+                                       const std::shared_ptr<const CachedObject>& entry, const CacheControl& req_cc);
   std::shared_ptr<const Fill> FillFromUpstream(const ProxyRequest& req, const Route& route,
                                                const std::shared_ptr<const CachedObject>& stale,
                                                const CacheControl& req_cc);
@@ -132,7 +147,18 @@ class Proxy {
   void CountFill(const Fill& fill);
   void FailFill(Fill* fill, int status, std::string error);
   std::shared_ptr<const Fill> StreamFill(std::shared_ptr<Fill> fill, const Route& route,
-                                         const std::shared_ptr<const CachedObject>& stale, Fetched fetched);
+                                         const std::shared_ptr<const CachedObject>& stale, Fetched fetched,
+                                         const EntryMeta* storable);
+  // Big objects (proxy_big.cc): caching one from its spool, the fill in
+  // progress for a key, and the body of an answer from disk.
+  bool StartBigFill(const EntryMeta& meta, const std::shared_ptr<Fetched>& fetched);
+  void RunBigFill(std::unique_ptr<BigObjectWriter> writer, std::shared_ptr<http::BodyReader> spool,
+                  const std::shared_ptr<Fetched>& fetched);
+  std::shared_ptr<Fetched> BigFillFor(const std::string& key);
+  bool AbandonBigFill(const std::string& key);  // a PURGE: whether one was under way
+  std::shared_ptr<http::BodyReader> BigBody(const std::shared_ptr<const CachedObject>& object, bool stored,
+                                            uint64_t first, uint64_t count);
+  void DropDamaged(const std::string& key, const Status& why);
   std::shared_ptr<const Fill> StoreFill(std::shared_ptr<Fill> fill, const Route& route,
                                         const std::shared_ptr<const CachedObject>& stale,
                                         std::shared_ptr<CachedObject> object, bool storable);
@@ -167,6 +193,9 @@ class Proxy {
   HotSet decoded_;
   SingleFlight<std::string, std::shared_ptr<const Fill>> flights_;
   ProxyCounters counters_;
+  std::mutex big_mu_;
+  std::unordered_map<std::string, std::shared_ptr<Fetched>> big_fills_;  // guarded by big_mu_: filling now
+  engine::BoundedPool big_fill_pool_;  // writes big objects from spools (proxy_big.cc)
   engine::BoundedPool exchange_pool_;  // last: destroyed (joined) first
 };
 

@@ -43,6 +43,18 @@ class SpillingSink : public ByteSink {
 
 }  // namespace
 
+namespace proxy_detail {
+
+std::optional<uint64_t> ContentLengthOf(const http::Headers& headers) {
+  std::string cl = HeaderValue(headers, "content-length");
+  uint64_t n = 0;
+  auto [p, ec] = std::from_chars(cl.data(), cl.data() + cl.size(), n);
+  if (cl.empty() || ec != std::errc() || p != cl.data() + cl.size()) return std::nullopt;
+  return n;
+}
+
+}  // namespace proxy_detail
+
 // Exchanges still running (a client that left a spool) use this proxy:
 // exchange_pool_, its last member, runs what is queued and joins them
 // before any other member goes.
@@ -125,18 +137,14 @@ ProxyResponse Proxy::Streamed(const ProxyRequest& req, const Fetched& f, CacheSt
   r.headers = EndToEnd(f.response.headers);
   RemoveHeader(&r.headers, kStoredHeader);
   SetHeader(&r.headers, "X-Cache", std::string(CacheStatusName(x_cache)));
-  std::optional<uint64_t> length;
-  std::string cl = HeaderValue(f.response.headers, "content-length");
-  uint64_t n = 0;
-  auto [p, ec] = std::from_chars(cl.data(), cl.data() + cl.size(), n);
-  if (!cl.empty() && ec == std::errc() && p == cl.data() + cl.size()) length = n;
+  std::optional<uint64_t> length = ContentLengthOf(f.response.headers);
   if (req.method == "HEAD") {
-    f.spool->Cancel();
+    f.spool->AbandonIfUnread();
     r.head_length = length;
     r.head_chunked = !length;
     return r;
   }
-  r.stream = f.spool;
+  r.stream = f.spool->NewReader();
   r.stream_length = length;
   return r;
 }

@@ -20,8 +20,9 @@ std::shared_ptr<const CachedObject> Proxy::FromDisk(const std::string& key) {
   auto got = store_->Get(key);
   if (!got.ok() || !*got) return nullptr;
   auto object = std::make_shared<CachedObject>();
-  object->meta = (*got)->entry.meta;
-  object->body.assign((*got)->entry.body);
+  object->meta = std::move((*got)->meta);
+  object->body = std::move((*got)->body);
+  object->big = std::move((*got)->big);
   Prepare(object.get(), options_.cache);
   std::shared_ptr<const CachedObject> shared = std::move(object);
   hot_.Put(shared);
@@ -31,6 +32,10 @@ std::shared_ptr<const CachedObject> Proxy::FromDisk(const std::string& key) {
 // Writes an object to disk and the memory tier; false when the disk
 // refused it (a full disk, an object over --max-size): it is served anyway.
 bool Proxy::Keep(const std::shared_ptr<const CachedObject>& object) {
+  if (object->big) {  // refreshed by a 304: its file keeps the headers it had
+    hot_.Put(object);
+    return true;
+  }
   Status st = store_->Put(object->meta, object->body);
   if (!st.ok()) {
     counters_.store_failures++;
@@ -66,7 +71,13 @@ std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& r
     }
     return fill;
   }
-  if (f->spool) return StreamFill(std::move(fill), route, stale, std::move(f).value());
+  if (f->spool) {
+    // What it would be stored as, from its head (its body streams on).
+    auto head = ObjectFromResponse(route.cache_key, f->response.status, f->response.headers, "",
+                                   Epoch(f->request_time), Epoch(f->response_time));
+    bool storable = head.ok() && MayStore(req.headers, req_cc, head->meta, options_.cache);
+    return StreamFill(std::move(fill), route, stale, std::move(f).value(), storable ? &head->meta : nullptr);
+  }
   if (f->response.status == 304 && stale) {
     auto updated = std::make_shared<CachedObject>(MergeNotModified(
         *stale, f->response.headers, Epoch(f->request_time), Epoch(f->response_time)));
@@ -106,22 +117,26 @@ void Proxy::FailFill(Fill* fill, int status, std::string error) {
   fill->error = std::move(error);
 }
 
-// Too large to hold: streamed to this client, not stored, not shared; a
-// stale entry it replaces is dropped.
+// Too large to hold: streamed to this client and, when `storable`, cached
+// as it streams and shared with the requests that wait for it; otherwise
+// not stored, not shared, and a stale entry it replaces is dropped.
 std::shared_ptr<const Proxy::Fill> Proxy::StreamFill(std::shared_ptr<Fill> fill, const Route& route,
                                                      const std::shared_ptr<const CachedObject>& stale,
-                                                     Fetched fetched) {
+                                                     Fetched fetched, const EntryMeta* storable) {
   CountFill(*fill);
   if (!http::HeaderValue(fetched.response.headers, kStoredHeader).empty()) {
-    fetched.spool->Cancel();
+    fetched.spool->AbandonIfUnread();
     FailFill(fill.get(), 502, "parent tier: a stored body larger than --max-object");
     return fill;
   }
-  if (stale) {
+  auto shared = std::make_shared<Fetched>(std::move(fetched));
+  if (storable && StartBigFill(*storable, shared)) {
+    fill->share = Fill::Share::kStreamed;
+  } else if (stale) {
     Forget(route.cache_key);
     (void)store_->Remove(route.cache_key);
   }
-  fill->streamed = std::make_shared<Fetched>(std::move(fetched));
+  fill->streamed = std::move(shared);
   return fill;
 }
 

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -50,7 +51,9 @@ struct Proxy::Exchange {
 
 // One upstream fill, shared with the requests that waited for it.
 struct Proxy::Fill {
-  enum class Share { kObject, kError, kNone };
+  // kStreamed: an answer too large to hold that is being cached, which
+  // other requests may read from its spool as it fills.
+  enum class Share { kObject, kError, kStreamed, kNone };
   Share share = Share::kNone;  // what a waiting request may take from it
   std::shared_ptr<const CachedObject> object;  // the answer (stored or not)
   std::shared_ptr<Fetched> streamed;           // or: an answer too large to hold
@@ -87,6 +90,9 @@ inline uint64_t ThreadCpuNanos() {
 // The answer for an upstream that failed: 504 for its deadline, 503 when
 // the exchange pool is full (the client may retry), else 502.
 int UpstreamErrorStatus(const Status& st);
+
+// The Content-Length of `headers` when it is one valid number.
+std::optional<uint64_t> ContentLengthOf(const http::Headers& headers);
 
 // A plain-text answer the cache makes itself (503s carry Retry-After).
 ProxyResponse Simple(int status, std::string_view message, CacheStatus x_cache);

@@ -59,7 +59,11 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   r.keep = object;
   SetHeader(&r.headers, "Age", std::to_string(object->AgeAt(Now()).count()));
   SetHeader(&r.headers, "X-Cache", std::string(CacheStatusName(x_cache)));
-  if (HeaderValue(req.headers, kTierHeader) == "stored") return StoredAnswer(req, *object, std::move(r));
+  // A big object goes to a lower tier as to any client (its frames are not
+  // one zstd frame a tier could take as stored).
+  if (HeaderValue(req.headers, kTierHeader) == "stored" && !object->big) {
+    return StoredAnswer(req, *object, std::move(r));
+  }
 
   // A Range is answered from the identity representation; otherwise the
   // client gets the stored zstd, a br or gzip variant made from it, or
@@ -82,15 +86,20 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   if (MatchesConditional(req, *object, etag)) return Counted(coding, NotModifiedAnswer(std::move(r)));
 
   // The bytes this answer is cut from: the stored body (zstd or identity),
-  // a variant, or the decoded copy.
+  // a variant, or the decoded copy; a big object's frames on disk.
+  const uint64_t stored_size = object->big ? m.stored_length : object->body.size();
   std::shared_ptr<const CachedObject> source = object;
-  if (coding == Coding::kBr || coding == Coding::kGzip) {
-    source = VariantCopy(*object, coding);
-  } else if (zstd_stored && coding == Coding::kIdentity && (req.method != "HEAD")) {
-    source = DecodedCopy(*object);
+  if (!object->big) {
+    if (coding == Coding::kBr || coding == Coding::kGzip) {
+      source = VariantCopy(*object, coding);
+    } else if (zstd_stored && coding == Coding::kIdentity && req.method != "HEAD") {
+      source = DecodedCopy(*object);
+    }
+    if (!source) return Simple(502, "cache: a stored entry failed to decode", x_cache);
   }
-  if (!source) return Simple(502, "cache: a stored entry failed to decode", x_cache);
-  uint64_t length = source == object && zstd_stored && !coded ? m.logical_length : source->body.size();
+  uint64_t length = source != object            ? source->body.size()
+                    : coded || !zstd_stored    ? stored_size
+                                               : m.logical_length;
   RangeDecision rd;
   if (!coded && m.status == 200) {
     SetHeader(&r.headers, "Accept-Ranges", "bytes");
@@ -118,6 +127,11 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
     r.keep.reset();
     return Counted(coding, std::move(r));
   }
+  if (object->big) {  // from disk as it is sent: only the frames [first, first + count) covers
+    r.stream = BigBody(object, coding == Coding::kZstd, first, count);
+    r.stream_length = count;
+    return Counted(coding, std::move(r));
+  }
   r.body = std::string_view(source->body).substr(first, count);
   r.keep = std::move(source);
   return Counted(coding, std::move(r));
@@ -126,8 +140,9 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
 CodingOffer Proxy::Offer(const CachedObject& object) const {
   CodingOffer offer;
   offer.zstd = object.meta.encoding == StoredEncoding::kZstd;
-  // Variants of what the cache compressed (eligible text), answered whole.
-  const bool text = offer.zstd && object.meta.status == 200;
+  // Variants of what the cache compressed (eligible text) and holds in
+  // memory, answered whole (a big object: zstd or identity only).
+  const bool text = offer.zstd && object.meta.status == 200 && !object.big;
   offer.br = text && options_.br_level > 0;
   offer.gzip = text && options_.gzip_level > 0;
   return offer;
@@ -136,7 +151,7 @@ CodingOffer Proxy::Offer(const CachedObject& object) const {
 ProxyResponse Proxy::Counted(Coding coding, ProxyResponse r) {
   auto i = static_cast<size_t>(coding);
   counters_.coding_responses[i]++;
-  counters_.coding_bytes[i] += r.body.size();
+  counters_.coding_bytes[i] += r.stream ? r.stream_length.value_or(0) : r.body.size();
   return r;
 }
 
@@ -190,12 +205,15 @@ std::shared_ptr<const CachedObject> Proxy::DecodedCopy(const CachedObject& objec
 }
 
 bool Proxy::NeedsDecode(const ProxyRequest& req, const CachedObject& object) {
-  if (object.meta.encoding != StoredEncoding::kZstd || req.method == "HEAD") return false;
+  // A big object decodes a frame at a time as it is sent, on a worker.
+  if (object.big || object.meta.encoding != StoredEncoding::kZstd) return false;
   if (HeaderValue(req.headers, kTierHeader) == "stored") return false;
   const bool ranged = !HeaderValue(req.headers, "range").empty();
   const Coding coding = ranged ? Coding::kIdentity
                                : ChooseCoding(HeaderValue(req.headers, "accept-encoding"), Offer(object));
   if (coding == Coding::kZstd) return false;
+  // A HEAD needs no decoded copy, but a variant's length is known only once it is made.
+  if (coding == Coding::kIdentity && req.method == "HEAD") return false;
   std::string key = object.meta.key;
   if (coding != Coding::kIdentity) key += "\n" + std::string(CodingName(coding));
   auto copy = decoded_.Get(key);

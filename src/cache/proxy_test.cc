@@ -13,6 +13,7 @@
 
 #include "codec/text_codings.h"
 #include "codec/zstd_codec.h"
+#include "cache/proxy_test_util.h"
 #include "http/date.h"
 
 namespace ferry::cache {
@@ -20,67 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-std::string Text(size_t n) {
-  std::string s;
-  while (s.size() < n) s += "<p>ferry keeps text compressed at rest, " + std::to_string(s.size()) + "</p>\n";
-  s.resize(n);
-  return s;
-}
-
-// A scripted upstream: answers by target, counts requests, remembers the
-// last request's headers, and can hold answers until released.
-class FakeUpstream : public Upstream {
- public:
-  struct Answer {
-    int status = 200;
-    http::Headers headers;
-    std::string body;
-  };
-  std::map<std::string, Answer> answers;
-  std::atomic<int> calls{0};
-  http::Headers last_headers;
-  std::string last_target;
-  bool hold = false;
-
-  void Release() {
-    std::lock_guard lock(mu_);
-    hold = false;
-    cv_.notify_all();
-  }
-
-  Status Send(const http::Endpoint&, const http::Request& req, ByteSink* sink, http::Response* out) override {
-    calls++;
-    {
-      std::unique_lock lock(mu_);
-      last_headers = req.headers;
-      last_target = req.target;
-      cv_.wait(lock, [&] { return !hold; });
-    }
-    auto it = answers.find(req.target);
-    if (it == answers.end()) {
-      out->status = 404;
-      return Status::Ok();
-    }
-    out->status = it->second.status;
-    out->headers = it->second.headers;
-    out->headers.emplace_back("Content-Length", std::to_string(it->second.body.size()));
-    if (out->status >= 200 && out->status < 300) {
-      if (req.check_headers) FERRY_RETURN_IF_ERROR(req.check_headers(*out));
-      // In pieces, as a socket delivers them.
-      for (size_t at = 0; at < it->second.body.size(); at += 65536) {
-        FERRY_RETURN_IF_ERROR(sink->Write(std::string_view(it->second.body).substr(at, 65536)));
-      }
-      return Status::Ok();
-    }
-    out->body = it->second.body;
-    return Status::Ok();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-};
 
 class ProxyTest : public ::testing::Test {
  protected:
@@ -109,11 +49,7 @@ class ProxyTest : public ::testing::Test {
     return *proxy_;
   }
   static ProxyRequest Get(const std::string& target, http::Headers headers = {}) {
-    ProxyRequest r;
-    r.target = target;
-    r.headers = std::move(headers);
-    r.peer = "127.0.0.1";
-    return r;
+    return GetRequest(target, std::move(headers));
   }
 
   std::string dir_;
@@ -415,36 +351,6 @@ TEST_F(ProxyTest, PurgeAndMetricsAreForAllowedAddressesOnly) {
   EXPECT_NE(text.find("ferry_cache_purges_total 1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("ferry_cache_requests_total{result=\"miss\"} 2\n"), std::string::npos);
   EXPECT_NE(text.find("ferry_cache_disk_entries 1\n"), std::string::npos);
-}
-
-TEST_F(ProxyTest, BodiesTooLargeToHoldAreStreamedThroughASpoolAndNotKept) {
-  std::string huge = Text(3 << 20);
-  upstream_.answers["/huge"] = {200, {{"Content-Type", "text/html"}, {"Cache-Control", "max-age=60"}}, huge};
-  options_.max_object = 1 << 20;
-  options_.spool_dir = dir_ + "/tmp";
-  for (int round = 0; round < 2; ++round) {
-    ProxyResponse r = proxy().Handle(Get("/huge", {{"Accept-Encoding", "zstd"}}));
-    ASSERT_EQ(r.status, 200);
-    ASSERT_NE(r.stream, nullptr);
-    EXPECT_EQ(r.stream_length, huge.size());
-    EXPECT_EQ(HeaderValue(r.headers, "X-Cache"), "MISS");
-    EXPECT_EQ(HeaderValue(r.headers, "Content-Encoding"), "");  // passed through as it came
-    std::string got;
-    for (;;) {
-      auto piece = r.stream->Read(100000);
-      ASSERT_TRUE(piece.ok()) << piece.status().ToString();
-      if (piece->empty()) break;
-      got += *piece;
-    }
-    EXPECT_EQ(got, huge);
-  }
-  EXPECT_EQ(upstream_.calls, 2);  // not kept: each request goes upstream
-  EXPECT_EQ(store_->stats().entries, 0u);
-  ProxyRequest head = Get("/huge");
-  head.method = "HEAD";
-  ProxyResponse h = proxy().Handle(head);
-  EXPECT_EQ(h.stream, nullptr);
-  EXPECT_EQ(h.head_length, huge.size());
 }
 
 TEST_F(ProxyTest, AnUpstreamFailureIsAnErrorAndNothingIsCached) {

@@ -9,6 +9,32 @@
 
 namespace ferry::cache {
 
+class Spool::Reader : public http::BodyReader {
+ public:
+  explicit Reader(std::shared_ptr<Spool> spool) : spool_(std::move(spool)) {}
+  ~Reader() override {
+    if (!left_) spool_->ReaderLeft();
+  }
+  Result<std::string> Read(size_t max) override {
+    auto piece = spool_->ReadAt(read_, max);
+    if (!piece.ok() || piece->empty()) Leave();  // the end, or the writer's error
+    if (piece.ok()) read_ += piece->size();
+    return piece;
+  }
+  void Cancel() override { Leave(); }
+
+ private:
+  void Leave() {
+    if (left_) return;
+    left_ = true;
+    spool_->ReaderLeft();
+  }
+
+  std::shared_ptr<Spool> spool_;
+  uint64_t read_ = 0;
+  bool left_ = false;
+};
+
 Result<std::shared_ptr<Spool>> Spool::Create(const std::string& dir) {
   int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0) {
@@ -27,7 +53,7 @@ Status Spool::Write(std::string_view data) {
   uint64_t at;
   {
     std::lock_guard lock(mu_);
-    if (cancelled_) return Status(ErrorCode::kCancelled, "the client went away");
+    if (abandoned_) return Status(ErrorCode::kCancelled, "every reader went away");
     at = written_;
   }
   FERRY_RETURN_IF_ERROR(PwriteFull(fd_, data, at, "spool write"));
@@ -44,33 +70,41 @@ void Spool::Finish(Status status) {
   cv_.notify_all();
 }
 
-Result<std::string> Spool::Read(size_t max) {
+std::shared_ptr<http::BodyReader> Spool::NewReader(bool client) {
+  {
+    std::lock_guard lock(mu_);
+    readers_++;
+    client_came_ |= client;
+  }
+  return std::make_shared<Reader>(shared_from_this());
+}
+
+void Spool::ReaderLeft() {
+  std::lock_guard lock(mu_);
+  if (--readers_ == 0 && client_came_ && !finished_) abandoned_ = true;
+}
+
+void Spool::AbandonIfUnread() {
+  std::lock_guard lock(mu_);
+  client_came_ = true;
+  if (readers_ == 0 && !finished_) abandoned_ = true;
+}
+
+Result<std::string> Spool::ReadAt(uint64_t offset, size_t max) {
   uint64_t available;
   {
     std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return written_ > read_ || finished_; });
-    if (written_ == read_) {
+    cv_.wait(lock, [&] { return written_ > offset || finished_; });
+    if (written_ <= offset) {
       if (!status_.ok()) return status_;
       return std::string();
     }
-    available = written_ - read_;
+    available = written_ - offset;
   }
   std::string out(static_cast<size_t>(std::min<uint64_t>(available, max)), '\0');
-  size_t done = 0;
-  while (done < out.size()) {
-    ssize_t n = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(read_ + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Status::FromErrno(n < 0 ? errno : EIO, "spool read");
-    done += static_cast<size_t>(n);
-  }
-  read_ += out.size();
+  FERRY_ASSIGN_OR_RETURN(uint64_t n, PreadUpTo(fd_, out.data(), out.size(), offset, "spool read"));
+  if (n != out.size()) return Status::IoError("spool read: the file is shorter than what was written");
   return out;
-}
-
-void Spool::Cancel() {
-  std::lock_guard lock(mu_);
-  cancelled_ = true;
-  cv_.notify_all();
 }
 
 uint64_t Spool::written() const {

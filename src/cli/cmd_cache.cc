@@ -153,7 +153,7 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
                     "Client connections open at once (one more is closed at once)")
       ->capture_default_str();
   serve->add_option("--dir", a->dir, "Cache directory")->required();
-  serve->add_option("--max-size", a->max_size, "Bytes of entries kept (LRU)")->capture_default_str();
+  serve->add_option("--max-size", a->max_size, "Bytes of live entries kept on disk (LRU)")->capture_default_str();
   serve->add_option("--level", a->level, "zstd level for transcoded entries")->capture_default_str();
   serve->add_option("--min-size", a->min_size, "Smallest body worth compressing")->capture_default_str();
   serve->add_option("--default-ttl", a->default_ttl,
@@ -183,7 +183,9 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
   serve->add_option("--admin-allow", a->admin_allow, "Addresses or CIDR blocks that may PURGE and read metrics")
       ->capture_default_str();
   serve->add_option("--memory-size", a->memory_size, "Bytes of entries also kept in memory")->capture_default_str();
-  serve->add_option("--max-object", a->max_object, "Largest body held in memory and cached (larger: streamed, not cached)")
+  serve->add_option("--max-object", a->max_object,
+                    "Largest body held in memory (larger: streamed to the client and cached on disk as seekable "
+                    "zstd frames)")
       ->capture_default_str();
   serve->add_option("--upstream-threads", a->upstream_threads,
                     "Upstream exchanges at once (each may stream a large body long after its request)")

@@ -156,7 +156,10 @@ struct NbdServer::Impl {
     if (!sent || answer != kRepAck) co_return sent;
     const bool upgraded = co_await server.StartTls(s);
     if (!upgraded) co_return false;  // too late for anything but closing
-    *h = Haggle{h->no_zeroes, true};  // what was agreed in the clear is forgotten
+    Haggle fresh;  // what was agreed in the clear is forgotten
+    fresh.no_zeroes = h->no_zeroes;
+    fresh.tls = true;
+    *h = fresh;
     co_return true;
   }
 

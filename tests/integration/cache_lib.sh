@@ -34,3 +34,25 @@ header() {  # header FILE NAME: a response header's value from curl -D output
 metric() {  # metric CACHE_URL NAME: one sample from /_ferry/metrics
   curl -sf "$1/_ferry/metrics" | awk -v n="$2" '$1 == n { print $2 }'
 }
+
+# start_static_origin DIR: Python's http.server serving DIR's files (with
+# Content-Type by extension, Last-Modified, no Cache-Control: the cache's
+# heuristic freshness applies); sets ORIGIN.
+start_static_origin() {
+  rm -f "$TMP/static.port"
+  /usr/bin/python3 - "$1" "$TMP/static.port" <<'PY' >>"$TMP/static.log" 2>&1 &
+import functools, sys
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+class Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+srv = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=sys.argv[1]))
+open(sys.argv[2], "w").write(str(srv.server_address[1]))
+srv.serve_forever()
+PY
+  PIDS+=($!)
+  for _ in $(seq 1 50); do [ -s "$TMP/static.port" ] && break; sleep 0.1; done
+  [ -s "$TMP/static.port" ] || { cat "$TMP/static.log" >&2; fail "http.server did not start"; }
+  ORIGIN="http://127.0.0.1:$(cat "$TMP/static.port")"
+  wait_port "$(cat "$TMP/static.port")"
+}

@@ -5,8 +5,9 @@
 # (which zstd -d turns back into the original) with their own ETag; text is
 # compressed at rest, images and gzip bodies are not (never twice); no-store
 # always goes to the origin; 304s; revalidation with If-None-Match; STALE
-# when the origin fails; other methods pass through; entries survive a
-# restart; a damaged entry is refetched, never served; unknown hosts and
+# when the origin fails; other methods pass through; bodies over
+# --max-object are kept too; entries survive a restart; a damaged record
+# is refetched, never served; unknown hosts and
 # malformed requests are refused; bad flags get a one-line error.
 source "$(dirname "$0")/lib.sh"
 need curl
@@ -36,9 +37,12 @@ curl -sf -D "$TMP/hz" -H 'Accept-Encoding: zstd' "$C/text/a" -o "$TMP/a.zst"
 zstd -dcq "$TMP/a.zst" | cmp -s - "$TMP/a.orig" || fail "zstd -d does not give the original"
 [ "$(stat -c %s "$TMP/a.zst")" -lt $(( $(stat -c %s "$TMP/a.orig") / 3 )) ] || fail "not compressed 3x"
 curl -sf --compressed "$C/text/a" | cmp -s - "$TMP/a.orig" || fail "curl --compressed differs"
-# At rest: the entry file is the compressed size, not the logical one.
-entry_bytes=$(find "$TMP/cache/entries" -type f -printf '%s\n' | sort -n | tail -1)
+# At rest: the entry (a record in a segment file) is the compressed size,
+# not the logical one.
+entry_bytes=$(metric "$C" ferry_cache_disk_bytes)
 [ "$entry_bytes" -lt $(( $(stat -c %s "$TMP/a.orig") / 3 )) ] || fail "entry of $entry_bytes bytes is not compressed"
+seg_bytes=$(find "$TMP/cache/segments" -name '*.seg' -printf '%s\n' | awk '{ n += $1 } END { print n }')
+[ "$seg_bytes" = $((entry_bytes + 32)) ] || fail "segment files of $seg_bytes bytes for one record of $entry_bytes"
 
 # --- chunked bodies: from the origin (stored compressed: ferry holds the
 # whole body, so its length is known), and from a client ------------------------
@@ -51,14 +55,17 @@ zstd -dcq "$TMP/c.zst" | cmp -s - "$TMP/c.orig" || fail "chunked body, zstd"
 out=$(head -c 100000 "$TMP/a.orig" | curl -sf -XPOST -H 'Transfer-Encoding: chunked' --data-binary @- "$C/echo" | wc -c)
 [ "$out" = 100000 ] || fail "chunked POST echoed $out bytes"
 
-# --- bodies over --max-object: streamed through a spool, not kept -------------------
+# --- bodies over --max-object: streamed through a spool, and kept as big objects ----
 MAIN_C=$C MAIN_PID=$CACHE_PID
 start_cache_named large --origin "$ORIGIN" --dir "$TMP/large" --max-object 100K
 curl -sf -D "$TMP/hb" "$C/blob/l" -o "$TMP/l1"
 curl -sf "$ORIGIN/blob/l" | cmp -s - "$TMP/l1" || fail "large body differs"
 [ "$(header "$TMP/hb" content-length)" = 300000 ] && [ "$(header "$TMP/hb" x-cache)" = MISS ] || fail "large body headers"
-curl -sf -D "$TMP/hb2" "$C/blob/l" -o /dev/null
-[ "$(header "$TMP/hb2" x-cache)" = MISS ] || fail "a body over --max-object was kept"
+for _ in $(seq 1 50); do [ "$(metric "$C" ferry_cache_disk_big_entries)" = 1 ] && break; sleep 0.1; done
+curl -sf -D "$TMP/hb2" "$C/blob/l" -o "$TMP/l2"
+[ "$(header "$TMP/hb2" x-cache)" = HIT ] || fail "a body over --max-object was not kept: $(header "$TMP/hb2" x-cache)"
+cmp -s "$TMP/l1" "$TMP/l2" || fail "large body from disk differs"
+[ "$(origin_count /blob/l)" = 2 ] || fail "origin saw $(origin_count /blob/l) requests for /blob/l (1 direct + 1 fill)"
 curl -sfI "$C/blob/l" -D "$TMP/hbh" -o /dev/null
 [ "$(header "$TMP/hbh" content-length)" = 300000 ] || fail "HEAD of a large body"
 curl -sf -D "$TMP/hbc" "$C/chunked/big" -o "$TMP/l2"  # chunked from the origin: chunked to the client
@@ -139,13 +146,28 @@ before=$(origin_count /text/a)
 curl -sf -D "$TMP/h3" "$C/text/a" -o "$TMP/a3"
 [ "$(header "$TMP/h3" x-cache)" = HIT ] && [ "$(origin_count /text/a)" = "$before" ] || fail "entry lost in restart"
 cmp -s "$TMP/a.orig" "$TMP/a3" || fail "bytes after restart"
-f=$(find "$TMP/cache/entries" -type f -size +10k -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2)
-/usr/bin/python3 -c "
-import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=1; open(p,'wb').write(b)" "$f"
+# One byte of /text/a's record body flipped in its segment file (the
+# record layout: src/cache/segment_record.h).
+/usr/bin/python3 - "$TMP/cache/segments" <<'PY' || fail "no record of /text/a found to damage"
+import glob, struct, sys
+for path in sorted(glob.glob(sys.argv[1] + "/*.seg")):
+    b = bytearray(open(path, "rb").read())
+    at = 32
+    while at + 24 <= len(b) and b[at:at + 4] == b"FRC1":
+        m, n = struct.unpack_from("<II", b, at + 8)
+        if b[at + 4:at + 5] == b"L" and b"/text/a" in b[at + 24:at + 24 + m]:
+            b[at + 24 + m + n // 2] ^= 1
+            open(path, "wb").write(b)
+            sys.exit(0)
+        at += 32 + m + n
+sys.exit(1)
+PY
+corrupt0=$(metric "$C" ferry_cache_corrupt_entries_total)
 for path in /text/a /short/r; do
   curl -sf -D "$TMP/h4" "$C$path" -o "$TMP/x4"
   curl -sf "$ORIGIN$path" | cmp -s - "$TMP/x4" || fail "$path: damaged entry served"
 done
+[ "$(metric "$C" ferry_cache_corrupt_entries_total)" = $((corrupt0 + 1)) ] || fail "the damaged record was not counted"
 
 # --- SIGKILL while entries are being written: after a restart every entry
 # served is whole (nothing torn), and the cache keeps working -----------------------

@@ -1,0 +1,140 @@
+// DiskStore's compaction: a sealed segment gone sparse has its live
+// records copied, verbatim, to the active segment, and is deleted once the
+// copies are durable. Readers are never stopped: a record's index entry
+// moves only after its copy is written, and a reader that took the old
+// place still reads the old file (deleted files stay readable while open).
+#include <set>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "cache/disk_store.h"
+#include "cache/disk_store_internal.h"
+#include "cache/segment_record.h"
+
+namespace ferry::cache {
+
+std::optional<uint64_t> DiskStore::PickCompaction() {
+  std::lock_guard lock(mu_);
+  std::optional<uint64_t> best;
+  double best_fraction = options_.compact_below;
+  for (auto& [seq, s] : segments_) {
+    if (!s.sealed || s.compacting || s.compact_failed) continue;
+    double payload = static_cast<double>(s.seg->size() - kSegmentHeaderSize);
+    double fraction = payload > 0 ? static_cast<double>(s.live) / payload : 0;
+    if (fraction < best_fraction) {
+      best = seq;
+      best_fraction = fraction;
+    }
+  }
+  if (best) segments_[*best].compacting = true;
+  return best;
+}
+
+size_t DiskStore::CompactNow() {
+  size_t n = 0;
+  while (auto seq = PickCompaction()) {
+    CompactSegment(*seq);
+    n++;
+    std::lock_guard lock(compact_mu_);
+    if (stop_) break;
+  }
+  return n;
+}
+
+void DiskStore::CompactSegment(uint64_t seq) {
+  std::shared_ptr<Segment> seg;
+  {
+    std::lock_guard lock(mu_);
+    seg = segments_.at(seq).seg;
+  }
+  std::vector<std::pair<uint64_t, std::string>> live;  // offset, key
+  auto scan = seg->Scan(false, [&](uint64_t offset, const RecordHead& head, EntryMeta meta) {
+    if (head.live) live.emplace_back(offset, std::move(meta.key));
+  });
+  bool ok = scan.ok();
+  std::set<std::shared_ptr<Segment>> written;
+  for (size_t i = 0; ok && i < live.size(); ++i) {
+    std::shared_ptr<Segment> to;
+    ok = MoveRecord(seg, live[i].first, live[i].second, &to);
+    if (to) written.insert(to);
+  }
+  for (const auto& s : written) {
+    if (options_.sync && !s->Sync().ok()) ok = false;
+  }
+  std::lock_guard lock(mu_);
+  SegmentState& s = segments_.at(seq);
+  s.compacting = false;
+  if (!ok || s.live != 0) {
+    // Not tried again until the store is reopened.
+    s.compact_failed = true;
+    spdlog::warn("cache: segment {} not compacted ({} live bytes left{})", seg->path(), s.live,
+                 scan.ok() ? "" : ": " + scan.status().ToString());
+    return;
+  }
+  compactions_++;
+  SegmentShrank(seq);  // no live record left: deleted
+}
+
+// Copies the record of `key` at `offset` of `from` to the active segment
+// and points the index there, unless the key moved on meanwhile (replaced,
+// removed, evicted). False when the copy could not be written.
+bool DiskStore::MoveRecord(const std::shared_ptr<Segment>& from, uint64_t offset, const std::string& key,
+                           std::shared_ptr<Segment>* to) {
+  auto still_here = [&](const Node& n) { return n.seg == from && n.offset == offset; };
+  uint64_t bytes = 0;
+  {
+    std::lock_guard lock(mu_);
+    auto it = index_.find(key);
+    if (it == index_.end() || !still_here(it->second)) return true;
+    bytes = it->second.bytes;
+  }
+  auto record = from->Read(offset, bytes);
+  if (!record.ok() || !DecodeRecord(*record).ok()) {  // damaged: dropped, not copied
+    std::lock_guard lock(mu_);
+    auto it = index_.find(key);
+    if (it != index_.end() && still_here(it->second)) {
+      Forget(key, /*unlink_big=*/false);
+      corrupt_++;
+    }
+    return true;
+  }
+  std::lock_guard wlock(write_mu_);
+  auto at = AppendLocked(*record);
+  if (!at.ok()) {
+    spdlog::warn("cache: compaction: {}", at.status().ToString());
+    return false;
+  }
+  *to = at->first;
+  {
+    std::lock_guard lock(mu_);
+    auto it = index_.find(key);
+    if (it == index_.end() || !still_here(it->second)) {
+      (void)at->first->MarkDead(at->second);  // the copy is of nothing now
+      segments_[at->first->seq()].unsynced_marks = true;
+    } else {
+      Node& n = it->second;
+      segments_[from->seq()].live -= n.bytes;
+      segments_[at->first->seq()].live += n.bytes;
+      n.seg = at->first;
+      n.offset = at->second;
+      compacted_bytes_ += n.bytes;
+    }
+  }
+  SealIfFullLocked();
+  return true;
+}
+
+void DiskStore::CompactorLoop() {
+  std::unique_lock lock(compact_mu_);
+  for (;;) {
+    compact_cv_.wait(lock, [&] { return stop_ || compact_wanted_; });
+    if (stop_) return;
+    compact_wanted_ = false;
+    lock.unlock();
+    CompactNow();
+    lock.lock();
+  }
+}
+
+}  // namespace ferry::cache

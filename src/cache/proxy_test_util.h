@@ -1,0 +1,96 @@
+#pragma once
+// For the proxy's tests (proxy_test.cc, proxy_big_test.cc): compressible
+// text and a scripted upstream.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "cache/proxy.h"
+#include "cache/upstream.h"
+
+namespace ferry::cache {
+
+inline std::string Text(size_t n) {
+  std::string s;
+  while (s.size() < n) s += "<p>ferry keeps text compressed at rest, " + std::to_string(s.size()) + "</p>\n";
+  s.resize(n);
+  return s;
+}
+
+// A GET from the loopback address (allowed to PURGE and read metrics).
+inline ProxyRequest GetRequest(const std::string& target, http::Headers headers = {}) {
+  ProxyRequest r;
+  r.target = target;
+  r.headers = std::move(headers);
+  r.peer = "127.0.0.1";
+  return r;
+}
+
+// A scripted upstream: answers by target, counts requests, remembers the
+// last request's headers, and can hold answers (or, with pause_after, a
+// body midway) until released.
+class FakeUpstream : public Upstream {
+ public:
+  struct Answer {
+    int status = 200;
+    http::Headers headers;
+    std::string body;
+  };
+  std::map<std::string, Answer> answers;
+  std::atomic<int> calls{0};
+  http::Headers last_headers;
+  std::string last_target;
+  bool hold = false;
+  // Bodies stop after this many bytes until Release().
+  uint64_t pause_after = std::numeric_limits<uint64_t>::max();
+
+  void Release() {
+    std::lock_guard lock(mu_);
+    hold = false;
+    pause_after = std::numeric_limits<uint64_t>::max();
+    cv_.notify_all();
+  }
+
+  Status Send(const http::Endpoint&, const http::Request& req, ByteSink* sink, http::Response* out) override {
+    calls++;
+    {
+      std::unique_lock lock(mu_);
+      last_headers = req.headers;
+      last_target = req.target;
+      cv_.wait(lock, [&] { return !hold; });
+    }
+    auto it = answers.find(req.target);
+    if (it == answers.end()) {
+      out->status = 404;
+      return Status::Ok();
+    }
+    out->status = it->second.status;
+    out->headers = it->second.headers;
+    out->headers.emplace_back("Content-Length", std::to_string(it->second.body.size()));
+    if (out->status >= 200 && out->status < 300) {
+      if (req.check_headers) FERRY_RETURN_IF_ERROR(req.check_headers(*out));
+      // In pieces, as a socket delivers them.
+      for (size_t at = 0; at < it->second.body.size(); at += 65536) {
+        {
+          std::unique_lock lock(mu_);
+          cv_.wait(lock, [&] { return at < pause_after; });
+        }
+        FERRY_RETURN_IF_ERROR(sink->Write(std::string_view(it->second.body).substr(at, 65536)));
+      }
+      return Status::Ok();
+    }
+    out->body = it->second.body;
+    return Status::Ok();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+};
+
+}  // namespace ferry::cache
