@@ -22,13 +22,16 @@ fill_all() {  # fill_all ROUND: every path at once, 16 at a time, in the backgro
   paths "$1" | xargs -P 16 -I{} curl -s --max-time 20 "$C{}" -o /dev/null &
   FILLS=$!
 }
-# check_all ROUND: every path again through the cache; prints the hits.
+# check_all ROUND: every path again through the cache; prints the hits: the
+# answers from an entry found on disk (HIT, or EXPIRED when the test has
+# outlived the origin's max-age=60, as on a loaded machine, and the entry
+# was found and revalidated).
 check_all() {
   local p hits=0
   for p in $(paths "$1"); do
     curl -sf -D "$TMP/h" "$C$p" -o "$TMP/got" || fail "$p: no answer after the restart"
     curl -sf "$ORIGIN$p" | cmp -s - "$TMP/got" || fail "$p: not the origin's bytes after the crash"
-    [ "$(header "$TMP/h" x-cache)" = HIT ] && hits=$((hits + 1))
+    case "$(header "$TMP/h" x-cache)" in HIT | EXPIRED) hits=$((hits + 1)) ;; esac
   done
   echo "$hits"
 }
