@@ -84,14 +84,18 @@ corpus_web_root() {
   } >"$TMP/sample.paths"
 }
 
-# free_port: a loopback port nobody listens on (nor given out here before).
+# free_port: a loopback port no socket uses (nor given out here before),
+# below the kernel's ephemeral range when there is room, where a client's
+# connection could take it before the server binds it.
 USED_PORTS=" "
 free_port() {
-  local p
+  local p lo hi
+  read -r lo _ </proc/sys/net/ipv4/ip_local_port_range
+  if [ "$lo" -gt 21000 ]; then hi=$lo; else hi=60000; fi
   while :; do
-    p=$(( 20000 + RANDOM % 40000 ))
+    p=$(( 20000 + RANDOM % (hi - 20000) ))
     case "$USED_PORTS" in *" $p "*) continue ;; esac
-    [ -z "$(ss -Htln "sport = :$p")" ] && break
+    [ -z "$(ss -Htan "sport = :$p")" ] && break
   done
   USED_PORTS+="$p "
   echo "$p"
