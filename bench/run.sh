@@ -15,6 +15,10 @@
 #      corpus behind an nginx origin (bench/cache_hit_bench.sh;
 #      CACHE_HIT_BENCH=none skips it; skipped with a message when nginx,
 #      varnish, wrk or the corpus is missing).
+#   3b. The cache over TLS, HTTP/1.1 (wrk) and HTTP/2 (h2load), for zstd,
+#      br, gzip and identity clients: ferry beside nginx (gzip on) and
+#      Varnish behind hitch, and the disk each cache takes for the corpus
+#      (bench/cache_tls_bench.sh; CACHE_TLS_BENCH=none skips it).
 #   4. Lazy volumes: time to the first read and to a boot set beside
 #      downloading the image first, trigger latency from the object store and
 #      from the transfer cache, bytes 50 clones take from the object store,
@@ -146,6 +150,12 @@ own_step() {
 if [ "${CACHE_HIT_BENCH:-all}" != none ]; then
   rm -f "$TMP/src.bin" "$TMP/dst.bin"
   own_step "cache hit" "nginx, varnish, wrk or the corpus" bench/cache_hit_bench.sh
+fi
+
+# 3b. The cache over TLS and HTTP/2: its own origin and caches.
+if [ "${CACHE_TLS_BENCH:-all}" != none ]; then
+  own_step "cache tls" "nginx, varnish, hitch, wrk, h2load (nghttp2-client), brotli or the corpus" \
+    bench/cache_tls_bench.sh
 fi
 
 # 4. Lazy volumes: their own test server and daemon.

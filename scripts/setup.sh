@@ -37,9 +37,13 @@ VM_PKGS=(qemu-system-x86 linux-image-cloud-amd64)
 # JavaScript, CSS, JSON) with the images and gzip files that come with it.
 CORPUS_PKGS=(python3.11-doc libjs-jquery libjs-bootstrap5 node-react-dom libjs-highlight.js
   node-lodash iso-codes)
+# The cache over TLS and HTTP/2 (bench/cache_tls_bench.sh): hitch ends TLS
+# (ALPN h2 and http/1.1) in front of Varnish, which speaks no TLS itself;
+# its HTTP/2 load generator is h2load (nghttp2-client, above).
+TLS_BENCH_PKGS=(hitch)
 
 missing=()
-for p in "${BUILD_PKGS[@]}" "${PEER_PKGS[@]}" "${VM_PKGS[@]}" "${CORPUS_PKGS[@]}"; do
+for p in "${BUILD_PKGS[@]}" "${PEER_PKGS[@]}" "${VM_PKGS[@]}" "${CORPUS_PKGS[@]}" "${TLS_BENCH_PKGS[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi
@@ -60,9 +64,9 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${pkgs[*]}"
     if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
     $SUDO apt-get update -qq
-    # nginx and varnish start their system services on install (nginx on port
-    # 80). The benchmarks need neither, and a container has no init to run
-    # them: a policy-rc.d answering 101 (the Docker convention) keeps every
+    # nginx, varnish and hitch start their system services on install (nginx
+    # on port 80). The benchmarks need none, and a container has no init to
+    # run them: a policy-rc.d answering 101 (the Docker convention) keeps every
     # service stopped during this install. An existing one is left alone.
     if [ ! -e /usr/sbin/policy-rc.d ]; then
       policy=/usr/sbin/policy-rc.d
@@ -75,7 +79,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     # benchmark's sake.
     if [ -d /run/systemd/system ]; then
       for p in "${pkgs[@]}"; do
-        case "$p" in nginx | varnish) $SUDO systemctl disable -q --now "$p" 2>/dev/null || true ;; esac
+        case "$p" in nginx | varnish | hitch) $SUDO systemctl disable -q --now "$p" 2>/dev/null || true ;; esac
       done
     fi
   fi
