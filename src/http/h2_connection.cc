@@ -39,7 +39,10 @@ struct Piece {
 class H2Connection : public std::enable_shared_from_this<H2Connection> {
  public:
   H2Connection(net::Connection& c, const H2Config& config)
-      : c_(c), config_(config), session_(config.limits, c.peer(), Clock::now()), wake_(c.get_executor()) {}
+      : c_(c),
+        config_(config),
+        session_(config.limits, c.peer(), Clock::now()),
+        wake_(c.get_executor()) {}
 
   static asio::awaitable<void> Run(std::shared_ptr<H2Connection> self, std::string received) {
     H2Connection& h = *self;
@@ -172,7 +175,8 @@ class H2Connection : public std::enable_shared_from_this<H2Connection> {
         break;
       case Kind::kNeedBody:
         ++busy_;
-        asio::co_spawn(c_.get_executor(), ReadOnWorker(shared_from_this(), e.stream, std::move(e.reader), e.max),
+        asio::co_spawn(c_.get_executor(),
+                       ReadOnWorker(shared_from_this(), e.stream, std::move(e.reader), e.max),
                        asio::detached);
         break;
       case Kind::kCancelBody:
@@ -196,7 +200,8 @@ class H2Connection : public std::enable_shared_from_this<H2Connection> {
     ++busy_;
     UpdateDeadline(false);
     auto shared = std::make_shared<const ServerRequest>(std::move(req));
-    asio::co_spawn(c_.get_executor(), HandleOnWorker(shared_from_this(), id, std::move(shared), std::move(cancelled)),
+    asio::co_spawn(c_.get_executor(),
+                   HandleOnWorker(shared_from_this(), id, std::move(shared), std::move(cancelled)),
                    asio::detached);
   }
 
@@ -246,10 +251,12 @@ class H2Connection : public std::enable_shared_from_this<H2Connection> {
 
   void StartCancel(std::shared_ptr<BodyReader> reader) {
     ++cancelling_;
-    asio::co_spawn(c_.get_executor(), CancelOnWorker(shared_from_this(), std::move(reader)), asio::detached);
+    asio::co_spawn(c_.get_executor(), CancelOnWorker(shared_from_this(), std::move(reader)),
+                   asio::detached);
   }
 
-  static asio::awaitable<void> CancelOnWorker(std::shared_ptr<H2Connection> self, std::shared_ptr<BodyReader> reader) {
+  static asio::awaitable<void> CancelOnWorker(std::shared_ptr<H2Connection> self,
+                                              std::shared_ptr<BodyReader> reader) {
     auto cancel = [reader] { reader->Cancel(); };
     co_await self->config_.server->Blocking(cancel);
     --self->cancelling_;

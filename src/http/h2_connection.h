@@ -37,6 +37,7 @@ struct H2Config {
 
 // Serves HTTP/2 on `c` until the client or the server ends it. `received`:
 // bytes already read from the client (h2c: the preface and what followed).
-boost::asio::awaitable<void> ServeH2(net::Connection& c, const H2Config& config, std::string received);
+boost::asio::awaitable<void> ServeH2(net::Connection& c, const H2Config& config,
+                                     std::string received);
 
 }  // namespace ferry::http

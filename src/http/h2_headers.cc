@@ -5,7 +5,9 @@
 namespace ferry::http {
 namespace {
 
-bool NoBodyStatus(int status) { return status == 304 || status == 204 || (status >= 100 && status < 200); }
+bool NoBodyStatus(int status) {
+  return status == 304 || status == 204 || (status >= 100 && status < 200);
+}
 
 }  // namespace
 
@@ -28,7 +30,8 @@ Result<ServerRequest> RequestFromH2(const Headers& fields) {
       req.headers.emplace_back(name, value);
     }
   }
-  if (method.empty() || path.empty()) return Status::InvalidArgument("a request without :method or :path");
+  if (method.empty() || path.empty())
+    return Status::InvalidArgument("a request without :method or :path");
   if (method == "CONNECT") return Status::InvalidArgument("CONNECT is not served");
   if (!authority.empty()) {
     SetHeader(&req.headers, "host", authority);

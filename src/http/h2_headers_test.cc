@@ -31,7 +31,8 @@ TEST(RequestFromH2, PseudoHeadersMapToTheRequest) {
 }
 
 TEST(RequestFromH2, AuthorityWinsOverHostAndHostAloneServes) {
-  auto both = RequestFromH2({{":method", "GET"}, {":path", "/"}, {":authority", "a.test"}, {"host", "b.test"}});
+  auto both = RequestFromH2(
+      {{":method", "GET"}, {":path", "/"}, {":authority", "a.test"}, {"host", "b.test"}});
   ASSERT_TRUE(both.ok());
   EXPECT_EQ(HeaderValue(both->headers, "host"), "a.test");
   size_t hosts = 0;
@@ -45,10 +46,10 @@ TEST(RequestFromH2, AuthorityWinsOverHostAndHostAloneServes) {
 
 TEST(RequestFromH2, RefusedRequests) {
   const Headers bad[] = {
-      {{":path", "/"}, {":authority", "a"}},                                  // no :method
-      {{":method", "GET"}, {":authority", "a"}},                              // no :path
-      {{":method", "GET"}, {":path", "/"}},                                   // no authority at all
-      {{":method", "CONNECT"}, {":authority", "a:443"}, {":path", "/"}},      // not a tunnel
+      {{":path", "/"}, {":authority", "a"}},                              // no :method
+      {{":method", "GET"}, {":authority", "a"}},                          // no :path
+      {{":method", "GET"}, {":path", "/"}},                               // no authority at all
+      {{":method", "CONNECT"}, {":authority", "a:443"}, {":path", "/"}},  // not a tunnel
   };
   for (const auto& h : bad) {
     auto r = RequestFromH2(h);
@@ -59,10 +60,14 @@ TEST(RequestFromH2, RefusedRequests) {
 
 TEST(ResponseFieldsForH2, DropsConnectionFieldsLowerCasesAndFramesTheLength) {
   ServerResponse r;
-  r.headers = {{"Content-Type", "text/html"},    {"Connection", "keep-alive, X-Hop"},
-               {"Keep-Alive", "timeout=5"},      {"Transfer-Encoding", "chunked"},
-               {"Upgrade", "h2c"},               {"X-Hop", "1"},
-               {"Proxy-Connection", "close"},    {"X-Cache", "HIT"},
+  r.headers = {{"Content-Type", "text/html"},
+               {"Connection", "keep-alive, X-Hop"},
+               {"Keep-Alive", "timeout=5"},
+               {"Transfer-Encoding", "chunked"},
+               {"Upgrade", "h2c"},
+               {"X-Hop", "1"},
+               {"Proxy-Connection", "close"},
+               {"X-Cache", "HIT"},
                {"Content-Length", "999"}};
   r.SetBody("hello");
   Headers f = ResponseFieldsForH2(r);

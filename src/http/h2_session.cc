@@ -19,8 +19,8 @@ PrefaceMatch MatchH2Preface(std::string_view first_bytes) {
 
 std::string GoawayFrame(int32_t last_stream_id, uint32_t error_code) {
   std::string f(17, '\0');
-  f[2] = 8;     // length
-  f[3] = 0x7;   // GOAWAY; flags 0, stream 0
+  f[2] = 8;    // length
+  f[3] = 0x7;  // GOAWAY; flags 0, stream 0
   const uint32_t last = static_cast<uint32_t>(last_stream_id) & 0x7fffffffu;
   for (int i = 0; i < 4; ++i) {
     f[9 + i] = static_cast<char>((last >> (24 - 8 * i)) & 0xff);
@@ -57,15 +57,15 @@ struct H2Session::Impl {
     Headers fields;
     size_t header_bytes = 0;
     bool header_too_large = false;
-    std::string body;        // the request's, while it arrives
-    bool refused = false;    // RST_STREAM REFUSED_STREAM sent or queued
-    bool answered = false;   // a response was submitted
-    bool handed = false;     // a kRequest is queued or out, not answered yet
-    bool taken = false;      // ...and TakeEvents has handed it out
-    bool head = false;       // a HEAD request
+    std::string body;       // the request's, while it arrives
+    bool refused = false;   // RST_STREAM REFUSED_STREAM sent or queued
+    bool answered = false;  // a response was submitted
+    bool handed = false;    // a kRequest is queued or out, not answered yet
+    bool taken = false;     // ...and TakeEvents has handed it out
+    bool head = false;      // a HEAD request
     ServerResponse response;
-    size_t body_sent = 0;    // of response.body
-    std::string piece;       // of response.stream, read and not sent yet
+    size_t body_sent = 0;  // of response.body
+    std::string piece;     // of response.stream, read and not sent yet
     size_t piece_sent = 0;
     bool stream_end = false;  // response.stream was read to its end
     bool reading = false;     // a kNeedBody is out
@@ -89,7 +89,8 @@ struct H2Session::Impl {
   std::string* out = nullptr;  // Send's output, for OnSendData
   size_t out_max = 0;
 
-  Impl(const H2Limits& l, std::string p, Clock::time_point t) : limits(l), peer(std::move(p)), resets(l.resets, t), now(t) {}
+  Impl(const H2Limits& l, std::string p, Clock::time_point t)
+      : limits(l), peer(std::move(p)), resets(l.resets, t), now(t) {}
 
   Stream* Find(int32_t id) {
     auto it = streams.find(id);
@@ -147,15 +148,18 @@ H2Session::Impl* Self(void* user) { return static_cast<H2Session::Impl*>(user); 
 int BeginHeadersCb(nghttp2_session*, const nghttp2_frame* frame, void* user) {
   return Self(user)->OnBeginHeaders(frame);
 }
-int HeaderCb(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, size_t namelen, const uint8_t* value,
-             size_t valuelen, uint8_t /*flags*/, void* user) {
+int HeaderCb(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, size_t namelen,
+             const uint8_t* value, size_t valuelen, uint8_t /*flags*/, void* user) {
   return Self(user)->OnHeader(frame, std::string_view(reinterpret_cast<const char*>(name), namelen),
                               std::string_view(reinterpret_cast<const char*>(value), valuelen));
 }
-int DataChunkCb(nghttp2_session*, uint8_t /*flags*/, int32_t id, const uint8_t* data, size_t len, void* user) {
+int DataChunkCb(nghttp2_session*, uint8_t /*flags*/, int32_t id, const uint8_t* data, size_t len,
+                void* user) {
   return Self(user)->OnDataChunk(id, data, len);
 }
-int FrameRecvCb(nghttp2_session*, const nghttp2_frame* frame, void* user) { return Self(user)->OnFrame(frame); }
+int FrameRecvCb(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  return Self(user)->OnFrame(frame);
+}
 int StreamCloseCb(nghttp2_session*, int32_t id, uint32_t /*error_code*/, void* user) {
   return Self(user)->OnClose(id);
 }
@@ -179,7 +183,8 @@ int H2Session::Impl::OnBeginHeaders(const nghttp2_frame* frame) {
   return 0;
 }
 
-int H2Session::Impl::OnHeader(const nghttp2_frame* frame, std::string_view name, std::string_view value) {
+int H2Session::Impl::OnHeader(const nghttp2_frame* frame, std::string_view name,
+                              std::string_view value) {
   Stream* s = Find(frame->hd.stream_id);
   // Trailers (a second HEADERS) are read and dropped.
   if (!s || s->refused || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
@@ -226,7 +231,8 @@ int H2Session::Impl::OnFrame(const nghttp2_frame* frame) {
       Stream* s = Find(id);
       if (!s) return 0;
       if (frame->hd.type == NGHTTP2_HEADERS && s->header_too_large && !s->answered && !s->refused) {
-        Simple(id, *s, 431, "request header fields over " + std::to_string(limits.header_limit) + " bytes");
+        Simple(id, *s, 431,
+               "request header fields over " + std::to_string(limits.header_limit) + " bytes");
       }
       if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) RequestComplete(id, *s);
       return 0;
@@ -266,7 +272,8 @@ int H2Session::Impl::OnClose(int32_t id) {
   } else if (s.handed) {
     Emit(Event::Kind::kClosed, id);
   }
-  if (s.response.stream && !s.stream_end && !s.reading) Emit(Event::Kind::kCancelBody, id, s.response.stream);
+  if (s.response.stream && !s.stream_end && !s.reading)
+    Emit(Event::Kind::kCancelBody, id, s.response.stream);
   ReleaseBody(s);
   streams.erase(it);
   return 0;
@@ -334,7 +341,8 @@ int H2Session::Impl::OnSendData(const nghttp2_frame* frame, const uint8_t* heade
   length -= in_memory;
   out->append(s->piece, s->piece_sent, length);
   s->piece_sent += length;
-  if (s->response.stream && s->piece_sent == s->piece.size() && s->body_sent == s->response.body.size()) {
+  if (s->response.stream && s->piece_sent == s->piece.size() &&
+      s->body_sent == s->response.body.size()) {
     std::string().swap(s->piece);
     s->piece_sent = 0;
     AskBody(frame->hd.stream_id, *s);  // read ahead while this goes out
@@ -375,10 +383,12 @@ Status H2Session::Receive(std::string_view bytes, Clock::time_point now) {
   Impl& s = *impl_;
   if (s.dead || s.calm) return Status::Protocol("the HTTP/2 session has ended");
   s.now = now;
-  const ssize_t n = nghttp2_session_mem_recv(s.session, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  const ssize_t n = nghttp2_session_mem_recv(
+      s.session, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   if (n < 0) {
     s.dead = true;
-    s.farewell = GoawayFrame(nghttp2_session_get_last_proc_stream_id(s.session), GoawayCode(static_cast<int>(n)));
+    s.farewell = GoawayFrame(nghttp2_session_get_last_proc_stream_id(s.session),
+                             GoawayCode(static_cast<int>(n)));
     return Status::Protocol(std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(n)));
   }
   if (s.calm) return Status::Protocol("HTTP/2: too many stream resets");
@@ -399,7 +409,8 @@ void H2Session::Send(std::string* out, size_t max) {
     const ssize_t n = nghttp2_session_mem_send(s.session, &data);
     if (n < 0) {  // fatal (out of memory): say goodbye by hand
       s.dead = true;
-      out->append(GoawayFrame(nghttp2_session_get_last_proc_stream_id(s.session), NGHTTP2_INTERNAL_ERROR));
+      out->append(
+          GoawayFrame(nghttp2_session_get_last_proc_stream_id(s.session), NGHTTP2_INTERNAL_ERROR));
       break;
     }
     if (n == 0) break;
@@ -413,7 +424,9 @@ std::vector<H2Session::Event> H2Session::TakeEvents() {
   std::vector<Event> taken;
   taken.swap(s.events);
   if (!s.dropped.empty()) {
-    std::erase_if(taken, [&](const Event& e) { return e.kind == Event::Kind::kRequest && s.dropped.count(e.stream); });
+    std::erase_if(taken, [&](const Event& e) {
+      return e.kind == Event::Kind::kRequest && s.dropped.count(e.stream);
+    });
     s.dropped.clear();
   }
   for (const Event& e : taken) {
@@ -471,8 +484,9 @@ void H2Session::Shutdown() {
   Impl& s = *impl_;
   if (s.shut_down || s.dead) return;
   s.shut_down = true;
-  nghttp2_submit_goaway(s.session, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(s.session),
-                        NGHTTP2_NO_ERROR, nullptr, 0);
+  nghttp2_submit_goaway(s.session, NGHTTP2_FLAG_NONE,
+                        nghttp2_session_get_last_proc_stream_id(s.session), NGHTTP2_NO_ERROR,
+                        nullptr, 0);
 }
 
 bool H2Session::Done() const {

@@ -61,7 +61,8 @@ class H2Session {
   struct Event {
     enum class Kind {
       kRequest,     // answer `request` with Respond (or Abandon when its stream closed meanwhile)
-      kNeedBody,    // read up to `max` bytes from `reader` (one read at a time), then AddBody or FailBody
+      kNeedBody,    // read up to `max` bytes from `reader` (one read at a time), then AddBody or
+                    // FailBody
       kCancelBody,  // `reader` will not be read to its end: Cancel it
       kClosed,      // the stream of an unanswered kRequest closed: its work may stop
     };

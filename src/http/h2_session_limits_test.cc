@@ -146,7 +146,8 @@ TEST(H2SessionLimits, RequestBodiesHeldOnAConnectionAreBounded) {
   limits.connection_body_limit = 100'000;
   H2Pair p(limits);  // unanswered: the bodies stay held
   std::vector<int32_t> ids;
-  for (int i = 0; i < 4; ++i) ids.push_back(p.client.Request("POST", "/up", {}, std::string(30'000, 'u')));
+  for (int i = 0; i < 4; ++i)
+    ids.push_back(p.client.Request("POST", "/up", {}, std::string(30'000, 'u')));
   ASSERT_TRUE(p.Pump().ok());
   EXPECT_EQ(p.requests.size(), 3u);
   int refused = 0;
@@ -160,8 +161,12 @@ TEST(H2SessionLimits, ContinuationFloodEndsInGoaway) {
   ASSERT_TRUE(p.Pump().ok());  // preface and SETTINGS exchanged
   // HEADERS without END_HEADERS, then CONTINUATION frames that never end
   // (each a literal field, never indexed: 0x10, name "x-a", value "b").
-  const std::string field = std::string("\x10\x03x-a\x01" "b", 7);
-  std::string flood = Frame(0x1, 0x1, 1, std::string("\x82\x84\x86", 3) + field);  // END_STREAM only
+  const std::string field = std::string(
+      "\x10\x03x-a\x01"
+      "b",
+      7);
+  std::string flood =
+      Frame(0x1, 0x1, 1, std::string("\x82\x84\x86", 3) + field);  // END_STREAM only
   for (int i = 0; i < 10'000; ++i) flood += Frame(0x9, 0x0, 1, field);
   Status st = p.server.Receive(flood, p.now);
   EXPECT_FALSE(st.ok());

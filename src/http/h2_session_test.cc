@@ -62,7 +62,9 @@ TEST(GoawayFrame, Bytes) {
 
 TEST(H2Session, AnswersWithMappedFields) {
   H2Pair p;
-  p.handler = [](const ServerRequest& req) -> std::optional<ServerResponse> { return Text("hello " + req.target); };
+  p.handler = [](const ServerRequest& req) -> std::optional<ServerResponse> {
+    return Text("hello " + req.target);
+  };
   const int32_t id = p.client.Request("GET", "/a?b=1", {{"accept-encoding", "zstd"}});
   ASSERT_TRUE(p.Pump().ok());
   ASSERT_EQ(p.requests.size(), 1u);
@@ -87,7 +89,9 @@ TEST(H2Session, AnswersWithMappedFields) {
 
 TEST(H2Session, ManyStreamsOnOneConnection) {
   H2Pair p;
-  p.handler = [](const ServerRequest& req) -> std::optional<ServerResponse> { return Text(req.target); };
+  p.handler = [](const ServerRequest& req) -> std::optional<ServerResponse> {
+    return Text(req.target);
+  };
   std::vector<int32_t> ids;
   for (int i = 0; i < 60; ++i) ids.push_back(p.client.Request("GET", "/" + std::to_string(i)));
   ASSERT_TRUE(p.Pump().ok());

@@ -47,12 +47,14 @@ class H2TestClient {
   // Submits a request; its stream id. `body`: sent as DATA.
   int32_t Request(const std::string& method, const std::string& path, Headers extra = {},
                   std::optional<std::string> body = std::nullopt) {
-    Headers h = {{":method", method}, {":scheme", "http"}, {":authority", "cache.test"}, {":path", path}};
+    Headers h = {
+        {":method", method}, {":scheme", "http"}, {":authority", "cache.test"}, {":path", path}};
     for (auto& f : extra) h.push_back(std::move(f));
     std::vector<nghttp2_nv> nv;
     for (const auto& [k, v] : h) {
       nv.push_back({reinterpret_cast<uint8_t*>(const_cast<char*>(k.data())),
-                    reinterpret_cast<uint8_t*>(const_cast<char*>(v.data())), k.size(), v.size(), NGHTTP2_NV_FLAG_NONE});
+                    reinterpret_cast<uint8_t*>(const_cast<char*>(v.data())), k.size(), v.size(),
+                    NGHTTP2_NV_FLAG_NONE});
     }
     nghttp2_data_provider provider{};
     if (body) {
@@ -60,9 +62,12 @@ class H2TestClient {
       provider.source.ptr = &bodies_.back();
       provider.read_callback = &ReadBody;
     }
-    return nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(), body ? &provider : nullptr, nullptr);
+    return nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(),
+                                  body ? &provider : nullptr, nullptr);
   }
-  void Reset(int32_t id) { nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL); }
+  void Reset(int32_t id) {
+    nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+  }
 
   // What the client would write now.
   std::string Output() {
@@ -77,7 +82,8 @@ class H2TestClient {
   }
   // Takes what the server wrote; false when the client found it malformed.
   bool Input(const std::string& bytes) {
-    return nghttp2_session_mem_recv(session_, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()) >= 0;
+    return nghttp2_session_mem_recv(session_, reinterpret_cast<const uint8_t*>(bytes.data()),
+                                    bytes.size()) >= 0;
   }
 
   std::map<int32_t, Response> responses;
@@ -85,9 +91,10 @@ class H2TestClient {
 
  private:
   static H2TestClient* Self(void* user) { return static_cast<H2TestClient*>(user); }
-  static int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, size_t namelen,
-                      const uint8_t* value, size_t valuelen, uint8_t, void* user) {
-    std::string n(reinterpret_cast<const char*>(name), namelen), v(reinterpret_cast<const char*>(value), valuelen);
+  static int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
+                      size_t namelen, const uint8_t* value, size_t valuelen, uint8_t, void* user) {
+    std::string n(reinterpret_cast<const char*>(name), namelen),
+        v(reinterpret_cast<const char*>(value), valuelen);
     Response& r = Self(user)->responses[frame->hd.stream_id];
     if (n == ":status") {
       r.status = std::stoi(v);
@@ -96,7 +103,8 @@ class H2TestClient {
     }
     return 0;
   }
-  static int OnData(nghttp2_session*, uint8_t, int32_t id, const uint8_t* data, size_t len, void* user) {
+  static int OnData(nghttp2_session*, uint8_t, int32_t id, const uint8_t* data, size_t len,
+                    void* user) {
     Self(user)->responses[id].body.append(reinterpret_cast<const char*>(data), len);
     return 0;
   }

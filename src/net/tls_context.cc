@@ -20,12 +20,14 @@ std::string OpenSslReason() {
 
 std::vector<std::string> NamesOf(X509* cert) {
   std::vector<std::string> names;
-  auto* sans = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+  auto* sans =
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
   for (int i = 0; sans && i < sk_GENERAL_NAME_num(sans); ++i) {
     const GENERAL_NAME* n = sk_GENERAL_NAME_value(sans, i);
     if (n->type != GEN_DNS) continue;
     const ASN1_IA5STRING* s = n->d.dNSName;
-    names.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(s)), ASN1_STRING_length(s));
+    names.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(s)),
+                       ASN1_STRING_length(s));
   }
   if (sans) GENERAL_NAMES_free(sans);
   if (!names.empty()) return names;
@@ -38,7 +40,8 @@ std::vector<std::string> NamesOf(X509* cert) {
 }  // namespace
 
 Result<std::shared_ptr<const TlsContext>> TlsContext::Load(const TlsFiles& files) {
-  if (files.certificates.empty()) return Status::InvalidArgument("TLS needs a certificate and a key file");
+  if (files.certificates.empty())
+    return Status::InvalidArgument("TLS needs a certificate and a key file");
   std::shared_ptr<TlsContext> t(new TlsContext());
   t->alpn_ = files.alpn;
   for (const auto& cert : files.certificates) FERRY_RETURN_IF_ERROR(t->AddCertificate(files, cert));
@@ -53,7 +56,8 @@ Status TlsContext::AddCertificate(const TlsFiles& files, const TlsCertificate& c
   if (!ctx) return Status::Internal("TLS: " + OpenSslReason());
   contexts_.push_back(ctx);
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-  SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+  SSL_CTX_set_options(
+      ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   static const unsigned char kSessionContext[] = "ferry";
   SSL_CTX_set_session_id_context(ctx, kSessionContext, sizeof kSessionContext - 1);
   ERR_clear_error();
@@ -98,10 +102,11 @@ int TlsContext::OnServerName(SSL* ssl, int* /*alert*/, void* arg) {
   return SSL_TLSEXT_ERR_OK;
 }
 
-int TlsContext::OnAlpn(SSL* /*ssl*/, const unsigned char** out, unsigned char* out_len, const unsigned char* in,
-                       unsigned int in_len, void* arg) {
+int TlsContext::OnAlpn(SSL* /*ssl*/, const unsigned char** out, unsigned char* out_len,
+                       const unsigned char* in, unsigned int in_len, void* arg) {
   const auto* self = static_cast<const TlsContext*>(arg);
-  auto chosen = SelectAlpn(std::string_view(reinterpret_cast<const char*>(in), in_len), self->alpn_);
+  auto chosen =
+      SelectAlpn(std::string_view(reinterpret_cast<const char*>(in), in_len), self->alpn_);
   if (!chosen) return SSL_TLSEXT_ERR_NOACK;  // go on without ALPN (HTTP/1.1)
   for (const auto& p : self->alpn_) {
     if (p == *chosen) {

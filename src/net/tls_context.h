@@ -45,8 +45,8 @@ class TlsContext {
   TlsContext() = default;
   Status AddCertificate(const TlsFiles& files, const TlsCertificate& cert);
   static int OnServerName(ssl_st* ssl, int* alert, void* arg);
-  static int OnAlpn(ssl_st* ssl, const unsigned char** out, unsigned char* out_len, const unsigned char* in,
-                    unsigned int in_len, void* arg);
+  static int OnAlpn(ssl_st* ssl, const unsigned char** out, unsigned char* out_len,
+                    const unsigned char* in, unsigned int in_len, void* arg);
 
   std::vector<ssl_ctx_st*> contexts_;  // owned
   std::vector<std::vector<std::string>> names_;

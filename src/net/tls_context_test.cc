@@ -11,11 +11,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <csignal>
-
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/write.hpp>
 
+#include <csignal>
 #include <filesystem>
 
 #include "base/test_shell.h"
@@ -30,9 +29,12 @@ namespace fs = std::filesystem;
 
 // A self-signed EC certificate `name`.pem / `name`.key in `dir`, with the
 // subject CN=`cn` and `san` ("" for none).
-bool MakeCert(const std::string& dir, const std::string& name, const std::string& cn, const std::string& san) {
-  std::string cmd = "cd " + dir + " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes " +
-                    "-days 2 -subj /CN=" + cn + " -keyout " + name + ".key -out " + name + ".pem";
+bool MakeCert(const std::string& dir, const std::string& name, const std::string& cn,
+              const std::string& san) {
+  std::string cmd =
+      "cd " + dir +
+      " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes " +
+      "-days 2 -subj /CN=" + cn + " -keyout " + name + ".key -out " + name + ".pem";
   if (!san.empty()) cmd += " -addext subjectAltName=" + san;
   return Shell(cmd).code == 0;
 }
@@ -60,7 +62,8 @@ Seen Handshake(uint16_t port, const std::string& sni, const std::string& alpn_wi
     SSL_set_fd(ssl, fd);
     if (!sni.empty()) SSL_set_tlsext_host_name(ssl, sni.c_str());
     if (!alpn_wire.empty()) {
-      SSL_set_alpn_protos(ssl, reinterpret_cast<const unsigned char*>(alpn_wire.data()), alpn_wire.size());
+      SSL_set_alpn_protos(ssl, reinterpret_cast<const unsigned char*>(alpn_wire.data()),
+                          alpn_wire.size());
     }
     if (SSL_connect(ssl) == 1) {
       X509* cert = SSL_get1_peer_certificate(ssl);
@@ -94,10 +97,12 @@ class TlsContextTest : public ::testing::Test {
 
 TEST_F(TlsContextTest, NamesFromSubjectAltNamesElseTheCommonName) {
   TlsFiles files;
-  files.certificates = {{F("a.pem"), F("a.key")}, {F("b.pem"), F("b.key")}, {F("c.pem"), F("c.key")}};
+  files.certificates = {
+      {F("a.pem"), F("a.key")}, {F("b.pem"), F("b.key")}, {F("c.pem"), F("c.key")}};
   auto t = TlsContext::Load(files);
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  const std::vector<std::vector<std::string>> want = {{"a.test", "*.a.test"}, {"b.test"}, {"c.test"}};
+  const std::vector<std::vector<std::string>> want = {
+      {"a.test", "*.a.test"}, {"b.test"}, {"c.test"}};
   EXPECT_EQ((*t)->names(), want);
 }
 

@@ -8,9 +8,8 @@ namespace {
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool EqualBlind(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return Lower(x) == Lower(y);
-         });
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [](char x, char y) { return Lower(x) == Lower(y); });
 }
 
 std::string_view StripDot(std::string_view s) {
@@ -18,7 +17,9 @@ std::string_view StripDot(std::string_view s) {
   return s;
 }
 
-bool IsWildcard(std::string_view pattern) { return pattern.size() > 2 && pattern.substr(0, 2) == "*."; }
+bool IsWildcard(std::string_view pattern) {
+  return pattern.size() > 2 && pattern.substr(0, 2) == "*.";
+}
 
 }  // namespace
 
@@ -31,13 +32,16 @@ bool HostNameMatches(std::string_view pattern, std::string_view host) {
   }
   std::string_view suffix = pattern.substr(1);  // ".example.com"
   // At least two labels after the wildcard, and no other wildcard.
-  if (suffix.find('*') != std::string_view::npos || std::count(suffix.begin(), suffix.end(), '.') < 2) return false;
+  if (suffix.find('*') != std::string_view::npos ||
+      std::count(suffix.begin(), suffix.end(), '.') < 2)
+    return false;
   const size_t dot = host.find('.');
   if (dot == 0 || dot == std::string_view::npos) return false;
   return EqualBlind(host.substr(dot), suffix);
 }
 
-size_t PickCertificate(const std::vector<std::vector<std::string>>& names, std::string_view server_name) {
+size_t PickCertificate(const std::vector<std::vector<std::string>>& names,
+                       std::string_view server_name) {
   if (server_name.empty()) return 0;
   for (bool wildcard : {false, true}) {
     for (size_t i = 0; i < names.size(); ++i) {
@@ -58,7 +62,8 @@ std::string AlpnWire(const std::vector<std::string>& protocols) {
   return out;
 }
 
-std::optional<std::string> SelectAlpn(std::string_view offered, const std::vector<std::string>& ours) {
+std::optional<std::string> SelectAlpn(std::string_view offered,
+                                      const std::vector<std::string>& ours) {
   std::vector<std::string_view> theirs;
   while (!offered.empty()) {
     const size_t n = static_cast<unsigned char>(offered[0]);

@@ -23,7 +23,8 @@ bool HostNameMatches(std::string_view pattern, std::string_view host);
 // it exactly, else the first a wildcard of which matches, else the first
 // certificate (the default; also when the client sent no name). `names[i]`
 // are certificate i's names. Requires !names.empty().
-size_t PickCertificate(const std::vector<std::vector<std::string>>& names, std::string_view server_name);
+size_t PickCertificate(const std::vector<std::vector<std::string>>& names,
+                       std::string_view server_name);
 
 // ALPN's wire form: each protocol as one length byte and its name. Names
 // must be 1..255 bytes.
@@ -33,6 +34,7 @@ std::string AlpnWire(const std::vector<std::string>& protocols);
 // preference) that the client offered in `offered` (wire form); nullopt
 // when none is, or `offered` is malformed (a zero length, or one running
 // past the end).
-std::optional<std::string> SelectAlpn(std::string_view offered, const std::vector<std::string>& ours);
+std::optional<std::string> SelectAlpn(std::string_view offered,
+                                      const std::vector<std::string>& ours);
 
 }  // namespace ferry::net

@@ -23,7 +23,7 @@ TEST(HostNameMatches, ExactWildcardAndRefused) {
       {"*.example.com", "example.com", false},
       {"*.example.com", "a.b.example.com", false},
       {"*.example.com", ".example.com", false},
-      {"*.com", "example.com", false},        // too wide
+      {"*.com", "example.com", false},  // too wide
       {"f*.example.com", "foo.example.com", false},
       {"*.*.example.com", "a.b.example.com", false},
       {"a.*.example.com", "a.b.example.com", false},
@@ -43,8 +43,8 @@ TEST(PickCertificate, ExactBeforeWildcardFirstAsDefault) {
       {"www.example.com"},
       {"other.test", "alt.test"},
   };
-  EXPECT_EQ(PickCertificate(names, ""), 0u);                // no SNI
-  EXPECT_EQ(PickCertificate(names, "unknown.test"), 0u);    // nothing matches
+  EXPECT_EQ(PickCertificate(names, ""), 0u);              // no SNI
+  EXPECT_EQ(PickCertificate(names, "unknown.test"), 0u);  // nothing matches
   EXPECT_EQ(PickCertificate(names, "default.test"), 0u);
   EXPECT_EQ(PickCertificate(names, "example.com"), 1u);
   EXPECT_EQ(PickCertificate(names, "img.example.com"), 1u);
@@ -70,8 +70,8 @@ TEST(Alpn, ServerPreferenceAmongOffered) {
 
 TEST(Alpn, MalformedOffersSelectNothing) {
   const std::vector<std::string> ours = {"h2", "http/1.1"};
-  EXPECT_EQ(SelectAlpn(std::string("\x05h2"), ours), std::nullopt);           // runs past the end
-  EXPECT_EQ(SelectAlpn(std::string("\x02h2\x00", 4), ours), std::nullopt);    // a zero length
+  EXPECT_EQ(SelectAlpn(std::string("\x05h2"), ours), std::nullopt);         // runs past the end
+  EXPECT_EQ(SelectAlpn(std::string("\x02h2\x00", 4), ours), std::nullopt);  // a zero length
   EXPECT_EQ(SelectAlpn(std::string("\x02h2\x09http/1.1", 12), ours), std::nullopt);
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The cache's TLS listener beside its plain one, seen by curl and openssl
 # s_client verifying against a CA this test makes: a certificate chosen by
-# the client's SNI name among several (the first by default), certificates
+# the client's SNI name among several (the first by default; one a PEM chain
+# through an intermediate CA), certificates
 # reloaded on SIGHUP while a connection opened before goes on, a reload
 # that cannot read its files keeping the old ones with one line of log, a
 # certificate for another name or an expired one refused by curl, and TLS
@@ -47,10 +48,23 @@ cert a a.test "DNS:a.test,IP:127.0.0.1" -days 2
 cert b b.test "DNS:b.test,DNS:*.b.test" -days 2
 cert renewed renewed.test "DNS:a.test,IP:127.0.0.1" -days 2
 cert expired old.test "DNS:old.test" -startdate 20200101000000Z -enddate 20200201000000Z
+# A chain: chain.test signed by an intermediate CA the root signed; the
+# file holds the leaf and the intermediate, clients trust only the root.
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=ferry-test-intermediate \
+  -keyout int.key -out int.csr 2>/dev/null
+printf 'basicConstraints=critical,CA:true\nkeyUsage=critical,keyCertSign,cRLSign\n' >int.ext
+openssl x509 -req -in int.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile int.ext -out int.pem 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=chain.test -keyout chain.key \
+  -out chain.csr 2>/dev/null
+echo "subjectAltName=DNS:chain.test" >chain.ext
+openssl x509 -req -in chain.csr -CA int.pem -CAkey int.key -CAcreateserial -days 2 -extfile chain.ext \
+  -out leaf.pem 2>/dev/null
+cat leaf.pem int.pem >chain.pem
 cp a.pem live.pem && cp a.key live.key
 
 start_cache_named sni --origin "$ORIGIN" --dir "$TMP/cache" --listen-tls 127.0.0.1:0 --tls-port-file sni.tls.port \
-  --tls-cert live.pem --tls-key live.key --tls-cert b.pem --tls-key b.key --tls-cert expired.pem --tls-key expired.key
+  --tls-cert live.pem --tls-key live.key --tls-cert b.pem --tls-key b.key --tls-cert expired.pem --tls-key expired.key \
+  --tls-cert chain.pem --tls-key chain.key
 PID=$CACHE_PID
 TP=$(cat sni.tls.port)
 grep -q "has expired" sni.log || fail "loading an expired certificate was not logged"
@@ -74,6 +88,7 @@ echo "ok: plain and HTTPS at once"
 [ "$(subject a.test)" = a.test ] || fail "SNI a.test got $(subject a.test)"
 [ "$(subject b.test)" = b.test ] || fail "SNI b.test got $(subject b.test)"
 [ "$(subject img.b.test)" = b.test ] || fail "SNI img.b.test (wildcard) got $(subject img.b.test)"
+[ "$(subject chain.test)" = chain.test ] || fail "SNI chain.test (a PEM chain) got $(subject chain.test)"
 s_client() {  # s_client NAME [args...]: openssl's view of the handshake for server name NAME
   local name=$1
   shift
@@ -85,7 +100,9 @@ grep -q "^subject=CN = b.test" <<<"$out" || fail "s_client -servername b.test: $
 grep -q "Verify return code: 0 (ok)" <<<"$out" || fail "s_client did not verify b.test"
 out=$(s_client a.test) || fail "s_client -servername a.test: $out"
 grep -q "^subject=CN = a.test" <<<"$out" || fail "s_client -servername a.test: $(grep subject <<<"$out")"
-echo "ok: SNI (a.test, b.test, *.b.test)"
+out=$(s_client chain.test -showcerts) || fail "s_client chain.test: $out"
+grep -q "^ 1 s:CN = ferry-test-intermediate" <<<"$out" || fail "the intermediate was not sent: $out"
+echo "ok: SNI (a.test, b.test, *.b.test, chain.test through an intermediate)"
 
 # --- Certificates curl must refuse -----------------------------------------------------
 # No certificate names c.test: the default (a.test) is served and refused.
