@@ -176,6 +176,11 @@ class Proxy {
   // its decoded copy (and kept beside it, under the object's id); nullptr
   // when it cannot be made.
   std::shared_ptr<const CachedObject> VariantCopy(const CachedObject& object, Coding coding);
+  // What an answer in `coding` is cut from: the object itself (its stored
+  // bytes, or a big object's frames), a variant or the decoded copy;
+  // nullptr when that cannot be made.
+  std::shared_ptr<const CachedObject> AnswerSource(const ProxyRequest& req,
+                                                   const std::shared_ptr<const CachedObject>& object, Coding coding);
   // Counts an answer in the per-coding metrics.
   ProxyResponse Counted(Coding coding, ProxyResponse r);
   // The identity body of a zstd object, from memory or decoded now (and

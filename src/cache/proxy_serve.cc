@@ -88,15 +88,8 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   // The bytes this answer is cut from: the stored body (zstd or identity),
   // a variant, or the decoded copy; a big object's frames on disk.
   const uint64_t stored_size = object->big ? m.stored_length : object->body.size();
-  std::shared_ptr<const CachedObject> source = object;
-  if (!object->big) {
-    if (coding == Coding::kBr || coding == Coding::kGzip) {
-      source = VariantCopy(*object, coding);
-    } else if (zstd_stored && coding == Coding::kIdentity && req.method != "HEAD") {
-      source = DecodedCopy(*object);
-    }
-    if (!source) return Simple(502, "cache: a stored entry failed to decode", x_cache);
-  }
+  std::shared_ptr<const CachedObject> source = AnswerSource(req, object, coding);
+  if (!source) return Simple(502, "cache: a stored entry failed to decode", x_cache);
   uint64_t length = source != object            ? source->body.size()
                     : coded || !zstd_stored    ? stored_size
                                                : m.logical_length;
@@ -135,6 +128,16 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   r.body = std::string_view(source->body).substr(first, count);
   r.keep = std::move(source);
   return Counted(coding, std::move(r));
+}
+
+std::shared_ptr<const CachedObject> Proxy::AnswerSource(const ProxyRequest& req,
+                                                         const std::shared_ptr<const CachedObject>& object,
+                                                         Coding coding) {
+  if (object->big) return object;  // its frames, read from disk as sent
+  if (coding == Coding::kBr || coding == Coding::kGzip) return VariantCopy(*object, coding);
+  const bool zstd_stored = object->meta.encoding == StoredEncoding::kZstd;
+  if (zstd_stored && coding == Coding::kIdentity && req.method != "HEAD") return DecodedCopy(*object);
+  return object;
 }
 
 CodingOffer Proxy::Offer(const CachedObject& object) const {

@@ -8,7 +8,6 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -29,6 +28,7 @@
 #include "volume/repository_source.h"
 #include "volume/snapshot_jobs.h"
 #include "volume/volume.h"
+#include "volume/volume_dir.h"
 #include "volume/volume_snapshot.h"
 
 namespace ferry::volume {
@@ -169,12 +169,9 @@ class Daemon {
   // Cancels the snapshots being uploaded and waits for them.
   void StopSnapshots() { snapshots_.Stop(); }
 
-  // Fetches the prefetch orders of new volumes (what their clients will
-  // read first) at FetchPriority::kPrefetch, many chunks at once, neither
-  // paused by QoS nor held to the hydration cap: a trigger still goes
-  // first at the fetch gate. A volume's chunks are spread over these
-  // threads, and a chunk shared by several clones is fetched once (the
-  // transfer cache).
+  // Fetches new volumes' prefetch orders (Volume::PrefetchNext), not paused
+  // by QoS nor capped; triggers still go first at the fetch gate, and a
+  // chunk several clones share is fetched once (the transfer cache).
   void PrefetchLoop(std::atomic<bool>* stop) {
     while (!*stop) {
       std::vector<Entry> todo;
@@ -184,8 +181,7 @@ class Daemon {
           if (e.volume->PrefetchPending()) todo.push_back(e);
         }
         if (todo.empty()) {
-          // Woken by Attach; a chunk left by a failed fetch waits for the next scan.
-          prefetch_cv_.wait_for(lock, std::chrono::seconds(1));
+          prefetch_cv_.wait_for(lock, std::chrono::seconds(1));  // woken by Attach, or rescans
           continue;
         }
       }
@@ -309,22 +305,6 @@ class Daemon {
     return Status::Ok();
   }
 
-  // A new volume's directory with its volume.json, written atomically: the
-  // file is the commit point of a create. A directory without one is a
-  // create that died before it (nothing was acknowledged) and is cleared; a
-  // directory with one is a volume that exists on disk even when it is not
-  // attached (its repository failed at startup), and is never overwritten.
-  static Status MakeVolumeDir(const std::string& dir, const json& description) {
-    std::error_code ec;
-    if (fs::exists(dir + "/volume.json", ec)) {
-      return Status(ErrorCode::kAlreadyExists, "a volume exists in " + dir + " (not attached; see the log)");
-    }
-    fs::remove_all(dir, ec);
-    fs::create_directories(dir, ec);
-    if (ec) return Status(ErrorCode::kIoError, dir + ": " + ec.message());
-    return WriteFileAtomic(dir + "/volume.json", description.dump() + "\n");
-  }
-
   ApiResponse Create(const std::string& body) {
     json j = json::parse(body, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("name") || !j.contains("from") ||
@@ -384,7 +364,7 @@ class Daemon {
       int p = (*placed)[static_cast<size_t>(i)];
       std::string dir = o_.pools[static_cast<size_t>(p)] + "/volumes/" + names[static_cast<size_t>(i)];
       const std::string& name = names[static_cast<size_t>(i)];
-      Status st = MakeVolumeDir(dir, json{{"name", name}, {"from", from}, {"size", vsize}});
+      Status st = MakeVolumeDir(dir, json{{"name", name}, {"from", from}, {"size", vsize}}.dump());
       if (st.code() == ErrorCode::kAlreadyExists) return Error(409, name + ": " + st.message());
       if (st.ok()) st = Attach(name, from, vsize, p, dir, &*m);
       if (!st.ok()) {

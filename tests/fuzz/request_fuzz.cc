@@ -4,7 +4,7 @@
 // against an in-process origin and a small store in a temporary directory.
 // Invariants checked on every input: a whole request always gets an
 // answer with a valid status; a body never exceeds what was asked for; a
-// 200 for the one page the origin has is that page, whole or compressed;
+// 200 for the one page the origin has is that page, whole or coded (zstd, br, gzip);
 // a 206 is exactly the slice its Content-Range names.
 #include <stdlib.h>
 #include <unistd.h>
@@ -17,6 +17,7 @@
 
 #include "cache/proxy.h"
 #include "http/request_reader.h"
+#include "codec/text_codings.h"
 #include "codec/zstd_codec.h"
 
 namespace {
@@ -108,9 +109,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (req.method == "GET" && r.status == 200 && HeaderValue(r.headers, "X-Cache") != "BYPASS" &&
       req.target.find("_ferry") == std::string::npos) {
     std::string body(r.body);
-    if (HeaderValue(r.headers, "Content-Encoding") == "zstd") {
-      auto d = codec::ZstdDecompress(body);
-      Check(d.ok(), "zstd body does not decode");
+    const std::string coding = HeaderValue(r.headers, "Content-Encoding");
+    if (!coding.empty()) {
+      auto d = coding == "zstd" ? codec::ZstdDecompress(body)
+               : coding == "br" ? codec::BrotliDecompress(body)
+               : coding == "gzip" ? codec::GzipDecompress(body)
+                                  : Result<std::string>(Status::Corruption("coding " + coding));
+      Check(d.ok(), "a coded body does not decode");
       body = *d;
     }
     Check(body == Page(), "a 200 that is not the page");
