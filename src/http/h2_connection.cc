@@ -8,6 +8,7 @@
 #include <boost/asio/write.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -89,18 +90,30 @@ class H2Connection : public std::enable_shared_from_this<H2Connection> {
   }
 
   // The client must make progress within the client timeout whenever we
-  // wait for it: a write in flight, or no work of ours out. `progress`:
-  // the wait starts afresh.
+  // wait for it: a write in flight, or streams open and no work of ours
+  // out (`progress`: the wait starts afresh). A connection with no stream
+  // and no work is idle: it ends client_timeout after it became so,
+  // whatever control frames (PING, SETTINGS) come and go meanwhile.
   void UpdateDeadline(bool progress) {
     if (finishing_) return;
-    const bool waiting_for_client = writing_ || busy_ == 0;
-    if (!waiting_for_client) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool idle = session_.open_streams() == 0 && busy_ == 0;
+    if (!idle) {
+      idle_until_.reset();
+    } else if (!idle_until_) {
+      idle_until_ = now + config_.client_timeout;
+    }
+    if (idle) {
+      c_.Arm(std::max(std::chrono::milliseconds(0),
+                      std::chrono::duration_cast<std::chrono::milliseconds>(*idle_until_ - now)));
+      armed_ = true;
+    } else if (!writing_ && busy_ > 0) {
       if (armed_) c_.Disarm();
       armed_ = false;
-      return;
+    } else if (!armed_ || progress) {
+      c_.Arm(config_.client_timeout);
+      armed_ = true;
     }
-    if (!armed_ || progress) c_.Arm(config_.client_timeout);
-    armed_ = true;
   }
 
   static asio::awaitable<void> ReadLoop(std::shared_ptr<H2Connection> self) {
@@ -273,6 +286,7 @@ class H2Connection : public std::enable_shared_from_this<H2Connection> {
   bool finishing_ = false;  // deadlines are the ending's own
   bool writing_ = false;
   bool armed_ = false;
+  std::optional<std::chrono::steady_clock::time_point> idle_until_;  // while idle
   size_t busy_ = 0;        // requests and body reads on workers
   size_t cancelling_ = 0;  // BodyReader::Cancel calls on workers
   // Set when a request's stream closes: its Handle is skipped if not begun.

@@ -197,7 +197,9 @@ struct Server::Impl {
 
   // Reads until the first bytes are the h2c preface or cannot be; they
   // stay in `buffer`. The connection is idle (closed at once by a stop)
-  // until its first byte.
+  // until its first byte. kPartial: the client closed (or timed out)
+  // first. Nothing may read again after an end of file: with Asio's
+  // edge-triggered epoll a second read can wait for ever.
   asio::awaitable<PrefaceMatch> Sniff(net::Connection& c, beast::flat_buffer& buffer) {
     PrefaceMatch m = PrefaceMatch::kPartial;
     c.SetIdle(true);
@@ -223,6 +225,7 @@ struct Server::Impl {
     beast::flat_buffer buffer;
     if (options.http2 && !c.tls()) {
       const PrefaceMatch m = co_await Sniff(c, buffer);
+      if (m == PrefaceMatch::kPartial) co_return;  // gone before a whole request
       if (m == PrefaceMatch::kYes) {
         auto data = buffer.data();
         std::string received(static_cast<const char*>(data.data()), data.size());

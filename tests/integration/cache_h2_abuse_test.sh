@@ -5,7 +5,7 @@
 # work of reset streams dropped and other clients served meanwhile; a CONTINUATION
 # flood ends in GOAWAY; streams past SETTINGS_MAX_CONCURRENT_STREAMS are
 # refused; an oversized header list gets 431; an idle connection is closed
-# after the client timeout.
+# after the client timeout, even one that keeps sending PINGs.
 source "$(dirname "$0")/lib.sh"
 need curl
 /usr/bin/python3 -c 'import h2, hpack' 2>/dev/null || skip "python3-h2 not installed (make setup)"
@@ -88,8 +88,11 @@ echo "ok: MAX_CONCURRENT_STREAMS"
 "${ABUSE[@]}" "$PORT" big-header 20000 >"$TMP/big.json" || fail "a 20 KB header list: $(cat "$TMP/big.json")"
 echo "ok: 431 for a 20 KB header list"
 
-# --- An idle connection ends at the client timeout ---------------------------------------------
-"${ABUSE[@]}" "$PORT" idle >"$TMP/idle.json"
-t=$(/usr/bin/python3 -c "import json; print(json.load(open('$TMP/idle.json'))['closed_after_s'])")
-/usr/bin/python3 -c "import sys; sys.exit(0 if 2.5 <= $t <= 6 else 1)" || fail "idle h2 connection closed after ${t}s (timeout 3s)"
-echo "ok: idle connection closed after ${t}s"
+# --- An idle connection ends at the client timeout, PINGs or not ------------------------------
+for ping in 0 0.5; do
+  "${ABUSE[@]}" "$PORT" idle "$ping" >"$TMP/idle.json" || fail "idle connection (PING every ${ping}s) not closed"
+  t=$(/usr/bin/python3 -c "import json; print(json.load(open('$TMP/idle.json'))['closed_after_s'])")
+  /usr/bin/python3 -c "import sys; sys.exit(0 if 2.5 <= $t <= 6 else 1)" ||
+    fail "idle h2 connection (PING every ${ping}s) closed after ${t}s (timeout 3s)"
+  echo "ok: idle connection (PING every ${ping}s) closed after ${t}s"
+done

@@ -18,9 +18,10 @@ in "*" gets the request's number in place of the "*" (a new key each).
       server's limit must be refused (RST_STREAM REFUSED_STREAM), the rest served.
   h2_abuse.py PORT big-header BYTES
       a request whose header list is BYTES long: 431.
-  h2_abuse.py PORT idle
-      a connection that says nothing after its preface: how long until the
-      server closes it.
+  h2_abuse.py PORT idle [PING_EVERY_S]
+      a connection that opens no stream after its preface (sending a PING
+      every PING_EVERY_S seconds if given): how long until the server
+      closes it.
 """
 import json
 import socket
@@ -204,17 +205,33 @@ def big_header(port, size):
     return status == "431"
 
 
-def idle(port):
-    s, c = connect(port, timeout=60)
+def idle(port, ping_every):
+    s, c = connect(port, timeout=0.1)
     start = time.time()
+    next_ping = start + ping_every if ping_every else None
     closed_after = None
-    while True:
-        events = read_events(s, c)
-        if events is None:
+    while time.time() - start < 60:
+        try:
+            data = s.recv(65536)
+        except socket.timeout:
+            data = None
+        except ConnectionResetError:
+            data = b""
+        if data == b"":
             closed_after = time.time() - start
             break
-    print(json.dumps({"closed_after_s": round(closed_after, 2)}))
-    return True
+        if data:
+            c.receive_data(data)
+        if next_ping and time.time() >= next_ping:
+            c.ping(b"ferry-pg")
+            next_ping += ping_every
+        try:
+            s.sendall(c.data_to_send())
+        except OSError:
+            closed_after = time.time() - start
+            break
+    print(json.dumps({"closed_after_s": round(closed_after, 2) if closed_after else None}))
+    return closed_after is not None
 
 
 def main():
@@ -228,7 +245,7 @@ def main():
     elif cmd == "big-header":
         ok = big_header(port, int(args[0]))
     elif cmd == "idle":
-        ok = idle(port)
+        ok = idle(port, float(args[0]) if args else 0)
     else:
         sys.exit("unknown command " + cmd)
     sys.exit(0 if ok else 1)
