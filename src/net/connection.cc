@@ -20,10 +20,11 @@ Connection::Connection(Tcp socket) : peer_(PeerOf(socket)) {
 Connection::Connection(Unix socket) : impl_(std::make_shared<Impl>(std::move(socket))), peer_("unix") {}
 
 Connection::Connection(Tls stream, std::shared_ptr<const void> keep)
-    : peer_(PeerOf(stream.next_layer())), keep_(std::move(keep)) {
+    : peer_(PeerOf(stream.next_layer())) {
   boost::system::error_code ignored;
   stream.next_layer().set_option(boost::asio::ip::tcp::no_delay(true), ignored);
   impl_ = std::make_shared<Impl>(std::move(stream));
+  impl_->keep = std::move(keep);
 }
 
 Connection::~Connection() {
@@ -95,8 +96,8 @@ bool Connection::StartTls(boost::asio::ssl::context& context, std::shared_ptr<co
   auto* tcp = std::get_if<Tcp>(&impl_->stream);
   if (!tcp) return false;
   Tcp socket = std::move(*tcp);
+  impl_->keep = std::move(keep);
   impl_->stream.emplace<Tls>(std::move(socket), context);
-  keep_ = std::move(keep);
   return true;
 }
 

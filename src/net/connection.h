@@ -107,6 +107,11 @@ class Connection {
   struct Impl {
     template <class S>
     explicit Impl(S s) : timer(s.get_executor()), stream(std::move(s)) {}
+    // What a TLS stream's context needs (net/tls_context.h: the SSL_CTXs
+    // and what their callbacks point to), declared first so that it goes
+    // last, after the stream, which may outlive the Connection (the
+    // deadline's pending wait holds this Impl).
+    std::shared_ptr<const void> keep;
     boost::asio::steady_timer timer;
     std::variant<Tcp, Unix, Tls> stream;
     // The deadline is lazy (nginx's timers are too): Arm and Disarm only
@@ -125,7 +130,6 @@ class Connection {
   // session has ended (then it finds `gone`).
   std::shared_ptr<Impl> impl_;
   std::string peer_;
-  std::shared_ptr<const void> keep_;
   std::function<void()> on_drain_;
   bool idle_ = false;
   bool draining_ = false;
