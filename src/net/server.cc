@@ -96,7 +96,6 @@ asio::ssl::context AsioContext(const TlsContext& t) {
 struct Server::Impl {
   ServerOptions options;
   Session session;
-  std::vector<Listener> listeners;  // `listen`, then `tls_listen`
   // Replaced whole by a reload; connections hold the one they began with.
   std::shared_ptr<const TlsContext> tls;  // guarded by mu
 
@@ -115,6 +114,10 @@ struct Server::Impl {
   asio::thread_pool workers;
   std::vector<std::unique_ptr<asio::io_context>> loops;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
+  // After the loops, so destroyed before them: an acceptor deregisters
+  // from its loop's reactor when it goes (destroyed after the loops, that
+  // wrote into freed memory: a corrupted heap at the end of some runs).
+  std::vector<Listener> listeners;  // `listen`, then `tls_listen`
 
   Impl(ServerOptions o, Session s)
       : options(std::move(o)),
