@@ -19,6 +19,9 @@
 #      br, gzip and identity clients: ferry beside nginx (gzip on) and
 #      Varnish behind hitch, and the disk each cache takes for the corpus
 #      (bench/cache_tls_bench.sh; CACHE_TLS_BENCH=none skips it).
+#   3c. What compressing costs on the cache's fill path beside one-shot
+#      libzstd, small and large bodies (bench/cache_fill_bench.sh;
+#      CACHE_FILL_BENCH=none skips it).
 #   4. Lazy volumes: time to the first read and to a boot set beside
 #      downloading the image first, trigger latency from the object store and
 #      from the transfer cache, bytes 50 clones take from the object store,
@@ -156,6 +159,10 @@ fi
 if [ "${CACHE_TLS_BENCH:-all}" != none ]; then
   own_step "cache tls" "nginx, varnish, hitch, wrk, h2load (nghttp2-client), brotli or the corpus" \
     bench/cache_tls_bench.sh
+fi
+# 3c. The fill path's encode cost (bench/cache_fill_bench.sh).
+if [ "${CACHE_FILL_BENCH:-all}" != none ]; then
+  own_step "cache fill" "the corpus's packages" bench/cache_fill_bench.sh
 fi
 
 # 4. Lazy volumes: their own test server and daemon.
