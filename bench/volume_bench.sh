@@ -164,11 +164,13 @@ rm -f "$TMP/full.img"
 
 # --- The daemon ----------------------------------------------------------------------
 DAEMON_PID=
+# VOLUME_SERVE_ARGS: more `volume serve` flags for every daemon here (to
+# compare settings, e.g. VOLUME_SERVE_ARGS="--prefetch-threads 0").
 start_daemon() {  # fresh pools, fresh transfer cache
   [ -n "$DAEMON_PID" ] && { kill "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true; }
   rm -rf "$TMP/pool" "$TMP/ports"
   "$FERRY" volume serve --pool "$TMP/pool" --nbd 127.0.0.1:0 --api 127.0.0.1:0 --port-file "$TMP/ports" \
-    --cache-size 4G --overcommit 4 "$@" >>"$TMP/daemon.log" 2>&1 &
+    --cache-size 4G --overcommit 4 ${VOLUME_SERVE_ARGS:-} "$@" >>"$TMP/daemon.log" 2>&1 &
   DAEMON_PID=$!
   PIDS+=($DAEMON_PID)
   for _ in $(seq 1 100); do [ -s "$TMP/ports" ] && break; sleep 0.1; done
