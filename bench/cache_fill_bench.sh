@@ -23,17 +23,8 @@ DIRS=(/usr/share/doc/python3.11 /usr/share/javascript/jquery /usr/share/javascri
   /usr/share/iso-codes/json)
 for d in "${DIRS[@]}"; do [ -d "$d" ] || { echo "cache_fill_bench: $d is missing (run make setup)" >&2; exit 77; }; done
 
-TMP=$(mktemp -d /tmp/ferry-fill-bench.XXXXXX)
-PIDS=()
-cleanup() {
-  local p
-  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-log() { echo "cache_fill_bench: $*" >&2; }
+. bench/bench_lib.sh
+bench_begin fill-bench
 
 # The site: one symlink per corpus directory.
 mkdir -p "$TMP/site"

@@ -78,21 +78,9 @@ for tool in /sbin/mke2fs /sbin/debugfs /sbin/resize2fs /usr/bin/qemu-io /usr/bin
   [ -x "$tool" ] || { echo "volume_bench: $tool is missing: run make setup" >&2; exit 77; }
 done
 
-TMP=$(mktemp -d /tmp/ferry-volume-bench.XXXXXX)
-PIDS=()
-cleanup() {
-  local p
-  fusermount3 -u "$TMP/mnt" 2>/dev/null || true
-  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-die() { echo "volume_bench: $*" >&2; exit 1; }
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-T_START=$(now_ms)
-log() { echo "volume_bench [$(( ($(now_ms) - T_START) / 1000 )) s] $*" >&2; }
+. bench/bench_lib.sh
+bench_begin volume-bench
+bench_on_exit 'fusermount3 -u "$TMP/mnt"'
 # Byte counts and offsets pass 2^31: awk (mawk) prints them only with %.0f
 # (its %d stops at 2147483647, and print writes 3e+09).
 
@@ -126,16 +114,9 @@ awk '{ printf "-c \"read %.0f %.0f\" ", $1, $2 }' "$TMP/runs" >"$TMP/qemu-io-arg
 log "boot set: $(echo "$BOOT_FILES" | wc -l) files, $(wc -l <"$TMP/runs") reads, $BOOT_BYTES bytes in $BOOT_CHUNKS chunks"
 
 # --- The object store ------------------------------------------------------------------
-"$BUILD/ferry-test-s3" --listen 127.0.0.1:0 --port-file "$TMP/s3.port" --bucket bench \
-  --access-key bench --secret-key bench-secret --no-auth --retain-memory >"$TMP/s3.log" 2>&1 &
 # (--no-auth: nbdkit's curl plugin reads the raw image without signing;
 # ferry signs its requests all the same.)
-PIDS+=($!)
-for _ in $(seq 1 100); do [ -s "$TMP/s3.port" ] && break; sleep 0.1; done
-S3="http://127.0.0.1:$(cat "$TMP/s3.port")"
-export AWS_ENDPOINT_URL="$S3" AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_REGION=us-east-1
-export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
-admin() { curl -sf -X "$1" ${3:+-H 'Content-Type: application/json' --data "$3"} "$S3$2"; }
+start_test_s3 --no-auth --retain-memory
 stats() { admin GET /_admin/stats | /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin)['ops'].get('get', {}); print(d.get('requests', 0), d.get('bytes_out', 0))"; }
 log "snapshot and raw image into the test server"
 "$FERRY" snapshot create "$IMG" s3://bench/snaps/os --json >"$TMP/snap.json"

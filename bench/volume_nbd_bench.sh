@@ -41,20 +41,8 @@ FERRY="$BUILD/ferry"
 for tool in /usr/bin/qemu-io /usr/bin/qemu-img /usr/bin/nbdcopy /usr/bin/nbdkit /usr/bin/openssl /usr/bin/curl; do
   [ -x "$tool" ] || { echo "volume_nbd_bench: $tool is missing: run make setup" >&2; exit 77; }
 done
-TMP=$(mktemp -d /tmp/ferry-volume-nbd-bench.XXXXXX)
-PIDS=()
-cleanup() {
-  local p
-  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-START=$(date +%s)
-log() { echo "[volume_nbd_bench +$(( $(date +%s) - START ))s] $*" >&2; }
-die() { echo "volume_nbd_bench: $*" >&2; exit 1; }
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+. bench/bench_lib.sh
+bench_begin volume-nbd-bench
 
 log "building a ${IMAGE_MIB} MiB half-empty image"
 IMG="$TMP/image.raw"
@@ -71,14 +59,7 @@ PY
 rm -f "$TMP/data"
 DATA_CHUNKS=$(( (IMAGE_MIB / 8) * 4 + (IMAGE_MIB % 8 < 4 ? IMAGE_MIB % 8 : 4) ))
 
-"$BUILD/ferry-test-s3" --listen 127.0.0.1:0 --port-file "$TMP/s3.port" --bucket bench \
-  --access-key bench --secret-key bench-secret --no-auth --retain-memory >"$TMP/s3.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 100); do [ -s "$TMP/s3.port" ] && break; sleep 0.1; done
-S3="http://127.0.0.1:$(cat "$TMP/s3.port")"
-export AWS_ENDPOINT_URL="$S3" AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_REGION=us-east-1
-export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
-admin() { curl -sf -X "$1" ${3:+-H 'Content-Type: application/json' --data "$3"} "$S3$2"; }
+start_test_s3 --no-auth --retain-memory
 bytes_out() { admin GET /_admin/stats | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['ops'].get('get', {}).get('bytes_out', 0))"; }
 log "snapshot and raw image into the test server"
 "$FERRY" snapshot create "$IMG" s3://bench/snaps/half >/dev/null

@@ -31,32 +31,14 @@ while [ $# -gt 0 ]; do
 done
 cd "$(dirname "$0")/.."
 FERRY="$BUILD/ferry"
-TMP=$(mktemp -d /tmp/ferry-volume-scale.XXXXXX)
-PIDS=()
-cleanup() {
-  local p
-  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-START=$(date +%s)
-log() { echo "[volume_scale_bench +$(( $(date +%s) - START ))s] $*" >&2; }
-die() { echo "volume_scale_bench: $*" >&2; exit 1; }
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+. bench/bench_lib.sh
+bench_begin volume-scale
 rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 
 log "a 256 MiB snapshot in the test server"
 { openssl enc -aes-128-ctr -K 000102030405060708090a0b0c0d0e0f -iv 00000000000000000000000000000000 -nosalt \
   </dev/zero 2>/dev/null || true; } | head -c $((256 << 20)) >"$TMP/image.raw"  # (openssl ends on SIGPIPE)
-"$BUILD/ferry-test-s3" --listen 127.0.0.1:0 --port-file "$TMP/s3.port" --bucket bench \
-  --access-key bench --secret-key bench-secret --retain-memory >"$TMP/s3.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 100); do [ -s "$TMP/s3.port" ] && break; sleep 0.1; done
-S3="http://127.0.0.1:$(cat "$TMP/s3.port")"
-export AWS_ENDPOINT_URL="$S3" AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_REGION=us-east-1
-export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
+start_test_s3 --retain-memory
 "$FERRY" snapshot create "$TMP/image.raw" s3://bench/snaps/img >/dev/null
 rm -f "$TMP/image.raw"
 gets() { curl -sf "$S3/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['ops'].get('get', {}).get('requests', 0))"; }
