@@ -1,7 +1,9 @@
 #include "codec/zstd_codec.h"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getCParams, ZSTD_getFrameHeader (exported by Debian's libzstd)
@@ -44,6 +46,24 @@ ZstdEncoder::~ZstdEncoder() = default;
 
 namespace {
 
+// Bodies up to this size compress with smaller match tables.
+constexpr uint64_t kSmallBody = 64 << 10;
+
+// The hash and chain table logs for a small body with the fast strategies
+// (levels 1-4): two below the level's own for the body's size (which are
+// the window's log plus one and the window's), never below libzstd's
+// minimum. The tables of a 16 KB body then take 48 KB instead of 192 KB;
+// in a tight loop they stay in the core's cache either way, but a cache's
+// fill path compresses between network and disk work that evicts them,
+// and re-fetching table lines cost it twice the codec's tight-loop time on
+// 4-32 KB bodies. The frames grow by about 0.5% (the web corpus's 4-32 KB
+// text: 1995879 bytes against 1984611).
+std::pair<int, int> SmallBodyTableLogs(unsigned hash_log, unsigned chain_log) {
+  int h = std::max<int>(ZSTD_HASHLOG_MIN, static_cast<int>(hash_log) - 2);
+  int c = std::max<int>(ZSTD_CHAINLOG_MIN, static_cast<int>(chain_log) - 2);
+  return {h, c};
+}
+
 // Sets a fresh session's parameters: the level, the window within RFC 9659's
 // limit, the checksum and the content size in the frame header.
 Status Configure(ZSTD_CCtx* c, int level, std::optional<uint64_t> content_size) {
@@ -61,6 +81,14 @@ Status Configure(ZSTD_CCtx* c, int level, std::optional<uint64_t> content_size) 
   }
   ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
   ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 1);
+  if (content_size && *content_size <= kSmallBody && p.strategy <= ZSTD_dfast) {
+    // A small body's match tables at a quarter of the level's size: they
+    // are what a compression inside a busy server finds evicted from the
+    // core's cache, one miss per table line (see SmallBodyTableLogs).
+    auto [hash_log, chain_log] = SmallBodyTableLogs(p.hashLog, p.chainLog);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, hash_log);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, chain_log);
+  }
   if (content_size) {
     r = ZSTD_CCtx_setPledgedSrcSize(c, *content_size);
     if (ZSTD_isError(r)) return ZstdError(r, "content size");
