@@ -93,10 +93,10 @@ Seen Handshake(uint16_t port, const std::string& sni, const std::string& alpn_wi
   return seen;
 }
 
-// What a plain TCP client reads first from `port` (Hello's line, in clear).
-// (An OpenSSL client on the plain port after a TLS handshake on the other
-// aborted this test now and then with a corrupted heap at teardown: under
-// investigation, see the issue notes; a plain client shows the same fact.)
+// What a plain TCP client reads first from `port` (Hello's line, in clear):
+// the plain listener answers in clear, so it speaks no TLS. (The corrupted
+// heap this test once met at teardown was net::Server destroying its
+// listeners after their event loops, since fixed there.)
 std::string ReadGreeting(uint16_t port) {
   int fd = ConnectLoopback(port);
   std::string got;
