@@ -359,6 +359,15 @@ class Daemon {
     for (const auto& c : m->chunks) need += c.empty() ? 0 : m->chunk_size;
     auto placed = PlaceVolumes(loads, need, count);
     if (!placed.ok()) return Error(507, placed.status().message());
+    // A batch's volumes share its chunks from the first one attached on:
+    // hold one consumer for the batch while it is attached, so the first
+    // volume's fetches are kept for the others (alone, it would be the only
+    // consumer and its chunks would pass the cache by).
+    struct BatchHold {
+      ChunkCache* cache;
+      explicit BatchHold(ChunkCache* c) : cache(c) { if (cache) cache->AddConsumer(); }
+      ~BatchHold() { if (cache) cache->RemoveConsumer(); }
+    } hold(count > 1 ? (*repo)->cache.get() : nullptr);
     json out = json::array();
     for (int i = 0; i < count; ++i) {
       int p = (*placed)[static_cast<size_t>(i)];
