@@ -106,7 +106,7 @@ std::string_view Connection::alpn() const {
   if (!tls) return {};
   const unsigned char* p = nullptr;
   unsigned int n = 0;
-  SSL_get0_alpn_selected(const_cast<Tls*>(tls)->native_handle(), &p, &n);
+  SSL_get0_alpn_selected(tls->native_handle(), &p, &n);
   return p ? std::string_view(reinterpret_cast<const char*>(p), n) : std::string_view();
 }
 

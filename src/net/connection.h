@@ -23,7 +23,6 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
-#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
@@ -34,13 +33,15 @@
 #include <string_view>
 #include <variant>
 
+#include "net/tls_stream.h"
+
 namespace ferry::net {
 
 class Connection {
  public:
   using Tcp = boost::asio::ip::tcp::socket;
   using Unix = boost::asio::local::stream_protocol::socket;
-  using Tls = boost::asio::ssl::stream<Tcp>;
+  using Tls = TlsStream;
   using executor_type = boost::asio::any_io_executor;
 
   explicit Connection(Tcp socket);

@@ -17,6 +17,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "base/test_tls.h"
 #include "base/test_shell.h"
 #include "base/test_temp_dir.h"
 #include "net/server.h"
@@ -27,40 +28,12 @@ namespace {
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
 
-// A self-signed EC certificate `name`.pem / `name`.key in `dir`, with the
-// subject CN=`cn` and `san` ("" for none).
-bool MakeCert(const std::string& dir, const std::string& name, const std::string& cn,
-              const std::string& san) {
-  std::string cmd =
-      "cd " + dir +
-      " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes " +
-      "-days 2 -subj /CN=" + cn + " -keyout " + name + ".key -out " + name + ".pem";
-  if (!san.empty()) cmd += " -addext subjectAltName=" + san;
-  return Shell(cmd).code == 0;
-}
-
 // What a TLS client saw of the server: the certificate's CN and the ALPN
 // protocol agreed ("" when the handshake failed).
 struct Seen {
   std::string cn;
   std::string alpn;
 };
-
-// A TCP connection to 127.0.0.1:port with a 5 s read timeout; -1 if refused.
-int ConnectLoopback(uint16_t port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  timeval tv{5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 Seen Handshake(uint16_t port, const std::string& sni, const std::string& alpn_wire) {
   signal(SIGPIPE, SIG_IGN);  // a server that closes mid-handshake must not kill the test

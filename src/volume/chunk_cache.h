@@ -43,6 +43,25 @@ class ChunkCache : public ChunkSource {
   void AddConsumer() { consumers_++; }
   void RemoveConsumer() { consumers_--; }
 
+  // One consumer for its lifetime (none when given nullptr): a batch of
+  // volumes made together holds one while they are attached, so the first
+  // one's fetches are kept for the rest (alone, it would be the only
+  // consumer and its chunks would pass the cache by).
+  class ConsumerHold {
+   public:
+    explicit ConsumerHold(ChunkCache* cache) : cache_(cache) {
+      if (cache_) cache_->AddConsumer();
+    }
+    ~ConsumerHold() {
+      if (cache_) cache_->RemoveConsumer();
+    }
+    ConsumerHold(const ConsumerHold&) = delete;
+    ConsumerHold& operator=(const ConsumerHold&) = delete;
+
+   private:
+    ChunkCache* cache_;
+  };
+
  private:
   bool Admit() const { return max_bytes_ > 0 && (!only_when_shared_ || consumers_.load() > 1); }
   using Fetched = std::shared_ptr<Result<std::string>>;  // shared by a flight's callers

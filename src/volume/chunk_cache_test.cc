@@ -54,5 +54,26 @@ TEST(ChunkCacheTest, KeepsOnlyWhatAnotherConsumerMayAskFor) {
   EXPECT_EQ(cache.stats().passed, 3u);
 }
 
+TEST(ChunkCacheTest, ABatchHoldKeepsTheFirstVolumesFetchesForTheRest) {
+  MapSource src;
+  src.chunks["a"] = std::string(100000, 'a');
+  ChunkCache cache(&src, 1 << 20, 1);
+  cache.KeepOnlyWhenShared();
+  {
+    ChunkCache::ConsumerHold batch(&cache);
+    cache.AddConsumer();  // the batch's first volume, hydrating before the rest are attached
+    ASSERT_EQ(*cache.Fetch("a", false), src.chunks["a"]);
+    cache.AddConsumer();  // the second
+    ASSERT_EQ(*cache.Fetch("a", false), src.chunks["a"]);
+  }
+  EXPECT_EQ(src.fetches, 1);
+  EXPECT_EQ(cache.stats().hits, 1u);
+  ChunkCache::ConsumerHold none(nullptr);  // a batch of one holds nothing
+  cache.RemoveConsumer();  // one volume left: nothing new kept
+  src.chunks["b"] = "b";
+  ASSERT_EQ(*cache.Fetch("b", false), "b");
+  EXPECT_EQ(cache.stats().passed, 1u);
+}
+
 }  // namespace
 }  // namespace ferry::volume

@@ -353,26 +353,17 @@ class Daemon {
         loads.push_back(l);
       }
     }
-    // Volumes are thin: what one will take is the snapshot's stored chunks
-    // (zeros are holes), not its virtual size.
+    // Volumes are thin: one takes the snapshot's stored chunks (zeros are holes), not its size.
     uint64_t need = 0;
     for (const auto& c : m->chunks) need += c.empty() ? 0 : m->chunk_size;
     auto placed = PlaceVolumes(loads, need, count);
     if (!placed.ok()) return Error(507, placed.status().message());
-    // A batch's volumes share its chunks from the first one attached on:
-    // hold one consumer for the batch while it is attached, so the first
-    // volume's fetches are kept for the others (alone, it would be the only
-    // consumer and its chunks would pass the cache by).
-    struct BatchHold {
-      ChunkCache* cache;
-      explicit BatchHold(ChunkCache* c) : cache(c) { if (cache) cache->AddConsumer(); }
-      ~BatchHold() { if (cache) cache->RemoveConsumer(); }
-    } hold(count > 1 ? (*repo)->cache.get() : nullptr);
+    ChunkCache::ConsumerHold hold(count > 1 ? (*repo)->cache.get() : nullptr);  // the first volume's fetches kept
     json out = json::array();
     for (int i = 0; i < count; ++i) {
-      int p = (*placed)[static_cast<size_t>(i)];
-      std::string dir = o_.pools[static_cast<size_t>(p)] + "/volumes/" + names[static_cast<size_t>(i)];
+      const int p = (*placed)[static_cast<size_t>(i)];
       const std::string& name = names[static_cast<size_t>(i)];
+      const std::string dir = o_.pools[static_cast<size_t>(p)] + "/volumes/" + name;
       Status st = MakeVolumeDir(dir, json{{"name", name}, {"from", from}, {"size", vsize}}.dump());
       if (st.code() == ErrorCode::kAlreadyExists) return Error(409, name + ": " + st.message());
       if (st.ok()) st = Attach(name, from, vsize, p, dir, &*m);
@@ -381,7 +372,7 @@ class Daemon {
         fs::remove_all(dir, ec);
         return Error(500, name + ": " + st.ToString());
       }
-      out.push_back({{"name", names[static_cast<size_t>(i)]}, {"pool", o_.pools[static_cast<size_t>(p)]}});
+      out.push_back({{"name", name}, {"pool", o_.pools[static_cast<size_t>(p)]}});
     }
     return Json(201, out);
   }
