@@ -4,6 +4,7 @@
 
 #include "cache/server.h"
 #include "cli/cli_util.h"
+#include "cli/config_file.h"
 #include "cli/registry.h"
 #include "http/endpoint.h"
 #include "migrate/filter.h"
@@ -198,6 +199,7 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
   serve->add_option("--origin-timeout", a->origin_timeout, "Connect and idle deadline towards upstream")
       ->capture_default_str();
   serve->add_option("--port-file", a->port_file, "Write the bound port here");
+  AddDaemonOptions(serve, "cache serve");
   serve->callback([a, exit_code] { *exit_code = RunServe(*a); });
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_util.h"
+#include "cli/config_file.h"
 #include "cli/registry.h"
 #include "cli/volume_api.h"
 #include "migrate/filter.h"
@@ -167,6 +168,7 @@ void AddServeCommand(CLI::App* vol, const std::shared_ptr<VolumeArgs>& a, int* e
                     "Wait for an API request or an NBD handshake, and for each answer or reply to be taken")
       ->capture_default_str();
   AddGlobalOptions(*serve, &a->global);
+  AddDaemonOptions(serve, "volume serve");
   serve->callback([a, exit_code] { *exit_code = RunServe(*a); });
 }
 

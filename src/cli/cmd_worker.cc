@@ -12,6 +12,7 @@
 
 #include "base/cancel.h"
 #include "cli/migrate_args.h"
+#include "cli/config_file.h"
 #include "cli/registry.h"
 #include "migrate/job_spec.h"
 
@@ -109,6 +110,7 @@ void AddWorkerCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(10, 600'000));
   AddRunOptions(w, a.get());
+  AddDaemonOptions(w, "worker");
   w->callback([a, once, poll, exit_code] { *exit_code = RunWorker(*a, *once, *poll); });
 }
 

@@ -5,11 +5,13 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 
 #include "base/cancel.h"
 #include "base/process_limits.h"
 #include "base/version.h"
+#include "cli/config_file.h"
 #include "cli/registry.h"
 
 namespace ferry::cli {
@@ -81,8 +83,17 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto expanded = ExpandConfig(app, args);
+  if (!expanded.ok()) {
+    std::fprintf(stderr, "ferry: %s\n", expanded.status().message().c_str());
+    return 2;
+  }
+  args = std::move(expanded).value();
+  if (LogFormat(args) == "json") UseJsonLogs();
+  std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() != 0) {
       std::string where = argc > 1 && argv[1][0] != '-' ? std::string(" ") + argv[1] : "";

@@ -4,10 +4,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
 #include <thread>
 
 #include "base/cancel.h"
 #include "base/reload.h"
+#include "cli/config_file.h"
 
 namespace ferry::cli {
 
@@ -28,8 +31,12 @@ void InstallSignalHandling() {
         continue;
       }
       if (seen > 0) _exit(130);
-      static const char kMsg[] = "ferry: interrupted, cleaning up (again to quit at once)\n";
-      (void)!write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+      if (JsonLogsOn()) {  // every line on stderr a JSON object
+        spdlog::warn("interrupted, cleaning up (again to quit at once)");
+      } else {
+        static const char kMsg[] = "ferry: interrupted, cleaning up (again to quit at once)\n";
+        (void)!write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+      }
       RequestCancel();
     }
   }).detach();
