@@ -22,10 +22,12 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
 # brotli decodes the cache's br answers in its tests; chromium is the real
 # browser of tests/integration/cache_browser_test.sh, headless;
 # nghttp2-client (nghttp, h2load) the HTTP/2 peers of the cache's h2 tests,
-# python3-h2 the raw client of its abuse tests).
+# python3-h2 the raw client of its abuse tests; prometheus for promtool,
+# which lints every daemon's metrics in tests/integration/metrics_promtool_test.sh;
+# its server is never started).
 PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl zstd brotli time sqlite3
   nginx varnish wrk qemu-utils libnbd-bin fuse3 nbdkit e2fsprogs postgresql chromium
-  nghttp2-client python3-h2)
+  nghttp2-client python3-h2 prometheus)
 # A real guest on a lazy volume (tests/integration/vm_boot_test.sh, the VM
 # section of bench/volume_bench.sh): qemu-system-x86 is qemu-system-x86_64
 # (with its firmware: seabios, ipxe-qemu and qemu-system-data come as
@@ -79,7 +81,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     # benchmark's sake.
     if [ -d /run/systemd/system ]; then
       for p in "${pkgs[@]}"; do
-        case "$p" in nginx | varnish | hitch) $SUDO systemctl disable -q --now "$p" 2>/dev/null || true ;; esac
+        case "$p" in nginx | varnish | hitch | prometheus) $SUDO systemctl disable -q --now "$p" 2>/dev/null || true ;; esac
       done
     fi
   fi

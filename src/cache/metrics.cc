@@ -46,6 +46,8 @@ void Metric(std::string* out, const char* name, const char* type, const char* he
                  name, labels, value);
 }
 
+double Seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
+
 double Ratio(uint64_t a, uint64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); }
 
 // How densely the disk holds what it keeps, and what segments and big
@@ -113,13 +115,16 @@ std::string RenderMetrics(const MetricsSnapshot& m) {
   Metric(&out, "ferry_cache_compression_ratio", "gauge", "Logical / stored bytes of entries written.",
          Ratio(m.logical_bytes, m.stored_bytes));
   Metric(&out, "ferry_cache_encode_bytes_total", "counter", "Bytes zstd-encoded on fill.", m.encode_bytes);
-  Metric(&out, "ferry_cache_encode_ns_per_byte", "gauge", "zstd encode CPU time (of the filling thread) per input byte.",
-         Ratio(m.encode_ns, m.encode_bytes));
+  // CPU time as counters in seconds (Prometheus's base unit): per byte is
+  // rate(..._cpu_seconds_total) / rate(..._bytes_total).
+  Metric(&out, "ferry_cache_encode_cpu_seconds_total", "counter",
+         "zstd encode CPU time of the filling threads (ns per byte: 1e9 * this / ferry_cache_encode_bytes_total).",
+         Seconds(m.encode_ns));
   Metric(&out, "ferry_cache_decode_bytes_total", "counter",
          "Bytes zstd-decoded for identity clients (of a big object: the frames an answer covers).",
          m.decode_bytes);
-  Metric(&out, "ferry_cache_decode_ns_per_byte", "gauge", "zstd decode CPU time per output byte.",
-         Ratio(m.decode_ns, m.decode_bytes));
+  Metric(&out, "ferry_cache_decode_cpu_seconds_total", "counter", "zstd decode CPU time for identity clients.",
+         Seconds(m.decode_ns));
   auto by_coding = [&](const char* name, const char* type, const char* help, auto value, bool coded_only) {
     fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
     for (size_t i = coded_only ? 2 : 0; i < kCodings; ++i) {
@@ -133,8 +138,8 @@ std::string RenderMetrics(const MetricsSnapshot& m) {
   by_coding("ferry_cache_variant_encode_bytes_total", "counter",
             "Bytes encoded into br and gzip variants of stored entries.",
             [&](size_t i) { return m.coding_encode_bytes[i]; }, true);
-  by_coding("ferry_cache_variant_encode_ns_per_byte", "gauge", "br and gzip variant encode CPU time per input byte.",
-            [&](size_t i) { return Ratio(m.coding_encode_ns[i], m.coding_encode_bytes[i]); }, true);
+  by_coding("ferry_cache_variant_encode_cpu_seconds_total", "counter", "br and gzip variant encode CPU time.",
+            [&](size_t i) { return Seconds(m.coding_encode_ns[i]); }, true);
   Metric(&out, "ferry_cache_evictions_total", "counter", "Entries evicted from disk (LRU).", m.evictions);
   Metric(&out, "ferry_cache_corrupt_entries_total", "counter", "Damaged entries found and removed.", m.corrupt);
   Metric(&out, "ferry_cache_disk_entries", "gauge", "Entries on disk.", m.disk_entries);

@@ -29,8 +29,9 @@ TEST(MetricsTest, RendersCountersGaugesAndRatios) {
   EXPECT_NE(text.find("# TYPE ferry_cache_coalesced_total counter\nferry_cache_coalesced_total 2\n"),
             std::string::npos);
   EXPECT_NE(text.find("ferry_cache_compression_ratio 3\n"), std::string::npos);
-  EXPECT_NE(text.find("ferry_cache_encode_ns_per_byte 2\n"), std::string::npos);
-  EXPECT_NE(text.find("ferry_cache_decode_ns_per_byte 0\n"), std::string::npos);  // nothing decoded: 0, not NaN
+  EXPECT_NE(text.find("# TYPE ferry_cache_encode_cpu_seconds_total counter\nferry_cache_encode_cpu_seconds_total 5e-07\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("ferry_cache_decode_cpu_seconds_total 0\n"), std::string::npos);
   EXPECT_NE(text.find("ferry_cache_disk_entries 4\n"), std::string::npos);
   EXPECT_NE(text.find("ferry_cache_disk_allocated_bytes 4096\n"), std::string::npos);
   EXPECT_NE(text.find("ferry_cache_disk_logical_per_allocated 2.197265625\n"), std::string::npos);

@@ -22,6 +22,7 @@
 #include "volume/api_server.h"
 #include "volume/chunk_cache.h"
 #include "volume/http_chunk_source.h"
+#include "volume/metrics.h"
 #include "volume/placement.h"
 #include "volume/qos.h"
 #include "volume/rate_meter.h"
@@ -492,58 +493,28 @@ class Daemon {
   }
 
   std::string Metrics() {
-    std::string out;
-    auto line = [&](const std::string& name, const std::string& labels, uint64_t v) {
-      out += name + (labels.empty() ? "" : "{" + labels + "}") + " " + std::to_string(v) + "\n";
-    };
-    out += "# TYPE ferry_volume_chunks gauge\n# TYPE ferry_volume_hydrated_chunks gauge\n"
-           "# TYPE ferry_volume_triggers_total counter\n# TYPE ferry_volume_fetched_bytes_total counter\n"
-           "# TYPE ferry_volume_bytes_from_origin_total counter\n# TYPE ferry_volume_bytes_from_cache_total counter\n";
+    DaemonMetrics m;
     {
       std::lock_guard lock(mu_);
-      for (const auto& [_, e] : volumes_) {
-        auto s = e.volume->stats();
-        std::string l = "volume=\"" + e.name + "\"";
-        line("ferry_volume_chunks", l, s.chunks);
-        line("ferry_volume_hydrated_chunks", l, s.present);
-        line("ferry_volume_triggers_total", l, s.triggers);
-        line("ferry_volume_fetched_bytes_total", l, s.fetched_bytes);
-        line("ferry_volume_bytes_from_origin_total", l, s.origin_bytes);
-        line("ferry_volume_bytes_from_cache_total", l, s.cache_bytes);
-      }
-      out += "# TYPE ferry_volume_pool_hydration_bytes_per_second gauge\n"
-             "# TYPE ferry_volume_pool_write_bytes_per_second gauge\n";
+      for (const auto& [_, e] : volumes_) m.volumes.emplace_back(e.name, e.volume->stats());
       for (size_t p = 0; p < o_.pools.size(); ++p) {
-        std::string l = "pool=\"" + o_.pools[p] + "\"";
-        line("ferry_volume_pool_hydration_bytes_per_second", l, static_cast<uint64_t>(hydration_meters_[p].rate()));
-        line("ferry_volume_pool_write_bytes_per_second", l, static_cast<uint64_t>(write_meters_[p].rate()));
+        m.pools.push_back({o_.pools[p], static_cast<uint64_t>(hydration_meters_[p].rate()),
+                           static_cast<uint64_t>(write_meters_[p].rate())});
       }
     }
-    ChunkCacheStats total;
     {
       std::lock_guard lock(repos_mu_);
       for (const auto& [_, r] : repos_) {
         auto s = r->cache->stats();
-        total.hits += s.hits;
-        total.misses += s.misses;
-        total.coalesced += s.coalesced;
-        total.source_bytes += s.source_bytes;
-        total.stored_bytes += s.stored_bytes;
+        m.cache.hits += s.hits;
+        m.cache.misses += s.misses;
+        m.cache.coalesced += s.coalesced;
+        m.cache.source_bytes += s.source_bytes;
+        m.cache.stored_bytes += s.stored_bytes;
       }
     }
-    out += "# TYPE ferry_volume_hydration_backoffs_total counter\n";
-    line("ferry_volume_hydration_backoffs_total", "", backoffs_);
-    out += "# TYPE ferry_volume_cache_hits_total counter\n";
-    line("ferry_volume_cache_hits_total", "", total.hits);
-    out += "# TYPE ferry_volume_cache_misses_total counter\n";
-    line("ferry_volume_cache_misses_total", "", total.misses);
-    out += "# TYPE ferry_volume_cache_coalesced_total counter\n";
-    line("ferry_volume_cache_coalesced_total", "", total.coalesced);
-    out += "# TYPE ferry_volume_origin_bytes_total counter\n";
-    line("ferry_volume_origin_bytes_total", "", total.source_bytes);
-    out += "# TYPE ferry_volume_cache_stored_bytes gauge\n";
-    line("ferry_volume_cache_stored_bytes", "", total.stored_bytes);
-    return out;
+    m.hydration_backoffs = backoffs_;
+    return RenderMetrics(m);
   }
 
   const DaemonOptions& o_;

@@ -1,0 +1,44 @@
+#pragma once
+// Prometheus's text exposition format (0.0.4), as every ferry daemon serves
+// its metrics: each family with its # HELP and # TYPE lines, then its
+// samples, label values escaped (\\, \" and \n). Names follow Prometheus's
+// conventions, which `promtool check metrics` checks in the tests: base
+// units (_seconds, _bytes), counters ending in _total.
+//
+//   PromText t;
+//   t.Family("ferry_x_requests_total", "counter", "Requests.").Sample(7, {{"result", "hit"}});
+//   t.Histogram("ferry_x_latency_seconds", "Latency.", bounds, counts, sum, count);
+//   std::string body = t.Take();
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ferry {
+
+class PromText {
+ public:
+  using Labels = std::initializer_list<std::pair<std::string_view, std::string_view>>;
+
+  // Starts a family; the samples that follow belong to it.
+  PromText& Family(std::string_view name, std::string_view type, std::string_view help);
+  // One sample of the current family.
+  PromText& Sample(double value, Labels labels = {});
+  // A whole histogram family: `counts[i]` observations at most
+  // `bounds[i]` (not cumulative; bounds ascending), `overflow` above the
+  // last, `sum` of all observations.
+  PromText& Histogram(std::string_view name, std::string_view help, const std::vector<double>& bounds,
+                      const std::vector<uint64_t>& counts, uint64_t overflow, double sum);
+
+  std::string Take() { return std::move(out_); }
+
+ private:
+  void Line(std::string_view suffix, double value, Labels labels, std::string_view le = {});
+  std::string out_;
+  std::string family_;
+};
+
+}  // namespace ferry
