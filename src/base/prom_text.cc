@@ -67,18 +67,17 @@ void PromText::Line(std::string_view suffix, double value, Labels labels, std::s
   out_ += '\n';
 }
 
-PromText& PromText::Histogram(std::string_view name, std::string_view help, const std::vector<double>& bounds,
-                              const std::vector<uint64_t>& counts, uint64_t overflow, double sum) {
-  Family(name, "histogram", help);
+PromText& PromText::Buckets(const std::vector<double>& bounds, const std::vector<uint64_t>& counts,
+                            uint64_t overflow, double sum, Labels labels) {
   uint64_t cumulative = 0;
   for (size_t i = 0; i < bounds.size(); ++i) {
     cumulative += i < counts.size() ? counts[i] : 0;
-    Line("_bucket", static_cast<double>(cumulative), {}, Number(bounds[i]));
+    Line("_bucket", static_cast<double>(cumulative), labels, Number(bounds[i]));
   }
   cumulative += overflow;
-  Line("_bucket", static_cast<double>(cumulative), {}, "+Inf");
-  Line("_sum", sum, {});
-  Line("_count", static_cast<double>(cumulative), {});
+  Line("_bucket", static_cast<double>(cumulative), labels, "+Inf");
+  Line("_sum", sum, labels);
+  Line("_count", static_cast<double>(cumulative), labels);
   return *this;
 }
 

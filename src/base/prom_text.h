@@ -7,8 +7,8 @@
 //
 //   PromText t;
 //   t.Family("ferry_x_requests_total", "counter", "Requests.").Sample(7, {{"result", "hit"}});
-//   t.Histogram("ferry_x_latency_seconds", "Latency.", bounds, counts, sum, count);
-//   std::string body = t.Take();
+//   t.Family("ferry_x_latency_seconds", "histogram", "Latency.").Buckets(bounds, counts, overflow,
+//   sum); std::string body = t.Take();
 
 #include <cstdint>
 #include <initializer_list>
@@ -27,11 +27,11 @@ class PromText {
   PromText& Family(std::string_view name, std::string_view type, std::string_view help);
   // One sample of the current family.
   PromText& Sample(double value, Labels labels = {});
-  // A whole histogram family: `counts[i]` observations at most
-  // `bounds[i]` (not cumulative; bounds ascending), `overflow` above the
-  // last, `sum` of all observations.
-  PromText& Histogram(std::string_view name, std::string_view help, const std::vector<double>& bounds,
-                      const std::vector<uint64_t>& counts, uint64_t overflow, double sum);
+  // One histogram of the current family (a "histogram" Family): `counts[i]`
+  // observations at most `bounds[i]` (not cumulative; bounds ascending),
+  // `overflow` above the last, `sum` of all observations.
+  PromText& Buckets(const std::vector<double>& bounds, const std::vector<uint64_t>& counts,
+                    uint64_t overflow, double sum, Labels labels = {});
 
   std::string Take() { return std::move(out_); }
 

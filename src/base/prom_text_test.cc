@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/latency_histogram.h"
+
 namespace ferry {
 namespace {
 
@@ -21,14 +23,28 @@ TEST(PromTextTest, FamiliesSamplesAndEscapedLabels) {
 
 TEST(PromTextTest, HistogramBucketsAreCumulative) {
   PromText t;
-  t.Histogram("ferry_x_seconds", "Latency.", {0.001, 0.01}, {2, 3}, 1, 4.5);
+  t.Family("ferry_x_seconds", "histogram", "Latency.").Buckets({0.001, 0.01}, {2, 3}, 1, 4.5, {{"op", "get"}});
   EXPECT_EQ(t.Take(),
             "# HELP ferry_x_seconds Latency.\n# TYPE ferry_x_seconds histogram\n"
-            "ferry_x_seconds_bucket{le=\"0.001\"} 2\n"
-            "ferry_x_seconds_bucket{le=\"0.01\"} 5\n"
-            "ferry_x_seconds_bucket{le=\"+Inf\"} 6\n"
-            "ferry_x_seconds_sum 4.5\n"
-            "ferry_x_seconds_count 6\n");
+            "ferry_x_seconds_bucket{op=\"get\",le=\"0.001\"} 2\n"
+            "ferry_x_seconds_bucket{op=\"get\",le=\"0.01\"} 5\n"
+            "ferry_x_seconds_bucket{op=\"get\",le=\"+Inf\"} 6\n"
+            "ferry_x_seconds_sum{op=\"get\"} 4.5\n"
+            "ferry_x_seconds_count{op=\"get\"} 6\n");
+}
+
+TEST(LatencyHistogramTest, ObservationsLandInTheirBucket) {
+  LatencyHistogram h;
+  h.Observe(std::chrono::microseconds(50));    // <= 0.0001
+  h.Observe(std::chrono::microseconds(100));   // == 0.0001: that bucket too
+  h.Observe(std::chrono::milliseconds(3));     // <= 0.005
+  h.Observe(std::chrono::seconds(10));         // above every bound
+  auto s = h.Snap();
+  EXPECT_EQ(s.counts[0], 2u);
+  EXPECT_EQ(s.counts[5], 1u);
+  EXPECT_EQ(s.overflow, 1u);
+  EXPECT_EQ(s.count(), 4u);
+  EXPECT_DOUBLE_EQ(s.sum, 10.00315);
 }
 
 }  // namespace

@@ -11,9 +11,11 @@
 #include <thread>
 
 #include "base/cancel.h"
-#include "cli/migrate_args.h"
 #include "cli/config_file.h"
+#include "cli/migrate_args.h"
 #include "cli/registry.h"
+#include "cli/worker_metrics.h"
+#include "http/api_server.h"
 #include "migrate/job_spec.h"
 
 namespace ferry::cli {
@@ -43,16 +45,27 @@ void Nap(std::chrono::milliseconds d) {
   }
 }
 
-int RunWorker(MigrateArgs& a, bool once, int poll_ms) {
+int RunWorker(MigrateArgs& a, bool once, int poll_ms, const std::string& metrics_listen) {
   if (auto lease = LeaseOf(a); !lease.ok()) return Fail("--lease", lease.status());
-  auto store = OpenState(a);
-  if (!store.ok()) return Fail("", store.status());
+  auto opened = OpenState(a);
+  if (!opened.ok()) return Fail("", opened.status());
+  // Every call the worker and its runs make is timed (the metrics).
+  state::MeteredStateStore store(**opened);
+  WorkerMetrics metrics(&store);
+  std::unique_ptr<http::ApiServer> server;
+  if (!metrics_listen.empty()) {
+    server = std::make_unique<http::ApiServer>(metrics_listen, [&](const http::ServerRequest& r) {
+      if (r.target != "/metrics" || r.method != "GET") return http::ApiResponse{404, "text/plain", "not found\n"};
+      return http::ApiResponse{200, "text/plain; version=0.0.4", metrics.Render()};
+    });
+    if (Status st = server->Start(); !st.ok()) return Fail("--metrics " + metrics_listen, st);
+  }
   // A job whose run failed (its stores do not open, say) is tried again
   // later, not in a tight loop; the others go on meanwhile.
   std::map<std::string, Clock::time_point> not_before;
   bool errored = false;  // with --once: a job's run failed, and is not tried again
   while (!CancelRequested()) {
-    auto jobs = (*store)->ListJobs();
+    auto jobs = store.ListJobs();
     if (!jobs.ok()) {
       // The state store is away (a restart): wait for it.
       std::fprintf(stderr, "ferry: worker: %s; retrying\n", jobs.status().ToString().c_str());
@@ -79,7 +92,9 @@ int RunWorker(MigrateArgs& a, bool once, int poll_ms) {
     const std::string id = pick->id;
     if (!a.json && !a.quiet) std::printf("worker: job %s\n", id.c_str());
     std::fflush(stdout);
-    int code = RunInForeground(**store, id, a);
+    metrics.RunStarted(id);
+    int code = RunInForeground(store, id, a, nullptr, [&](const migrate::Progress& p) { metrics.Progress(p); });
+    metrics.RunEnded(code);
     if (CancelRequested()) return 130;
     if (code == 1 && once) {
       errored = true;
@@ -99,6 +114,7 @@ void AddWorkerCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<MigrateArgs>();
   auto once = std::make_shared<bool>(false);
   auto poll = std::make_shared<int>(1000);
+  auto metrics = std::make_shared<std::string>();
   auto* w = app.add_subcommand(
       "worker",
       "Join the migration worker pool: run the jobs `ferry migrate --detach` made in the "
@@ -109,9 +125,12 @@ void AddWorkerCommand(CLI::App& app, int* exit_code) {
   w->add_option("--poll-ms", *poll, "How often to look for new jobs when idle")
       ->capture_default_str()
       ->check(CLI::Range(10, 600'000));
+  w->add_option("--metrics", *metrics,
+                 "Serve Prometheus metrics at GET /metrics on HOST:PORT (runs, objects, bytes, retries, "
+                 "throttles, circuits, state-store latency)");
   AddRunOptions(w, a.get());
   AddDaemonOptions(w, "worker");
-  w->callback([a, once, poll, exit_code] { *exit_code = RunWorker(*a, *once, *poll); });
+  w->callback([a, once, poll, metrics, exit_code] { *exit_code = RunWorker(*a, *once, *poll, *metrics); });
 }
 
 }  // namespace ferry::cli

@@ -17,6 +17,7 @@
 #include "cli/registry.h"
 #include "migrate/job_spec.h"
 #include "migrate/prune.h"
+#include "migrate/runner.h"
 #include "migrate/verify.h"
 #include "state/state_store.h"
 
@@ -83,8 +84,10 @@ Result<std::chrono::milliseconds> LeaseOf(const MigrateArgs& a);
 // Runs a job in the foreground with progress output; returns the exit code.
 // With `out_mu` (several jobs printing at once) there is no live line, and
 // every line printed is whole under that lock.
+// `also`, when given, sees every progress report too (a worker's metrics).
 int RunInForeground(state::StateStore& store, const std::string& id, const MigrateArgs& a,
-                    std::mutex* out_mu = nullptr);
+                    std::mutex* out_mu = nullptr,
+                    const std::function<void(const migrate::Progress&)>& also = nullptr);
 
 // --split: one job per top-level prefix of `whole`, run up to
 // --split-parallel at once; the worst of the parts' exit codes.

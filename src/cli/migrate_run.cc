@@ -145,7 +145,7 @@ int ExitCodeOf(state::JobState state, const AfterRun& after) {
 }  // namespace
 
 int RunInForeground(state::StateStore& store, const std::string& id, const MigrateArgs& a,
-                    std::mutex* out_mu) {
+                    std::mutex* out_mu, const std::function<void(const migrate::Progress&)>& also) {
   std::mutex own_mu;
   std::mutex& mu = out_mu != nullptr ? *out_mu : own_mu;
   std::string where;
@@ -154,7 +154,10 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
   bool tty = ::isatty(STDERR_FILENO) && !a.quiet && !a.json && out_mu == nullptr;
   RunReporter reporter(id, a, mu, tty);
   o->progress_every = std::chrono::milliseconds(tty ? 250 : 1000);
-  o->on_progress = [&](const migrate::Progress& p) { reporter.OnProgress(p); };
+  o->on_progress = [&](const migrate::Progress& p) {
+    reporter.OnProgress(p);
+    if (also) also(p);
+  };
   o->on_event = [&](const migrate::Event& e) { reporter.OnEvent(e); };
   state::MeteredStateStore metered(store);
   auto r = migrate::RunJob(metered, id, *o);

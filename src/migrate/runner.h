@@ -43,6 +43,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "engine/circuit_breaker.h"
 #include "state/state_store.h"
 #include "store/open/open.h"
 
@@ -59,6 +60,10 @@ struct Progress {
   std::string circuits;         // "" when all closed, else e.g. "destination open"
   int src_limit = 0, dst_limit = 0;  // the pacers' concurrency limits now
   uint64_t throttles = 0;            // 503 SlowDown / 429 answers seen this run
+  uint64_t retries = 0;              // objects sent back to be tried again, this run
+  CircuitState source_circuit = CircuitState::kClosed;
+  CircuitState destination_circuit = CircuitState::kClosed;
+  CircuitState state_circuit = CircuitState::kClosed;  // the state store's
 };
 
 // Something worth a line of its own.

@@ -176,6 +176,7 @@ class Runner {
   bool src_loc_remote_ = false;             // the source is an object store
   std::atomic<int64_t> pending_{0};       // keys in the state store (estimate)
   std::atomic<int64_t> in_flight_{0};
+  std::atomic<uint64_t> retries_{0};  // objects sent back to be tried again
   std::mutex event_mu_;
   static constexpr int kMaxConsecutiveDead = 500;
   std::atomic<int> consecutive_dead_{0};

@@ -156,6 +156,7 @@ void Runner::HandleFailure(const state::ClaimedObject& obj, const TransferResult
   int64_t now = NowUnixMs();
   switch (plan.action) {
     case FailureAction::kRetry:
+      retries_++;
       (void)WithState([&] { return store_.Retry(id_, runner_, key, error, now + plan.delay_ms); });
       break;
     case FailureAction::kRelease:
@@ -242,6 +243,10 @@ void Runner::Report(const state::JobRecord& job, Clock::time_point start, int64_
   p.src_limit = src_pacer_->limit();
   p.dst_limit = dst_pacer_->limit();
   p.throttles = src_pacer_->throttles() + dst_pacer_->throttles();
+  p.retries = retries_.load();
+  p.source_circuit = src_circuit_.state();
+  p.destination_circuit = dst_circuit_.state();
+  p.state_circuit = state_circuit_.state();
   opt_.on_progress(p);
 }
 

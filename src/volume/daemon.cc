@@ -19,7 +19,7 @@
 #include "engine/rate_limiter.h"
 #include "nbd/server.h"
 #include "snapshot/repository.h"
-#include "volume/api_server.h"
+#include "http/api_server.h"
 #include "volume/chunk_cache.h"
 #include "volume/http_chunk_source.h"
 #include "volume/metrics.h"
@@ -33,6 +33,11 @@
 #include "volume/volume_snapshot.h"
 
 namespace ferry::volume {
+
+using http::ApiResponse;
+using http::ApiServer;
+using http::HttpStatusOf;
+
 namespace {
 
 namespace fs = std::filesystem;

@@ -1,7 +1,8 @@
 #pragma once
-// The volume daemon's control API on ferry's HTTP server (http/server.h:
-// keep-alive, request limits, deadlines, a graceful stop): JSON in, JSON
-// out, each request handled on a worker thread.
+// A daemon's small control API (the volume daemon's, the migration
+// worker's metrics) on ferry's HTTP server (http/server.h: keep-alive,
+// request limits, deadlines, a graceful stop): JSON or text in and out,
+// each request handled on a worker thread.
 
 #include <chrono>
 #include <cstdint>
@@ -13,10 +14,8 @@
 #include "http/server_request.h"
 
 namespace ferry::http {
-class Server;
-}
 
-namespace ferry::volume {
+class Server;
 
 struct ApiResponse {
   int status = 200;
@@ -49,4 +48,4 @@ class ApiServer {
   std::unique_ptr<http::Server> server_;
 };
 
-}  // namespace ferry::volume
+}  // namespace ferry::http

@@ -1,8 +1,8 @@
-#include "volume/api_server.h"
+#include "http/api_server.h"
 
 #include "http/server.h"
 
-namespace ferry::volume {
+namespace ferry::http {
 
 class ApiServer::Adapter : public http::Handler {
  public:
@@ -54,4 +54,4 @@ Status ApiServer::Start() { return server_->Start(); }
 uint16_t ApiServer::port() const { return server_->port(); }
 void ApiServer::Stop() { server_->Stop(); }
 
-}  // namespace ferry::volume
+}  // namespace ferry::http
