@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <fstream>
 #include <map>
 #include <memory>
 
@@ -55,11 +56,29 @@ void AppendJsonEscaped(std::string_view s, Out& out) {
 
 class JsonMessage : public spdlog::custom_flag_formatter {
  public:
-  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+  void format(const spdlog::details::log_msg& msg, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
     AppendJsonEscaped(std::string_view(msg.payload.data(), msg.payload.size()), dest);
   }
-  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<JsonMessage>(); }
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<JsonMessage>();
+  }
 };
+
+// The first line of `file` (1-based) that starts with `text` after any
+// blanks, and, for a key, goes on with blanks and '='; 0 when none.
+int LineOf(const std::string& file, const std::string& text) {
+  std::ifstream in(file);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const size_t at = line.find_first_not_of(" \t");
+    if (at == std::string::npos || line.compare(at, text.size(), text) != 0) continue;
+    if (text[0] == '[') return n;
+    const size_t next = line.find_first_not_of(" \t", at + text.size());
+    if (next != std::string::npos && line[next] == '=') return n;
+  }
+  return 0;
+}
 
 }  // namespace
 
@@ -70,14 +89,16 @@ void AddDaemonOptions(CLI::App* cmd, const std::string& path) {
   // Read before parsing (ExpandConfig, LogFormat); declared for --help and
   // so that parsing accepts them.
   static std::string ignored;
-  cmd->add_option("--config", ignored,
-                  "Read flags from this TOML file (KEY = VALUE per long flag, at the top or under [" + dotted +
-                      "]); a flag given here wins");
+  cmd->add_option(
+      "--config", ignored,
+      "Read flags from this TOML file (KEY = VALUE per long flag, at the top or under [" + dotted +
+          "]); a flag given here wins");
   cmd->add_option("--log-format", ignored, "Logs on stderr as text or json (one object per line)")
       ->check(CLI::IsMember({"text", "json"}));
 }
 
-Result<std::vector<std::string>> ExpandConfig(CLI::App& root, const std::vector<std::string>& args) {
+Result<std::vector<std::string>> ExpandConfig(CLI::App& root,
+                                              const std::vector<std::string>& args) {
   // The command the arguments run: the longest run of subcommand names.
   CLI::App* cmd = &root;
   std::string path;
@@ -99,8 +120,12 @@ Result<std::vector<std::string>> ExpandConfig(CLI::App& root, const std::vector<
   std::string file;
   const size_t end = FindLong(own, "config", &file);
   if (end == std::string::npos) return args;
-  auto fail = [&](const std::string& what) {
-    return Status::InvalidArgument("--config " + file + ": " + what);
+  // An error names the file and, when `text` is found at a line's start
+  // (a key, a section), that line.
+  auto fail = [&](const std::string& what, const std::string& text = "") {
+    const int line = text.empty() ? 0 : LineOf(file, text);
+    return Status::InvalidArgument("--config " + file +
+                                   (line > 0 ? ":" + std::to_string(line) : "") + ": " + what);
   };
   std::vector<CLI::ConfigItem> items;
   try {
@@ -110,20 +135,28 @@ Result<std::vector<std::string>> ExpandConfig(CLI::App& root, const std::vector<
   }
   std::vector<std::string> added;
   for (const auto& item : items) {
-    if (item.name == "++" || item.name == "--") continue;  // CLI11's marks of a section's start and end
+    if (item.name == "++" || item.name == "--")
+      continue;  // CLI11's marks of a section's start and end
     const std::string section = CLI::detail::join(item.parents, ".");
     if (!section.empty() && section != path) {
       if (Daemons().count(section)) continue;  // another daemon's settings
-      return fail("unknown section [" + section + "] (sections name a daemon: [" + path + "])");
+      return fail("unknown section [" + section + "] (sections name a daemon: [" + path + "])",
+                  "[" + section);
     }
-    const CLI::Option* opt = item.name == "config" ? nullptr : cmd->get_option_no_throw("--" + item.name);
-    if (!opt) return fail("unknown key '" + item.name + "' (ferry " + words + " has no --" + item.name + ")");
+    const CLI::Option* opt =
+        item.name == "config" ? nullptr : cmd->get_option_no_throw("--" + item.name);
+    if (!opt) {
+      return fail(
+          "unknown key '" + item.name + "' (ferry " + words + " has no --" + item.name + ")",
+          item.name);
+    }
     bool given = false;
-    for (const auto& a : own) given = given || (IsLong(a) && cmd->get_option_no_throw("--" + LongName(a)) == opt);
-    if (given) continue;  // the command line wins
+    for (const auto& a : own)
+      given = given || (IsLong(a) && cmd->get_option_no_throw("--" + LongName(a)) == opt);
+    if (given) continue;                 // the command line wins
     if (opt->get_expected_min() == 0) {  // a flag
       if (item.inputs.size() != 1 || (item.inputs[0] != "true" && item.inputs[0] != "false")) {
-        return fail("key '" + item.name + "' is a flag: true or false");
+        return fail("key '" + item.name + "' is a flag: true or false", item.name);
       }
       if (item.inputs[0] == "true") added.push_back("--" + item.name);
       continue;
@@ -150,7 +183,8 @@ bool JsonLogsOn() { return json_logs.load(); }
 void UseJsonLogs() {
   json_logs = true;
   auto f = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
-  f->add_flag<JsonMessage>('*').set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","logger":"%n","msg":"%*"})");
+  f->add_flag<JsonMessage>('*').set_pattern(
+      R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","logger":"%n","msg":"%*"})");
   spdlog::set_formatter(std::move(f));
 }
 

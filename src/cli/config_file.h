@@ -16,7 +16,7 @@
 // the command line wins over the file's key (for a repeatable flag, the
 // command line's values replace the file's). An unknown key, a section that
 // names no daemon, or a file that cannot be read is a one-line error naming
-// the file.
+// the file (and the line, when the key or section is found on one).
 //
 // CLI11 2.1 reads config files for the root command only, so the file is
 // expanded into arguments before parsing: ExpandConfig.

@@ -4,15 +4,16 @@
 #include "cli/config_file.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "base/test_temp_dir.h"
+#include "cli/registry.h"
 
 namespace ferry::cli {
 namespace {
@@ -61,7 +62,9 @@ class ConfigFileTest : public ::testing::Test {
 };
 
 TEST_F(ConfigFileTest, KeysBecomeFlags) {
-  const auto f = File("listen = \"127.0.0.1:9\"\norigin = [\"http://a\", \"http://b\"]\nlevel = 7\nno-http2 = true\n");
+  const auto f = File(
+      "listen = \"127.0.0.1:9\"\norigin = [\"http://a\", \"http://b\"]\nlevel = 7\nno-http2 = "
+      "true\n");
   ASSERT_EQ(Run({"cache", "serve", "--config", f}), "");
   EXPECT_EQ(s_.listen, "127.0.0.1:9");
   EXPECT_EQ(s_.origins, (std::vector<std::string>{"http://a", "http://b"}));
@@ -78,7 +81,9 @@ TEST_F(ConfigFileTest, TheCommandLineWinsWhereverItStands) {
 }
 
 TEST_F(ConfigFileTest, TheCommandsSectionAppliesAndAnotherDaemonsIsSkipped) {
-  const auto f = File("level = 5\n[volume.serve]\nnbd = \"127.0.0.1:1\"\n[cache.serve]\nlisten = \"127.0.0.1:2\"\n");
+  const auto f = File(
+      "level = 5\n[volume.serve]\nnbd = \"127.0.0.1:1\"\n[cache.serve]\nlisten = "
+      "\"127.0.0.1:2\"\n");
   ASSERT_EQ(Run({"cache", "serve", "--config", f}), "");
   EXPECT_EQ(s_.level, 5);
   EXPECT_EQ(s_.listen, "127.0.0.1:2");
@@ -92,12 +97,13 @@ TEST_F(ConfigFileTest, MistakesAreOneLineNamingTheFile) {
       {"bogus = 1\n", "unknown key 'bogus' (ferry cache serve has no --bogus)"},
       {"config = \"x\"\n", "unknown key 'config'"},
       {"[cache.serv]\nlevel = 1\n", "unknown section [cache.serv]"},
+      {"  no-http2  = yes\n", "key 'no-http2' is a flag: true or false"},
       {"no-http2 = yes\n", "key 'no-http2' is a flag: true or false"},
   };
   for (const auto& c : cases) {
-    const auto f = File(c.text);
+    const auto f = File("level = 3\n\n" + c.text);  // the mistake on line 3
     const std::string err = Run({"cache", "serve", "--config", f});
-    EXPECT_NE(err.find("--config " + f + ": " + c.want), std::string::npos) << err;
+    EXPECT_NE(err.find("--config " + f + ":3: " + c.want), std::string::npos) << err;
     EXPECT_EQ(err.find('\n'), std::string::npos) << err;
   }
   const std::string missing = dir_ / "missing.toml";
@@ -114,9 +120,47 @@ TEST_F(ConfigFileTest, OtherCommandsAndNoConfigAreLeftAlone) {
   EXPECT_EQ(LogFormat({"cache", "serve", "--log-format=json"}), "json");
 }
 
+// Every long flag of each real daemon command is a key: a file setting all
+// of them expands into every one of them.
+TEST(DaemonConfigTest, EveryFlagOfEachDaemonIsAKey) {
+  TestTempDir dir;
+  CLI::App app;
+  int code = 0;
+  AddCacheCommand(app, &code);
+  AddVolumeCommand(app, &code);
+  AddWorkerCommand(app, &code);
+  for (const std::vector<std::string> path :
+       {std::vector<std::string>{"cache", "serve"}, {"volume", "serve"}, {"worker"}}) {
+    CLI::App* cmd = &app;
+    for (const auto& w : path) cmd = cmd->get_subcommand(w);
+    std::string text;
+    std::vector<std::string> want;
+    for (const CLI::Option* o : cmd->get_options()) {
+      if (o->get_lnames().empty() || o->get_lnames()[0] == "help" || o->get_lnames()[0] == "config")
+        continue;
+      const std::string& name = o->get_lnames()[0];
+      const bool flag = o->get_expected_min() == 0;
+      text += name + (flag ? " = true\n" : " = \"v\"\n");
+      want.push_back(flag ? "--" + name : "--" + name + "=v");
+    }
+    ASSERT_GT(want.size(), 5u);
+    const std::string file = dir / (path[0] + ".toml");
+    std::ofstream(file) << text;
+    std::vector<std::string> args = path;
+    args.insert(args.end(), {"--config", file});
+    auto expanded = ExpandConfig(app, args);
+    ASSERT_TRUE(expanded.ok()) << expanded.status().message();
+    for (const auto& w : want) {
+      EXPECT_NE(std::find(expanded->begin(), expanded->end(), w), expanded->end())
+          << path[0] << ": " << w;
+    }
+  }
+}
+
 TEST(JsonLogsTest, EachLineIsAnObjectWithTheMessageEscaped) {
   std::ostringstream out;
-  auto logger = std::make_shared<spdlog::logger>("jsontest", std::make_shared<spdlog::sinks::ostream_sink_st>(out));
+  auto logger = std::make_shared<spdlog::logger>(
+      "jsontest", std::make_shared<spdlog::sinks::ostream_sink_st>(out));
   spdlog::register_logger(logger);
   UseJsonLogs();
   const std::string msg = "a \"quoted\" path\\x, a tab\t and a newline\n, é";
