@@ -5,7 +5,7 @@ ASAN_DIR ?= build-asan
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build test test-slow test-all test-fast sanitize demo bench clean format
+.PHONY: all setup build test test-slow test-all test-fast sanitize demo bench deb clean format
 
 all: build
 
@@ -45,6 +45,10 @@ demo: build
 
 bench: build
 	@bench/run.sh $(BUILD_DIR)
+
+# The Debian package: $(BUILD_DIR)/ferry_VERSION_amd64.deb (scripts/make_deb.sh).
+deb: build
+	@scripts/make_deb.sh $(BUILD_DIR)
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

@@ -24,10 +24,10 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
 # nghttp2-client (nghttp, h2load) the HTTP/2 peers of the cache's h2 tests,
 # python3-h2 the raw client of its abuse tests; prometheus for promtool,
 # which lints every daemon's metrics in tests/integration/metrics_promtool_test.sh;
-# its server is never started).
+# its server is never started; lintian checks the Debian package, make deb).
 PEER_PKGS=(awscli rclone nodejs npm python3 openssl curl zstd brotli time sqlite3
   nginx varnish wrk qemu-utils libnbd-bin fuse3 nbdkit e2fsprogs postgresql chromium
-  nghttp2-client python3-h2 prometheus)
+  nghttp2-client python3-h2 prometheus lintian)
 # A real guest on a lazy volume (tests/integration/vm_boot_test.sh, the VM
 # section of bench/volume_bench.sh): qemu-system-x86 is qemu-system-x86_64
 # (with its firmware: seabios, ipxe-qemu and qemu-system-data come as
