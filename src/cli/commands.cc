@@ -70,6 +70,7 @@ int Main(int argc, char** argv) {
   AddCpCommand(app, &exit_code);
   AddMigrateCommand(app, &exit_code);
   AddWorkerCommand(app, &exit_code);
+  AddServerCommand(app, &exit_code);
   AddCacheCommand(app, &exit_code);
   AddSnapshotCommand(app, &exit_code);
   AddVolumeCommand(app, &exit_code);

@@ -129,8 +129,9 @@ TEST(DaemonConfigTest, EveryFlagOfEachDaemonIsAKey) {
   AddCacheCommand(app, &code);
   AddVolumeCommand(app, &code);
   AddWorkerCommand(app, &code);
+  AddServerCommand(app, &code);
   for (const std::vector<std::string> path :
-       {std::vector<std::string>{"cache", "serve"}, {"volume", "serve"}, {"worker"}}) {
+       {std::vector<std::string>{"cache", "serve"}, {"volume", "serve"}, {"worker"}, {"server"}}) {
     CLI::App* cmd = &app;
     for (const auto& w : path) cmd = cmd->get_subcommand(w);
     std::string text;

@@ -32,6 +32,7 @@ void AddLsCommand(CLI::App& app, int* exit_code);
 void AddCpCommand(CLI::App& app, int* exit_code);
 void AddMigrateCommand(CLI::App& app, int* exit_code);
 void AddWorkerCommand(CLI::App& app, int* exit_code);
+void AddServerCommand(CLI::App& app, int* exit_code);
 void AddCacheCommand(CLI::App& app, int* exit_code);
 void AddSnapshotCommand(CLI::App& app, int* exit_code);
 void AddVolumeCommand(CLI::App& app, int* exit_code);

@@ -1,0 +1,76 @@
+// ferry server: the control plane of migrations (server_api.h) on the
+// state store the CLI and the workers share, until interrupted.
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "base/atomic_file.h"
+#include "base/cancel.h"
+#include "cli/config_file.h"
+#include "cli/migrate_args.h"
+#include "cli/registry.h"
+#include "cli/server_api.h"
+#include "http/api_server.h"
+
+namespace ferry::cli {
+namespace {
+
+struct ServerArgs {
+  MigrateArgs migrate;  // --state and the network settings of cancel's cleanup
+  std::string listen = "127.0.0.1:7470";
+  std::string tokens;
+  std::string port_file;
+  double client_timeout_s = 60;
+};
+
+int RunServer(ServerArgs& a) {
+  ServerApiOptions o;
+  if (!a.tokens.empty()) {
+    auto t = ReadTokens(a.tokens);
+    if (!t.ok()) return Fail("", t.status());
+    o.tokens = std::move(*t);
+  }
+  auto store = OpenState(a.migrate);
+  if (!store.ok()) return Fail("", store.status());
+  o.open = [&](const std::string& profile) { return a.migrate.global.ToOpenOptions(profile); };
+  ServerApi api(**store, o);
+  http::ApiServer server(
+      a.listen, [&](const http::ServerRequest& r) { return api.Handle(r); },
+      std::chrono::milliseconds(static_cast<int64_t>(a.client_timeout_s * 1000)));
+  if (Status st = server.Start(); !st.ok()) return Fail("--listen " + a.listen, st);
+  if (!a.port_file.empty()) {
+    if (Status st = WriteFileAtomic(a.port_file, std::to_string(server.port()) + "\n"); !st.ok()) {
+      return Fail("--port-file", st);
+    }
+  }
+  spdlog::info("ferry server: API on {}:{}{}", a.listen.substr(0, a.listen.rfind(':')),
+               server.port(), o.tokens.empty() ? " (loopback clients only: no --tokens)" : "");
+  while (!CancelRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  server.Stop();
+  return 130;
+}
+
+}  // namespace
+
+void AddServerCommand(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<ServerArgs>();
+  auto* s = app.add_subcommand(
+      "server", "The control plane of migrations: a JSON API (/v1) over the shared --state");
+  AddStateOption(s, &a->migrate);
+  s->add_option("--listen", a->listen, "HOST:PORT of the API (port 0: pick one)")
+      ->capture_default_str();
+  s->add_option(
+      "--tokens", a->tokens,
+      "File of bearer tokens, one per line; without it only loopback clients are answered");
+  s->add_option("--port-file", a->port_file, "Write the bound port here");
+  s->add_option("--client-timeout", a->client_timeout_s,
+                "Seconds to wait for a request or for a client to take an answer")
+      ->capture_default_str();
+  AddGlobalOptions(*s, &a->migrate.global);
+  AddDaemonOptions(s, "server");
+  s->callback([a, exit_code] { *exit_code = RunServer(*a); });
+}
+
+}  // namespace ferry::cli

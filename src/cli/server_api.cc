@@ -1,0 +1,157 @@
+#include "cli/server_api.h"
+
+#include <openssl/crypto.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli/migrate_output.h"
+#include "crypto/digest.h"
+#include "http/headers.h"
+#include "migrate/cancel.h"
+
+namespace ferry::cli {
+namespace {
+
+using json = nlohmann::json;
+
+http::ApiResponse Json(int status, const json& j) {
+  return {status, "application/json", j.dump() + "\n"};
+}
+
+http::ApiResponse Error(int status, std::string_view code, const std::string& message) {
+  return Json(status, {{"error", {{"code", code}, {"message", message}}}});
+}
+
+http::ApiResponse Error(const Status& st) {
+  return Error(http::HttpStatusOf(st), ErrorCodeName(st.code()), st.message());
+}
+
+// KEY=VALUE pairs of a query string (no percent-decoding: the API's values
+// are plain words).
+std::map<std::string, std::string> Query(const std::string& q) {
+  std::map<std::string, std::string> out;
+  size_t at = 0;
+  while (at <= q.size()) {
+    size_t amp = q.find('&', at);
+    if (amp == std::string::npos) amp = q.size();
+    const std::string pair = q.substr(at, amp - at);
+    const size_t eq = pair.find('=');
+    if (!pair.empty()) out[pair.substr(0, eq)] = eq == std::string::npos ? "" : pair.substr(eq + 1);
+    at = amp + 1;
+  }
+  return out;
+}
+
+bool Loopback(const std::string& peer) {
+  return peer == "::1" || peer == "unix" || peer.rfind("127.", 0) == 0 ||
+         peer.rfind("::ffff:127.", 0) == 0;
+}
+
+// Equal in time that depends on neither's content nor length: both are
+// hashed, the digests compared with OpenSSL's constant-time memcmp.
+bool SameSecret(const std::string& a, const std::string& b) {
+  const auto x = Sha256(a), y = Sha256(b);
+  return CRYPTO_memcmp(x.data(), y.data(), x.size()) == 0;
+}
+
+}  // namespace
+
+std::string ServerApi::Refusal(const http::ServerRequest& r) const {
+  if (o_.tokens.empty()) {
+    return Loopback(r.peer) ? ""
+                            : "this server answers loopback clients only (start it with --tokens "
+                              "to serve others)";
+  }
+  const std::string auth = http::HeaderValue(r.headers, "authorization");
+  const std::string kBearer = "Bearer ";
+  if (auth.rfind(kBearer, 0) != 0) return "a bearer token is needed (Authorization: Bearer TOKEN)";
+  const std::string given = auth.substr(kBearer.size());
+  bool ok = false;
+  for (const auto& t : o_.tokens) ok = SameSecret(given, t) || ok;  // every token compared
+  return ok ? "" : "the token is not valid";
+}
+
+http::ApiResponse ServerApi::Handle(const http::ServerRequest& r) {
+  if (r.body.size() > o_.max_body)
+    return Error(413, "too_large", "request body over " + std::to_string(o_.max_body) + " bytes");
+  if (std::string why = Refusal(r); !why.empty()) return Error(401, "unauthorized", why);
+  const size_t qmark = r.target.find('?');
+  const std::string path = r.target.substr(0, qmark);
+  const std::string query = qmark == std::string::npos ? "" : r.target.substr(qmark + 1);
+  const std::string kJobs = "/v1/jobs";
+  if (path == "/v1/openapi.json" && r.method == "GET") return {200, "application/json", OpenApi()};
+  if (path == kJobs && r.method == "GET") return ListJobs(query);
+  if (path.rfind(kJobs + "/", 0) == 0) {
+    std::string rest = path.substr(kJobs.size() + 1);
+    const size_t slash = rest.find('/');
+    const std::string id = rest.substr(0, slash);
+    const std::string action = slash == std::string::npos ? "" : rest.substr(slash + 1);
+    if (id.empty()) return Error(404, "not_found", "no job named");
+    if (action.empty() && r.method == "GET") return GetJob(id);
+    if (action == "cancel" && r.method == "POST") return Cancel(id);
+    if (action == "dlq" && r.method == "GET") return DeadLetters(id);
+  }
+  return Error(404, "not_found",
+               r.method + " " + path + " is not part of this API (see /v1/openapi.json)");
+}
+
+http::ApiResponse ServerApi::ListJobs(const std::string& query) {
+  const auto q = Query(query);
+  auto jobs = store_.ListJobs();
+  if (!jobs.ok()) return Error(jobs.status());
+  if (q.count("all") && q.at("all") != "false") {
+    auto archived = store_.ListArchivedJobs();
+    if (!archived.ok()) return Error(archived.status());
+    jobs->insert(jobs->end(), archived->begin(), archived->end());
+    std::stable_sort(jobs->begin(), jobs->end(),
+                     [](const auto& x, const auto& y) { return x.created_ms > y.created_ms; });
+  }
+  json out = json::array();
+  for (const auto& j : *jobs) {
+    if (q.count("state") && q.at("state") != state::ToString(j.state)) continue;
+    out.push_back(json::parse(JobJson(j)));
+  }
+  return Json(200, {{"jobs", out}});
+}
+
+http::ApiResponse ServerApi::GetJob(const std::string& id) {
+  auto job = store_.GetJob(id);
+  if (!job.ok()) return Error(job.status());
+  return Json(200, json::parse(JobJson(*job)));
+}
+
+http::ApiResponse ServerApi::Cancel(const std::string& id) {
+  auto done = migrate::CancelJob(store_, id, o_.open);
+  if (!done.ok()) return Error(done.status());
+  return Json(202, {{"job", id},
+                    {"cancel", *done == migrate::CancelOutcome::kAsked ? "asked" : "cancelled"}});
+}
+
+http::ApiResponse ServerApi::DeadLetters(const std::string& id) {
+  auto job = store_.GetJob(id);
+  if (!job.ok()) return Error(job.status());
+  auto dl = store_.ListDeadLetters(id);
+  if (!dl.ok()) return Error(dl.status());
+  json out = json::array();
+  for (const auto& d : *dl) out.push_back(json::parse(DeadLetterJson(d)));
+  return Json(200, {{"job", id}, {"dead_letters", out}});
+}
+
+Result<std::vector<std::string>> ReadTokens(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument("--tokens " + path + ": cannot be read");
+  std::vector<std::string> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    line.erase(0, line.find_first_not_of(" \t"));
+    line.erase(line.find_last_not_of(" \t\r") + 1);
+    if (!line.empty() && line[0] != '#') out.push_back(line);
+  }
+  if (out.empty()) return Status::InvalidArgument("--tokens " + path + ": no token in it");
+  return out;
+}
+
+}  // namespace ferry::cli

@@ -1,0 +1,58 @@
+#pragma once
+// `ferry server`'s API: the control plane of migrations over the state
+// store the CLI and the workers use, versioned JSON under /v1.
+//
+//   GET  /v1/jobs[?all=true][&state=running]  the jobs, newest first
+//   GET  /v1/jobs/ID                          one job: counts, state, rates
+//   POST /v1/jobs/ID/cancel                   cancel (its runner stops)
+//   GET  /v1/jobs/ID/dlq                      its dead letters
+//   GET  /v1/openapi.json                     this API, as OpenAPI 3.0
+//
+// Errors are JSON, {"error": {"code": "not_found", "message": "..."}}, with
+// the HTTP status of their class. Authentication: a bearer token from the
+// tokens given (compared in constant time); with none given, only loopback
+// clients are answered. Bodies over max_body are refused (413) unread.
+// Credentials for the stores are named by profile (the job's), never sent
+// or shown. Thread-safe as the store is.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "http/api_server.h"
+#include "state/state_store.h"
+#include "store/open/open.h"
+
+namespace ferry::cli {
+
+struct ServerApiOptions {
+  std::vector<std::string> tokens;  // empty: loopback clients only, no token
+  size_t max_body = 64 * 1024;
+  std::function<OpenOptions(const std::string& profile)> open;  // for cancel's cleanup
+};
+
+class ServerApi {
+ public:
+  ServerApi(state::StateStore& store, ServerApiOptions o) : store_(store), o_(std::move(o)) {}
+  http::ApiResponse Handle(const http::ServerRequest& r);
+
+  // The OpenAPI document served at /v1/openapi.json; its paths are the
+  // routes Handle answers (a test checks them against each other).
+  static std::string OpenApi();
+
+ private:
+  // Who may ask: "" when allowed, else why not.
+  std::string Refusal(const http::ServerRequest& r) const;
+  http::ApiResponse ListJobs(const std::string& query);
+  http::ApiResponse GetJob(const std::string& id);
+  http::ApiResponse Cancel(const std::string& id);
+  http::ApiResponse DeadLetters(const std::string& id);
+
+  state::StateStore& store_;
+  ServerApiOptions o_;
+};
+
+// Tokens from a file: one per line, blank lines and # comments skipped.
+Result<std::vector<std::string>> ReadTokens(const std::string& path);
+
+}  // namespace ferry::cli

@@ -1,0 +1,157 @@
+// ferry server's API on a SQLite state store: jobs listed, one shown,
+// filtered by state; a cancel; dead letters; errors as JSON with their
+// class; who may ask (loopback only without tokens, a bearer token
+// otherwise); oversized bodies; and the OpenAPI document's operations are
+// exactly the routes answered.
+#include "cli/server_api.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "base/test_temp_dir.h"
+#include "migrate/create.h"
+#include "migrate/job_spec.h"
+
+namespace ferry::cli {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+class ServerApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto st = state::OpenSqliteStateStore(dir_ / "state/migrate.db");
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    store_ = std::move(*st);
+    fs::create_directories(dir_ / "src");
+    std::ofstream(dir_ / "src/a") << "a";
+  }
+  std::string NewJob() {
+    migrate::JobSpec spec;
+    spec.src = dir_ / "src";
+    spec.dst = dir_ / "dst";
+    spec.pool = true;
+    auto job = migrate::CreateJob(*store_, spec, OpenOptions{});
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    return job.ok() ? job->id : "";
+  }
+  http::ServerRequest Req(const std::string& method, const std::string& target,
+                          std::string peer = "127.0.0.1") {
+    http::ServerRequest r;
+    r.method = method;
+    r.target = target;
+    r.peer = std::move(peer);
+    return r;
+  }
+  std::pair<int, json> Call(ServerApi& api, const http::ServerRequest& r) {
+    auto a = api.Handle(r);
+    return {a.status, json::parse(a.body)};
+  }
+  TestTempDir dir_;
+  std::unique_ptr<state::StateStore> store_;
+};
+
+TEST_F(ServerApiTest, JobsListedShownFilteredAndCancelled) {
+  ServerApi api(*store_, {});
+  const std::string a = NewJob(), b = NewJob();
+  auto [s1, list] = Call(api, Req("GET", "/v1/jobs"));
+  ASSERT_EQ(s1, 200) << list;
+  ASSERT_EQ(list["jobs"].size(), 2u);
+  EXPECT_EQ(list["jobs"][0]["job"], b);  // newest first
+  auto [s2, one] = Call(api, Req("GET", "/v1/jobs/" + a));
+  ASSERT_EQ(s2, 200) << one;
+  EXPECT_EQ(one["job"], a);
+  EXPECT_EQ(one["state"], "created");
+  EXPECT_EQ(Call(api, Req("GET", "/v1/jobs?state=running")).second["jobs"].size(), 0u);
+  EXPECT_EQ(Call(api, Req("GET", "/v1/jobs?state=created")).second["jobs"].size(), 2u);
+  auto [s3, cancel] = Call(api, Req("POST", "/v1/jobs/" + a + "/cancel"));
+  ASSERT_EQ(s3, 202) << cancel;
+  EXPECT_EQ(cancel["cancel"], "cancelled");
+  // Cancelled jobs are archived: gone from the live list, back with ?all.
+  EXPECT_EQ(Call(api, Req("GET", "/v1/jobs")).second["jobs"].size(), 1u);
+  auto all = Call(api, Req("GET", "/v1/jobs?all=true")).second["jobs"];
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[1]["state"], "cancelled");
+  auto [s4, dlq] = Call(api, Req("GET", "/v1/jobs/" + b + "/dlq"));
+  ASSERT_EQ(s4, 200) << dlq;
+  EXPECT_EQ(dlq["dead_letters"].size(), 0u);
+}
+
+TEST_F(ServerApiTest, ErrorsAreJsonWithTheirClass) {
+  ServerApi api(*store_, {});
+  auto [s1, e1] = Call(api, Req("GET", "/v1/jobs/nosuchjob"));
+  EXPECT_EQ(s1, 404);
+  EXPECT_EQ(e1["error"]["code"], "not_found");
+  auto [s2, e2] = Call(api, Req("DELETE", "/v1/jobs"));
+  EXPECT_EQ(s2, 404);
+  EXPECT_NE(e2["error"]["message"].get<std::string>().find("openapi.json"), std::string::npos);
+  auto big = Req("POST", "/v1/jobs/x/cancel");
+  big.body.assign(70 * 1024, 'x');
+  auto [s3, e3] = Call(api, big);
+  EXPECT_EQ(s3, 413);
+  EXPECT_EQ(e3["error"]["code"], "too_large");
+}
+
+TEST_F(ServerApiTest, LoopbackOnlyWithoutTokensAndABearerTokenWithThem) {
+  ServerApi open(*store_, {});
+  EXPECT_EQ(Call(open, Req("GET", "/v1/jobs", "::1")).first, 200);
+  auto [s, e] = Call(open, Req("GET", "/v1/jobs", "192.0.2.7"));
+  EXPECT_EQ(s, 401);
+  EXPECT_EQ(e["error"]["code"], "unauthorized");
+
+  ServerApiOptions o;
+  o.tokens = {"first-token", "second-token"};
+  ServerApi guarded(*store_, o);
+  EXPECT_EQ(Call(guarded, Req("GET", "/v1/jobs")).first, 401);  // loopback too
+  for (const auto& [header, want] :
+       std::vector<std::pair<std::string, int>>{{"Bearer second-token", 200},
+                                                {"Bearer second-tokeN", 401},
+                                                {"Bearer ", 401},
+                                                {"Basic c2Vjb25kLXRva2Vu", 401},
+                                                {"Bearer second-token-and-more", 401}}) {
+    auto r = Req("GET", "/v1/jobs", "192.0.2.7");
+    r.headers.emplace_back("Authorization", header);
+    EXPECT_EQ(Call(guarded, r).first, want) << header;
+  }
+}
+
+TEST_F(ServerApiTest, TheOpenApiDocumentListsExactlyTheRoutesAnswered) {
+  ServerApi api(*store_, {});
+  const std::string id = NewJob();
+  auto doc = json::parse(ServerApi::OpenApi());
+  EXPECT_EQ(doc["openapi"], "3.0.3");
+  int ops = 0;
+  for (const auto& [path, methods] : doc["paths"].items()) {
+    for (const auto& [method, _] : methods.items()) {
+      std::string target = path;
+      if (auto at = target.find("{id}"); at != std::string::npos) target.replace(at, 4, id);
+      std::string m = method;
+      for (auto& c : m) c = static_cast<char>(std::toupper(c));
+      auto a = api.Handle(Req(m, target));
+      EXPECT_NE(a.status, 404) << m << " " << target << ": " << a.body;
+      ++ops;
+    }
+  }
+  EXPECT_EQ(ops, 5);
+  EXPECT_EQ(api.Handle(Req("GET", "/v1/nothing")).status, 404);
+  EXPECT_EQ(api.Handle(Req("POST", "/v1/jobs/" + id)).status, 404);  // documented as GET only
+}
+
+TEST(ReadTokensTest, OnePerLineCommentsSkippedAndMistakesNamed) {
+  TestTempDir dir;
+  std::ofstream(dir / "t") << "# ops team\n  abc  \n\ndef\r\n";
+  auto t = ReadTokens(dir / "t");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(*t, (std::vector<std::string>{"abc", "def"}));
+  std::ofstream(dir / "empty") << "# nothing\n";
+  EXPECT_NE(ReadTokens(dir / "empty").status().message().find("no token"), std::string::npos);
+  EXPECT_NE(ReadTokens(dir / "missing").status().message().find("cannot be read"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ferry::cli
