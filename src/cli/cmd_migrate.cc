@@ -38,8 +38,6 @@ Result<std::unique_ptr<state::StateStore>> OpenState(const MigrateArgs& a) {
   return state::OpenSqliteStateStore(dir + "/migrate.db");
 }
 
-namespace {
-
 Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
   migrate::JobSpec s;
   s.src = a.src;
@@ -101,6 +99,8 @@ Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
   s.server_side_copy = !a.no_server_side;
   return s;
 }
+
+namespace {
 
 }  // namespace
 
@@ -405,6 +405,14 @@ void AddJobCommands(CLI::App* m, const std::shared_ptr<MigrateArgs>& a, int* exi
 
 }  // namespace
 
+void AddJobSpecOptions(CLI::App* m, MigrateArgs* a) {
+  AddParallelOptions(m, a);
+  AddSelectionOptions(m, a);
+  AddTransferOptions(m, a);
+  m->add_option("--src-profile", a->src_profile, "AWS profile for the source");
+  m->add_option("--dst-profile", a->dst_profile, "AWS profile for the destination");
+}
+
 void AddMigrateCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<MigrateArgs>();
   auto* m = app.add_subcommand(
@@ -412,12 +420,8 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
   m->add_option("src", a->src, "Source: s3://bucket[/prefix], gs://..., azure://account/container[/prefix] or a local directory");
   m->add_option("dst", a->dst, "Destination: s3://bucket[/prefix], gs://..., azure://account/container[/prefix] or a local directory");
   AddStateOption(m, a.get());
-  AddParallelOptions(m, a.get());
-  AddSelectionOptions(m, a.get());
-  AddTransferOptions(m, a.get());
+  AddJobSpecOptions(m, a.get());
   AddJobOptions(m, a.get());
-  m->add_option("--src-profile", a->src_profile, "AWS profile for the source");
-  m->add_option("--dst-profile", a->dst_profile, "AWS profile for the destination");
   AddRunOptions(m, a.get());
   AddJobCommands(m, a, exit_code);
   m->callback([a, exit_code, m] {

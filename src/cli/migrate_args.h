@@ -74,6 +74,14 @@ struct MigrateArgs {
   GlobalOptions global;
 };
 
+// The job a migrate command line describes (its stores, filters, limits).
+Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a);
+
+// The options that shape a job's spec (--concurrency .. --dry-run and the
+// profiles), bound to `a`: `ferry migrate`'s, and what `ferry server`
+// accepts as a new job's options.
+void AddJobSpecOptions(CLI::App* m, MigrateArgs* a);
+
 // Opens the state store `--state` names: a directory (SQLite, default
 // $XDG_STATE_HOME/ferry) or a PostgreSQL database (postgres://...).
 Result<std::unique_ptr<state::StateStore>> OpenState(const MigrateArgs& a);

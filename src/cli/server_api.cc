@@ -7,10 +7,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "cli/migrate_args.h"
 #include "cli/migrate_output.h"
 #include "crypto/digest.h"
 #include "http/headers.h"
 #include "migrate/cancel.h"
+#include "migrate/create.h"
 
 namespace ferry::cli {
 namespace {
@@ -57,6 +59,48 @@ bool SameSecret(const std::string& a, const std::string& b) {
   return CRYPTO_memcmp(x.data(), y.data(), x.size()) == 0;
 }
 
+// A new job's spec from {"src", "dst", "options": {FLAG: VALUE}}: the
+// options are `ferry migrate`'s flags without dashes, parsed by the same
+// parser (an array for a repeatable flag, true for a flag).
+Result<migrate::JobSpec> SpecFromBody(const std::string& body) {
+  const json j = json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return Status::InvalidArgument("the body is not a JSON object");
+  if (!j.contains("src") || !j["src"].is_string() || !j.contains("dst") || !j["dst"].is_string()) {
+    return Status::InvalidArgument("expected {\"src\": ..., \"dst\": ..., \"options\"?: {...}}");
+  }
+  MigrateArgs a;
+  a.src = j["src"];
+  a.dst = j["dst"];
+  CLI::App parser;
+  AddJobSpecOptions(&parser, &a);
+  std::vector<std::string> args;
+  const json options = j.value("options", json::object());
+  if (!options.is_object()) return Status::InvalidArgument("options: expected an object of flags");
+  for (const auto& [k, v] : options.items()) {
+    const json values = v.is_array() ? v : json::array({v});
+    for (const auto& x : values) {
+      if (x.is_boolean()) {
+        if (x.get<bool>()) args.push_back("--" + k);
+      } else if (x.is_string()) {
+        args.push_back("--" + k + "=" + x.get<std::string>());
+      } else if (x.is_number()) {
+        args.push_back("--" + k + "=" + x.dump());
+      } else {
+        return Status::InvalidArgument("options." + k +
+                                       ": a string, number, boolean or an array of them");
+      }
+    }
+  }
+  std::reverse(args.begin(), args.end());
+  try {
+    parser.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return Status::InvalidArgument(std::string("options: ") + e.what());
+  }
+  return SpecFromArgs(a);
+}
+
 }  // namespace
 
 std::string ServerApi::Refusal(const http::ServerRequest& r) const {
@@ -84,6 +128,7 @@ http::ApiResponse ServerApi::Handle(const http::ServerRequest& r) {
   const std::string kJobs = "/v1/jobs";
   if (path == "/v1/openapi.json" && r.method == "GET") return {200, "application/json", OpenApi()};
   if (path == kJobs && r.method == "GET") return ListJobs(query);
+  if (path == kJobs && r.method == "POST") return CreateJob(r.body);
   if (path.rfind(kJobs + "/", 0) == 0) {
     std::string rest = path.substr(kJobs.size() + 1);
     const size_t slash = rest.find('/');
@@ -115,6 +160,15 @@ http::ApiResponse ServerApi::ListJobs(const std::string& query) {
     out.push_back(json::parse(JobJson(j)));
   }
   return Json(200, {{"jobs", out}});
+}
+
+http::ApiResponse ServerApi::CreateJob(const std::string& body) {
+  auto spec = SpecFromBody(body);
+  if (!spec.ok()) return Error(spec.status());
+  spec->pool = true;  // the workers (ferry worker, or this server's --run-jobs) run it
+  auto job = migrate::CreateJob(store_, *spec, o_.open ? o_.open("") : OpenOptions{});
+  if (!job.ok()) return Error(job.status());
+  return Json(201, json::parse(JobJson(*job)));
 }
 
 http::ApiResponse ServerApi::GetJob(const std::string& id) {

@@ -2,6 +2,8 @@
 // `ferry server`'s API: the control plane of migrations over the state
 // store the CLI and the workers use, versioned JSON under /v1.
 //
+//   POST /v1/jobs                             a new job for the worker pool:
+//        {"src", "dst", "options": {FLAG: VALUE}} with `ferry migrate`'s flags
 //   GET  /v1/jobs[?all=true][&state=running]  the jobs, newest first
 //   GET  /v1/jobs/ID                          one job: counts, state, rates
 //   POST /v1/jobs/ID/cancel                   cancel (its runner stops)
@@ -44,6 +46,7 @@ class ServerApi {
   // Who may ask: "" when allowed, else why not.
   std::string Refusal(const http::ServerRequest& r) const;
   http::ApiResponse ListJobs(const std::string& query);
+  http::ApiResponse CreateJob(const std::string& body);
   http::ApiResponse GetJob(const std::string& id);
   http::ApiResponse Cancel(const std::string& id);
   http::ApiResponse DeadLetters(const std::string& id);

@@ -81,6 +81,39 @@ TEST_F(ServerApiTest, JobsListedShownFilteredAndCancelled) {
   EXPECT_EQ(dlq["dead_letters"].size(), 0u);
 }
 
+TEST_F(ServerApiTest, AJobMadeFromJsonWithMigratesOptions) {
+  ServerApi api(*store_, {});
+  auto r = Req("POST", "/v1/jobs");
+  json body;
+  body["src"] = dir_ / "src";
+  body["dst"] = dir_ / "dst";
+  body["options"] = {{"concurrency", 8}, {"include", json::array({"*.txt", "a"})}, {"dry-run", true}};
+  r.body = body.dump();
+  auto [s1, made] = Call(api, r);
+  ASSERT_EQ(s1, 201) << made;
+  auto job = store_->GetJob(made["job"]);
+  ASSERT_TRUE(job.ok());
+  auto spec = json::parse(job->spec);
+  EXPECT_EQ(spec["concurrency"], 8) << spec;
+  EXPECT_EQ(spec["pool"], true) << spec;
+  EXPECT_NE(job->spec.find("*.txt"), std::string::npos) << spec;
+  EXPECT_EQ(job->state, state::JobState::kCreated);
+
+  for (const auto& [body, want] : std::vector<std::pair<std::string, std::string>>{
+           {"not json", "not a JSON object"},
+           {R"({"src": "/x"})", "expected {"},
+           {R"({"src": "/x", "dst": "/y", "options": {"concurrency": 0}})", "options: --concurrency"},
+           {R"({"src": "/x", "dst": "/y", "options": {"no-such-flag": 1}})", "options: "},
+           {R"({"src": "/x", "dst": "/y", "options": {"include": {"a": 1}}})", "options.include"}}) {
+    auto bad = Req("POST", "/v1/jobs");
+    bad.body = body;
+    auto [st, e] = Call(api, bad);
+    EXPECT_EQ(st, 400) << body << ": " << e;
+    EXPECT_EQ(e["error"]["code"], "invalid_argument") << body;
+    EXPECT_NE(e["error"]["message"].get<std::string>().find(want), std::string::npos) << body << ": " << e;
+  }
+}
+
 TEST_F(ServerApiTest, ErrorsAreJsonWithTheirClass) {
   ServerApi api(*store_, {});
   auto [s1, e1] = Call(api, Req("GET", "/v1/jobs/nosuchjob"));
@@ -136,7 +169,7 @@ TEST_F(ServerApiTest, TheOpenApiDocumentListsExactlyTheRoutesAnswered) {
       ++ops;
     }
   }
-  EXPECT_EQ(ops, 5);
+  EXPECT_EQ(ops, 6);
   EXPECT_EQ(api.Handle(Req("GET", "/v1/nothing")).status, 404);
   EXPECT_EQ(api.Handle(Req("POST", "/v1/jobs/" + id)).status, 404);  // documented as GET only
 }

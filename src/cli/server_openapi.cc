@@ -25,7 +25,9 @@ std::string ServerApi::OpenApi() {
       {"info", {{"title", "ferry server"}, {"version", kVersion}}},
       {"paths",
        {{"/v1/jobs",
-         {{"get",
+         {{"post", op("A new job for the worker pool: {src, dst, options: {FLAG: VALUE}} with "
+                      "ferry migrate's flags")},
+          {"get",
            op("The jobs, newest first; ?all=true adds finished (archived) ones, ?state=NAME "
               "filters",
               json::array(
