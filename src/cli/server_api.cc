@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "base/unix_time.h"
 #include "cli/migrate_args.h"
 #include "cli/migrate_output.h"
 #include "crypto/digest.h"
@@ -138,6 +139,7 @@ http::ApiResponse ServerApi::Handle(const http::ServerRequest& r) {
     if (action.empty() && r.method == "GET") return GetJob(id);
     if (action == "cancel" && r.method == "POST") return Cancel(id);
     if (action == "dlq" && r.method == "GET") return DeadLetters(id);
+    if (action == "dlq/retry" && r.method == "POST") return RetryDeadLetters(id);
   }
   return Error(404, "not_found",
                r.method + " " + path + " is not part of this API (see /v1/openapi.json)");
@@ -192,6 +194,27 @@ http::ApiResponse ServerApi::DeadLetters(const std::string& id) {
   json out = json::array();
   for (const auto& d : *dl) out.push_back(json::parse(DeadLetterJson(d)));
   return Json(200, {{"job", id}, {"dead_letters", out}});
+}
+
+http::ApiResponse ServerApi::RetryDeadLetters(const std::string& id) {
+  auto job = store_.GetJob(id);
+  if (!job.ok()) return Error(job.status());
+  if (job->state == state::JobState::kCancelled)
+    return Error(409, "cancelled", "job " + id + " was cancelled");
+  if (job->archived) {  // finished: back to the live tables, where workers find it
+    if (Status st = store_.RestoreJob(id); !st.ok()) return Error(st);
+  }
+  auto n = store_.RequeueDeadLetters(id);
+  if (!n.ok()) return Error(n.status());
+  // Runnable again: the pool's workers take it (its listing is done; only
+  // the requeued keys are left).
+  if (*n > 0) {
+    if (Status st = store_.SetJobState(id, state::JobState::kInterrupted, NowUnixMs(), 0, false);
+        !st.ok()) {
+      return Error(st);
+    }
+  }
+  return Json(202, {{"job", id}, {"requeued", *n}});
 }
 
 Result<std::vector<std::string>> ReadTokens(const std::string& path) {

@@ -8,6 +8,7 @@
 //   GET  /v1/jobs/ID                          one job: counts, state, rates
 //   POST /v1/jobs/ID/cancel                   cancel (its runner stops)
 //   GET  /v1/jobs/ID/dlq                      its dead letters
+//   POST /v1/jobs/ID/dlq/retry                requeue them for the pool
 //   GET  /v1/openapi.json                     this API, as OpenAPI 3.0
 //
 // Errors are JSON, {"error": {"code": "not_found", "message": "..."}}, with
@@ -50,6 +51,7 @@ class ServerApi {
   http::ApiResponse GetJob(const std::string& id);
   http::ApiResponse Cancel(const std::string& id);
   http::ApiResponse DeadLetters(const std::string& id);
+  http::ApiResponse RetryDeadLetters(const std::string& id);
 
   state::StateStore& store_;
   ServerApiOptions o_;

@@ -169,7 +169,7 @@ TEST_F(ServerApiTest, TheOpenApiDocumentListsExactlyTheRoutesAnswered) {
       ++ops;
     }
   }
-  EXPECT_EQ(ops, 6);
+  EXPECT_EQ(ops, 7);
   EXPECT_EQ(api.Handle(Req("GET", "/v1/nothing")).status, 404);
   EXPECT_EQ(api.Handle(Req("POST", "/v1/jobs/" + id)).status, 404);  // documented as GET only
 }

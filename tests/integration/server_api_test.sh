@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # `ferry server` over HTTP with curl: a job made with POST /v1/jobs (bearer
 # token) is run by a `ferry worker` sharing the state to an exact summary
-# and an equal tree; the job, the list and the dead letters read back; a
+# and an equal tree; the job, the list and the dead letters read back; an
+# S3 job with a dead letter (403 at the destination) retried with
+# POST /v1/jobs/ID/dlq/retry and finished by a worker; a
 # missing or wrong token, bad JSON, a bad option, an unknown job and an
 # oversized body each get their JSON error; the OpenAPI document is served.
 source "$(dirname "$0")/lib.sh"
 need curl
 
-make_objects "$TMP/src" 300 6 4096
+make_objects "$TMP/lsrc" 300 6 4096
 STATE="$TMP/state"
 printf '# test tokens\nsecret-one\nsecret-two\n' >"$TMP/tokens"
 "$FERRY" server --state "$STATE" --listen 127.0.0.1:0 --port-file "$TMP/port" --tokens "$TMP/tokens" \
@@ -25,7 +27,7 @@ api() {  # api METHOD PATH [BODY] [TOKEN]: prints STATUS BODY
 }
 code_of() { /usr/bin/python3 -c "import json,sys; print(json.loads(sys.stdin.read().split(' ',1)[1])['error']['code'])"; }
 
-out=$(api POST /v1/jobs "{\"src\": \"$TMP/src\", \"dst\": \"$TMP/dst\", \"options\": {\"concurrency\": 8}}")
+out=$(api POST /v1/jobs "{\"src\": \"$TMP/lsrc\", \"dst\": \"$TMP/ldst\", \"options\": {\"concurrency\": 8}}")
 [ "${out%% *}" = 201 ] || fail "POST /v1/jobs: $out"
 JOB=$(echo "${out#* }" | json_field job)
 "$FERRY" worker --state "$STATE" --once --json >"$TMP/worker.out" 2>&1 || fail "worker: $(tail -3 "$TMP/worker.out")"
@@ -35,7 +37,7 @@ import json, sys
 j = json.load(sys.stdin)
 assert j['state'] == 'completed' and j['listed'] == 300 and j['transferred'] == 300 and j['failed'] == 0, j
 " || fail "job after the worker: $out"
-[ "$(tree_digest "$TMP/src")" = "$(tree_digest "$TMP/dst")" ] || fail "destination differs from source"
+[ "$(tree_digest "$TMP/lsrc")" = "$(tree_digest "$TMP/ldst")" ] || fail "destination differs from source"
 out=$(api GET "/v1/jobs?all=true")
 echo "${out#* }" | grep -q "\"job\":\"$JOB\"" || fail "list: $out"
 out=$(api GET "/v1/jobs/$JOB/dlq")
@@ -43,11 +45,35 @@ out=$(api GET "/v1/jobs/$JOB/dlq")
 out=$(api GET /v1/openapi.json)
 [ "${out%% *}" = 200 ] && grep -q '"openapi": "3.0.3"' "$TMP/resp" || fail "openapi: ${out:0:200}"
 
+# --- a dead letter, retried over the API ------------------------------------------------
+start_migrate_pair
+seed_source 40 4 1024
+curl -sf -XPOST "$B_URL/_admin/faults" -d '{"kind": "403", "key_regex": "d01/o00005$", "op": "put"}' >/dev/null
+"$FERRY" server --state "$STATE" --listen 127.0.0.1:0 --port-file "$TMP/port2" >"$TMP/server2.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 50); do [ -s "$TMP/port2" ] && break; sleep 0.1; done
+API2="http://127.0.0.1:$(cat "$TMP/port2")"
+post2() { curl -s -X POST -H 'Content-Type: application/json' ${2:+--data-binary "$2"} "$API2$1"; }
+JOB2=$(post2 /v1/jobs '{"src": "s3://bkt", "dst": "s3://bkt", "options": {"src-profile": "src", "dst-profile": "dst"}}' | json_field job)
+"$FERRY" worker --state "$STATE" --once --json >"$TMP/worker2.out" 2>&1 || true
+curl -s "$API2/v1/jobs/$JOB2/dlq" | grep -q 'd01/o00005' || fail "no dead letter: $(curl -s "$API2/v1/jobs/$JOB2/dlq")"
+[ "$(curl -s "$API2/v1/jobs/$JOB2" | json_field state)" = failed ] || fail "job with a dead letter not failed"
+curl -sf -XPOST "$B_URL/_admin/faults" -d '{}' >/dev/null
+[ "$(post2 "/v1/jobs/$JOB2/dlq/retry" | json_field requeued)" = 1 ] || fail "dlq/retry did not requeue one key"
+"$FERRY" worker --state "$STATE" --once --json >"$TMP/worker3.out" 2>&1 || fail "worker after retry: $(tail -2 "$TMP/worker3.out")"
+curl -s "$API2/v1/jobs/$JOB2" | /usr/bin/python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert j['state'] == 'completed' and j['failed'] == 0 and j['transferred'] == 40, j
+" || fail "after the retry: $(curl -s "$API2/v1/jobs/$JOB2")"
+bucket_listing src >"$TMP/la"; bucket_listing dst >"$TMP/lb"
+diff "$TMP/la" "$TMP/lb" >/dev/null || fail "destination differs after the retry"
+
 # --- errors, each as JSON with its code -----------------------------------------------
 [ "$(api GET /v1/jobs "" "" | code_of)" = unauthorized ] || fail "no token accepted"
 [ "$(api GET /v1/jobs "" "secret-three" | code_of)" = unauthorized ] || fail "a wrong token accepted"
 [ "$(api POST /v1/jobs "{not json" | code_of)" = invalid_argument ] || fail "bad JSON"
-[ "$(api POST /v1/jobs "{\"src\": \"$TMP/src\", \"dst\": \"$TMP/x\", \"options\": {\"concurrency\": -1}}" | code_of)" = invalid_argument ] ||
+[ "$(api POST /v1/jobs "{\"src\": \"$TMP/lsrc\", \"dst\": \"$TMP/x\", \"options\": {\"concurrency\": -1}}" | code_of)" = invalid_argument ] ||
   fail "bad option"
 [ "$(api GET /v1/jobs/nosuchjob | code_of)" = not_found ] || fail "unknown job"
 head -c 100000 /dev/zero | tr '\0' x >"$TMP/big"
