@@ -35,7 +35,8 @@ int RunServer(ServerArgs& a) {
   auto store = OpenState(a.migrate);
   if (!store.ok()) return Fail("", store.status());
   o.open = [&](const std::string& profile) { return a.migrate.global.ToOpenOptions(profile); };
-  ServerApi api(**store, o);
+  state::MeteredStateStore metered(**store);
+  ServerApi api(metered, o);
   http::ApiServer server(
       a.listen, [&](const http::ServerRequest& r) { return api.Handle(r); },
       std::chrono::milliseconds(static_cast<int64_t>(a.client_timeout_s * 1000)));

@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "base/prom_text.h"
 #include "base/unix_time.h"
 #include "cli/migrate_args.h"
 #include "cli/migrate_output.h"
@@ -120,6 +121,13 @@ std::string ServerApi::Refusal(const http::ServerRequest& r) const {
 }
 
 http::ApiResponse ServerApi::Handle(const http::ServerRequest& r) {
+  http::ApiResponse a = Route(r);
+  std::lock_guard lock(mu_);
+  answers_[a.status]++;
+  return a;
+}
+
+http::ApiResponse ServerApi::Route(const http::ServerRequest& r) {
   if (r.body.size() > o_.max_body)
     return Error(413, "too_large", "request body over " + std::to_string(o_.max_body) + " bytes");
   if (std::string why = Refusal(r); !why.empty()) return Error(401, "unauthorized", why);
@@ -128,6 +136,7 @@ http::ApiResponse ServerApi::Handle(const http::ServerRequest& r) {
   const std::string query = qmark == std::string::npos ? "" : r.target.substr(qmark + 1);
   const std::string kJobs = "/v1/jobs";
   if (path == "/v1/openapi.json" && r.method == "GET") return {200, "application/json", OpenApi()};
+  if (path == "/metrics" && r.method == "GET") return {200, "text/plain; version=0.0.4", Metrics()};
   if (path == kJobs && r.method == "GET") return ListJobs(query);
   if (path == kJobs && r.method == "POST") return CreateJob(r.body);
   if (path.rfind(kJobs + "/", 0) == 0) {
@@ -215,6 +224,52 @@ http::ApiResponse ServerApi::RetryDeadLetters(const std::string& id) {
     }
   }
   return Json(202, {{"job", id}, {"requeued", *n}});
+}
+
+std::string ServerApi::Metrics() {
+  PromText t;
+  auto jobs = store_.ListJobs();
+  std::map<std::string, int> by_state;
+  if (jobs.ok()) {
+    for (const auto& j : *jobs) by_state[state::ToString(j.state)]++;
+  }
+  t.Family("ferry_server_jobs", "gauge", "Live (not archived) jobs by state.");
+  for (const char* st : {"created", "running", "interrupted", "completed", "failed", "cancelled"}) {
+    t.Sample(by_state[st], {{"state", st}});
+  }
+  t.Family("ferry_server_job_objects", "gauge",
+           "Each live job's keys by state, as its runners committed them.");
+  if (jobs.ok()) {
+    for (const auto& j : *jobs) {
+      const auto& c = j.counters;
+      for (auto [k, n] : {std::pair{"listed", c.listed},
+                          {"transferred", c.transferred},
+                          {"skipped", c.skipped},
+                          {"dead_lettered", c.failed},
+                          {"pending", c.pending}}) {
+        t.Sample(static_cast<double>(n), {{"job", j.id}, {"state", k}});
+      }
+    }
+  }
+  t.Family("ferry_server_job_transferred_bytes", "gauge", "Each live job's bytes transferred.");
+  if (jobs.ok()) {
+    for (const auto& j : *jobs) t.Sample(static_cast<double>(j.counters.bytes), {{"job", j.id}});
+  }
+  t.Family("ferry_server_state_store_up", "gauge", "1 when the state store answered this scrape.")
+      .Sample(jobs.ok() ? 1 : 0);
+  {
+    std::lock_guard lock(mu_);
+    t.Family("ferry_server_responses_total", "counter", "API answers by HTTP status.");
+    for (const auto& [status, n] : answers_)
+      t.Sample(static_cast<double>(n), {{"status", std::to_string(status)}});
+  }
+  t.Family("ferry_server_state_store_seconds", "histogram",
+           "Latency of the state store's calls, by operation.");
+  const std::vector<double> bounds(LatencyHistogram::kBounds.begin(),
+                                   LatencyHistogram::kBounds.end());
+  for (const auto& [op, h] : store_.Latencies())
+    t.Buckets(bounds, h.counts, h.overflow, h.sum, {{"op", op}});
+  return t.Take();
 }
 
 Result<std::vector<std::string>> ReadTokens(const std::string& path) {

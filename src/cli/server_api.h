@@ -10,6 +10,8 @@
 //   GET  /v1/jobs/ID/dlq                      its dead letters
 //   POST /v1/jobs/ID/dlq/retry                requeue them for the pool
 //   GET  /v1/openapi.json                     this API, as OpenAPI 3.0
+//   GET  /metrics                             Prometheus: jobs by state, the
+//        live jobs' keys and bytes, requests by status, state-store latency
 //
 // Errors are JSON, {"error": {"code": "not_found", "message": "..."}}, with
 // the HTTP status of their class. Authentication: a bearer token from the
@@ -19,11 +21,13 @@
 // or shown. Thread-safe as the store is.
 
 #include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "http/api_server.h"
-#include "state/state_store.h"
+#include "state/metered_state_store.h"
 #include "store/open/open.h"
 
 namespace ferry::cli {
@@ -36,7 +40,9 @@ struct ServerApiOptions {
 
 class ServerApi {
  public:
-  ServerApi(state::StateStore& store, ServerApiOptions o) : store_(store), o_(std::move(o)) {}
+  // `store` is timed (the metrics' state-store latency).
+  ServerApi(state::MeteredStateStore& store, ServerApiOptions o)
+      : store_(store), o_(std::move(o)) {}
   http::ApiResponse Handle(const http::ServerRequest& r);
 
   // The OpenAPI document served at /v1/openapi.json; its paths are the
@@ -52,9 +58,13 @@ class ServerApi {
   http::ApiResponse Cancel(const std::string& id);
   http::ApiResponse DeadLetters(const std::string& id);
   http::ApiResponse RetryDeadLetters(const std::string& id);
+  http::ApiResponse Route(const http::ServerRequest& r);
+  std::string Metrics();
 
-  state::StateStore& store_;
+  state::MeteredStateStore& store_;
   ServerApiOptions o_;
+  std::mutex mu_;
+  std::map<int, uint64_t> answers_;  // by HTTP status; guarded by mu_
 };
 
 // Tokens from a file: one per line, blank lines and # comments skipped.

@@ -27,6 +27,7 @@ class ServerApiTest : public ::testing::Test {
     auto st = state::OpenSqliteStateStore(dir_ / "state/migrate.db");
     ASSERT_TRUE(st.ok()) << st.status().ToString();
     store_ = std::move(*st);
+    metered_ = std::make_unique<state::MeteredStateStore>(*store_);
     fs::create_directories(dir_ / "src");
     std::ofstream(dir_ / "src/a") << "a";
   }
@@ -53,10 +54,11 @@ class ServerApiTest : public ::testing::Test {
   }
   TestTempDir dir_;
   std::unique_ptr<state::StateStore> store_;
+  std::unique_ptr<state::MeteredStateStore> metered_;
 };
 
 TEST_F(ServerApiTest, JobsListedShownFilteredAndCancelled) {
-  ServerApi api(*store_, {});
+  ServerApi api(*metered_, {});
   const std::string a = NewJob(), b = NewJob();
   auto [s1, list] = Call(api, Req("GET", "/v1/jobs"));
   ASSERT_EQ(s1, 200) << list;
@@ -82,7 +84,7 @@ TEST_F(ServerApiTest, JobsListedShownFilteredAndCancelled) {
 }
 
 TEST_F(ServerApiTest, AJobMadeFromJsonWithMigratesOptions) {
-  ServerApi api(*store_, {});
+  ServerApi api(*metered_, {});
   auto r = Req("POST", "/v1/jobs");
   json body;
   body["src"] = dir_ / "src";
@@ -115,7 +117,7 @@ TEST_F(ServerApiTest, AJobMadeFromJsonWithMigratesOptions) {
 }
 
 TEST_F(ServerApiTest, ErrorsAreJsonWithTheirClass) {
-  ServerApi api(*store_, {});
+  ServerApi api(*metered_, {});
   auto [s1, e1] = Call(api, Req("GET", "/v1/jobs/nosuchjob"));
   EXPECT_EQ(s1, 404);
   EXPECT_EQ(e1["error"]["code"], "not_found");
@@ -130,7 +132,7 @@ TEST_F(ServerApiTest, ErrorsAreJsonWithTheirClass) {
 }
 
 TEST_F(ServerApiTest, LoopbackOnlyWithoutTokensAndABearerTokenWithThem) {
-  ServerApi open(*store_, {});
+  ServerApi open(*metered_, {});
   EXPECT_EQ(Call(open, Req("GET", "/v1/jobs", "::1")).first, 200);
   auto [s, e] = Call(open, Req("GET", "/v1/jobs", "192.0.2.7"));
   EXPECT_EQ(s, 401);
@@ -138,7 +140,7 @@ TEST_F(ServerApiTest, LoopbackOnlyWithoutTokensAndABearerTokenWithThem) {
 
   ServerApiOptions o;
   o.tokens = {"first-token", "second-token"};
-  ServerApi guarded(*store_, o);
+  ServerApi guarded(*metered_, o);
   EXPECT_EQ(Call(guarded, Req("GET", "/v1/jobs")).first, 401);  // loopback too
   for (const auto& [header, want] :
        std::vector<std::pair<std::string, int>>{{"Bearer second-token", 200},
@@ -153,7 +155,7 @@ TEST_F(ServerApiTest, LoopbackOnlyWithoutTokensAndABearerTokenWithThem) {
 }
 
 TEST_F(ServerApiTest, TheOpenApiDocumentListsExactlyTheRoutesAnswered) {
-  ServerApi api(*store_, {});
+  ServerApi api(*metered_, {});
   const std::string id = NewJob();
   auto doc = json::parse(ServerApi::OpenApi());
   EXPECT_EQ(doc["openapi"], "3.0.3");
@@ -170,6 +172,13 @@ TEST_F(ServerApiTest, TheOpenApiDocumentListsExactlyTheRoutesAnswered) {
     }
   }
   EXPECT_EQ(ops, 7);
+  // /metrics is Prometheus's, outside the JSON API and its document.
+  NewJob();  // the one above was cancelled by its route
+  auto m = api.Handle(Req("GET", "/metrics"));
+  EXPECT_EQ(m.status, 200);
+  EXPECT_NE(m.body.find("ferry_server_jobs{state=\"created\"} 1\n"), std::string::npos) << m.body;
+  EXPECT_NE(m.body.find("ferry_server_responses_total{status=\"200\"}"), std::string::npos) << m.body;
+  EXPECT_NE(m.body.find("ferry_server_state_store_seconds_count{op=\"list_jobs\"}"), std::string::npos) << m.body;
   EXPECT_EQ(api.Handle(Req("GET", "/v1/nothing")).status, 404);
   EXPECT_EQ(api.Handle(Req("POST", "/v1/jobs/" + id)).status, 404);  // documented as GET only
 }

@@ -45,6 +45,13 @@ out=$(api GET "/v1/jobs/$JOB/dlq")
 out=$(api GET /v1/openapi.json)
 [ "${out%% *}" = 200 ] && grep -q '"openapi": "3.0.3"' "$TMP/resp" || fail "openapi: ${out:0:200}"
 
+out=$(api GET /metrics)
+[ "${out%% *}" = 200 ] && grep -q '^ferry_server_responses_total{status="201"} 1$' "$TMP/resp" ||
+  fail "metrics: $(head -c 300 "$TMP/resp")"
+if command -v promtool >/dev/null; then
+  promtool check metrics <"$TMP/resp" >"$TMP/lint" 2>&1 || fail "promtool: $(cat "$TMP/lint")"
+fi
+
 # --- a dead letter, retried over the API ------------------------------------------------
 start_migrate_pair
 seed_source 40 4 1024
