@@ -4,7 +4,9 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "base/atomic_file.h"
 #include "base/cancel.h"
@@ -12,6 +14,7 @@
 #include "cli/migrate_args.h"
 #include "cli/registry.h"
 #include "cli/server_api.h"
+#include "cli/worker_metrics.h"
 #include "http/api_server.h"
 
 namespace ferry::cli {
@@ -23,6 +26,7 @@ struct ServerArgs {
   std::string tokens;
   std::string port_file;
   double client_timeout_s = 60;
+  int run_jobs = 0;  // runners of pool jobs inside the server
 };
 
 int RunServer(ServerArgs& a) {
@@ -48,7 +52,17 @@ int RunServer(ServerArgs& a) {
   }
   spdlog::info("ferry server: API on {}:{}{}", a.listen.substr(0, a.listen.rfind(':')),
                server.port(), o.tokens.empty() ? " (loopback clients only: no --tokens)" : "");
+  // --run-jobs: the server is its own worker pool too (beside any
+  // `ferry worker` sharing the state).
+  std::mutex out_mu;
+  std::vector<std::thread> runners;
+  a.migrate.quiet = true;  // a daemon: its log, not a progress line
+  for (int i = 0; i < a.run_jobs; ++i) {
+    runners.emplace_back(
+        [&] { (void)WorkerLoop(metered, a.migrate, false, 500, nullptr, &out_mu); });
+  }
   while (!CancelRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (auto& t : runners) t.join();
   server.Stop();
   return 130;
 }
@@ -69,7 +83,12 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
   s->add_option("--client-timeout", a->client_timeout_s,
                 "Seconds to wait for a request or for a client to take an answer")
       ->capture_default_str();
-  AddGlobalOptions(*s, &a->migrate.global);
+  s->add_option("--run-jobs", a->run_jobs,
+                "Run pool jobs in this process too, with this many runners (0: only `ferry worker` "
+                "runs them)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 64));
+  AddRunOptions(s, &a->migrate);
   AddDaemonOptions(s, "server");
   s->callback([a, exit_code] { *exit_code = RunServer(*a); });
 }

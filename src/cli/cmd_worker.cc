@@ -45,21 +45,10 @@ void Nap(std::chrono::milliseconds d) {
   }
 }
 
-int RunWorker(MigrateArgs& a, bool once, int poll_ms, const std::string& metrics_listen) {
-  if (auto lease = LeaseOf(a); !lease.ok()) return Fail("--lease", lease.status());
-  auto opened = OpenState(a);
-  if (!opened.ok()) return Fail("", opened.status());
-  // Every call the worker and its runs make is timed (the metrics).
-  state::MeteredStateStore store(**opened);
-  WorkerMetrics metrics(&store);
-  std::unique_ptr<http::ApiServer> server;
-  if (!metrics_listen.empty()) {
-    server = std::make_unique<http::ApiServer>(metrics_listen, [&](const http::ServerRequest& r) {
-      if (r.target != "/metrics" || r.method != "GET") return http::ApiResponse{404, "text/plain", "not found\n"};
-      return http::ApiResponse{200, "text/plain; version=0.0.4", metrics.Render()};
-    });
-    if (Status st = server->Start(); !st.ok()) return Fail("--metrics " + metrics_listen, st);
-  }
+}  // namespace
+
+int WorkerLoop(state::StateStore& store, const MigrateArgs& a, bool once, int poll_ms,
+               WorkerMetrics* metrics, std::mutex* out_mu) {
   // A job whose run failed (its stores do not open, say) is tried again
   // later, not in a tight loop; the others go on meanwhile.
   std::map<std::string, Clock::time_point> not_before;
@@ -90,11 +79,17 @@ int RunWorker(MigrateArgs& a, bool once, int poll_ms, const std::string& metrics
       continue;
     }
     const std::string id = pick->id;
-    if (!a.json && !a.quiet) std::printf("worker: job %s\n", id.c_str());
-    std::fflush(stdout);
-    metrics.RunStarted(id);
-    int code = RunInForeground(store, id, a, nullptr, [&](const migrate::Progress& p) { metrics.Progress(p); });
-    metrics.RunEnded(code);
+    if (!a.json && !a.quiet) {
+      std::unique_lock<std::mutex> lock;
+      if (out_mu) lock = std::unique_lock(*out_mu);
+      std::printf("worker: job %s\n", id.c_str());
+      std::fflush(stdout);
+    }
+    if (metrics) metrics->RunStarted(id);
+    int code = RunInForeground(store, id, a, out_mu, [&](const migrate::Progress& p) {
+      if (metrics) metrics->Progress(p);
+    });
+    if (metrics) metrics->RunEnded(code);
     if (CancelRequested()) return 130;
     if (code == 1 && once) {
       errored = true;
@@ -106,6 +101,27 @@ int RunWorker(MigrateArgs& a, bool once, int poll_ms, const std::string& metrics
     }
   }
   return 130;
+}
+
+namespace {
+
+int RunWorker(MigrateArgs& a, bool once, int poll_ms, const std::string& metrics_listen) {
+  if (auto lease = LeaseOf(a); !lease.ok()) return Fail("--lease", lease.status());
+  auto opened = OpenState(a);
+  if (!opened.ok()) return Fail("", opened.status());
+  // Every call the worker and its runs make is timed (the metrics).
+  state::MeteredStateStore store(**opened);
+  WorkerMetrics metrics(&store);
+  std::unique_ptr<http::ApiServer> server;
+  if (!metrics_listen.empty()) {
+    server = std::make_unique<http::ApiServer>(metrics_listen, [&](const http::ServerRequest& r) {
+      if (r.target != "/metrics" || r.method != "GET")
+        return http::ApiResponse{404, "text/plain", "not found\n"};
+      return http::ApiResponse{200, "text/plain; version=0.0.4", metrics.Render()};
+    });
+    if (Status st = server->Start(); !st.ok()) return Fail("--metrics " + metrics_listen, st);
+  }
+  return WorkerLoop(store, a, once, poll_ms, &metrics, nullptr);
 }
 
 }  // namespace
@@ -125,12 +141,14 @@ void AddWorkerCommand(CLI::App& app, int* exit_code) {
   w->add_option("--poll-ms", *poll, "How often to look for new jobs when idle")
       ->capture_default_str()
       ->check(CLI::Range(10, 600'000));
-  w->add_option("--metrics", *metrics,
-                 "Serve Prometheus metrics at GET /metrics on HOST:PORT (runs, objects, bytes, retries, "
-                 "throttles, circuits, state-store latency)");
+  w->add_option(
+      "--metrics", *metrics,
+      "Serve Prometheus metrics at GET /metrics on HOST:PORT (runs, objects, bytes, retries, "
+      "throttles, circuits, state-store latency)");
   AddRunOptions(w, a.get());
   AddDaemonOptions(w, "worker");
-  w->callback([a, once, poll, metrics, exit_code] { *exit_code = RunWorker(*a, *once, *poll, *metrics); });
+  w->callback(
+      [a, once, poll, metrics, exit_code] { *exit_code = RunWorker(*a, *once, *poll, *metrics); });
 }
 
 }  // namespace ferry::cli

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/migrate_args.h"
 #include "migrate/runner.h"
 #include "state/metered_state_store.h"
 
@@ -37,5 +38,13 @@ class WorkerMetrics {
   uint64_t retries_ = 0, throttles_ = 0;      // of runs ended
   std::map<std::string, uint64_t> outcomes_;  // runs ended, by outcome
 };
+
+// The worker's loop (`ferry worker`, and `ferry server --run-jobs`): runs
+// the runnable pool jobs of `store`, oldest first, each with
+// RunInForeground's reporting (lines whole under `out_mu` when several
+// loops share a process), until interrupted (130) or, with `once`, until
+// none is left (0; 1 when a run failed). `metrics` and `out_mu` may be null.
+int WorkerLoop(state::StateStore& store, const MigrateArgs& a, bool once, int poll_ms,
+               WorkerMetrics* metrics, std::mutex* out_mu);
 
 }  // namespace ferry::cli

@@ -3,7 +3,8 @@
 # token) is run by a `ferry worker` sharing the state to an exact summary
 # and an equal tree; the job, the list and the dead letters read back; an
 # S3 job with a dead letter (403 at the destination) retried with
-# POST /v1/jobs/ID/dlq/retry and finished by a worker; a
+# POST /v1/jobs/ID/dlq/retry and finished by a worker; a server with
+# --run-jobs finishing a job alone; a
 # missing or wrong token, bad JSON, a bad option, an unknown job and an
 # oversized body each get their JSON error; the OpenAPI document is served.
 source "$(dirname "$0")/lib.sh"
@@ -75,6 +76,21 @@ assert j['state'] == 'completed' and j['failed'] == 0 and j['transferred'] == 40
 " || fail "after the retry: $(curl -s "$API2/v1/jobs/$JOB2")"
 bucket_listing src >"$TMP/la"; bucket_listing dst >"$TMP/lb"
 diff "$TMP/la" "$TMP/lb" >/dev/null || fail "destination differs after the retry"
+
+# --- a server that runs its jobs itself (--run-jobs) ---------------------------------------
+make_objects "$TMP/rsrc" 120 3 2048
+"$FERRY" server --state "$TMP/state3" --listen 127.0.0.1:0 --port-file "$TMP/port3" --run-jobs 2 \
+  >"$TMP/server3.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 50); do [ -s "$TMP/port3" ] && break; sleep 0.1; done
+API3="http://127.0.0.1:$(cat "$TMP/port3")"
+JOB3=$(curl -s -X POST --data-binary "{\"src\": \"$TMP/rsrc\", \"dst\": \"$TMP/rdst\"}" "$API3/v1/jobs" | json_field job)
+for _ in $(seq 1 100); do
+  [ "$(curl -s "$API3/v1/jobs/$JOB3" | json_field state)" = completed ] && break
+  sleep 0.1
+done
+[ "$(curl -s "$API3/v1/jobs/$JOB3" | json_field state)" = completed ] || fail "--run-jobs: $(curl -s "$API3/v1/jobs/$JOB3")"
+[ "$(tree_digest "$TMP/rsrc")" = "$(tree_digest "$TMP/rdst")" ] || fail "--run-jobs: trees differ"
 
 # --- errors, each as JSON with its code -----------------------------------------------
 [ "$(api GET /v1/jobs "" "" | code_of)" = unauthorized ] || fail "no token accepted"
