@@ -11,6 +11,7 @@
 #include "base/unix_time.h"
 #include "cli/migrate_args.h"
 #include "cli/migrate_output.h"
+#include "cli/worker_metrics.h"
 #include "crypto/digest.h"
 #include "http/headers.h"
 #include "migrate/cancel.h"
@@ -241,14 +242,7 @@ std::string ServerApi::Metrics() {
            "Each live job's keys by state, as its runners committed them.");
   if (jobs.ok()) {
     for (const auto& j : *jobs) {
-      const auto& c = j.counters;
-      for (auto [k, n] : {std::pair{"listed", c.listed},
-                          {"transferred", c.transferred},
-                          {"skipped", c.skipped},
-                          {"dead_lettered", c.failed},
-                          {"pending", c.pending}}) {
-        t.Sample(static_cast<double>(n), {{"job", j.id}, {"state", k}});
-      }
+      SampleJobObjects(t, j.id, j.counters);
     }
   }
   t.Family("ferry_server_job_transferred_bytes", "gauge", "Each live job's bytes transferred.");

@@ -40,6 +40,16 @@ void WorkerMetrics::RunEnded(int exit_code) {
   last_.reset();
 }
 
+void SampleJobObjects(PromText& t, const std::string& job, const state::JobCounters& c) {
+  for (auto [state, n] : {std::pair{"listed", c.listed},
+                          {"transferred", c.transferred},
+                          {"skipped", c.skipped},
+                          {"dead_lettered", c.failed},
+                          {"pending", c.pending}}) {
+    t.Sample(static_cast<double>(n), {{"job", job}, {"state", state}});
+  }
+}
+
 std::string WorkerMetrics::Render() const {
   PromText t;
   std::lock_guard lock(mu_);
@@ -62,13 +72,7 @@ std::string WorkerMetrics::Render() const {
     t.Family("ferry_worker_job_objects", "gauge",
              "The current job's keys by state, as its runners (every worker of the pool) committed "
              "them.");
-    for (auto [state, n] : {std::pair{"listed", c.listed},
-                            {"transferred", c.transferred},
-                            {"skipped", c.skipped},
-                            {"dead_lettered", c.failed},
-                            {"pending", c.pending}}) {
-      t.Sample(static_cast<double>(n), {{"job", job_}, {"state", state}});
-    }
+    SampleJobObjects(t, job_, c);
     t.Family("ferry_worker_job_transferred_bytes", "gauge",
              "The current job's bytes transferred (all its runners).")
         .Sample(static_cast<double>(c.bytes), {{"job", job_}});

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "base/prom_text.h"
 #include "cli/migrate_args.h"
 #include "migrate/runner.h"
 #include "state/metered_state_store.h"
@@ -38,6 +39,11 @@ class WorkerMetrics {
   uint64_t retries_ = 0, throttles_ = 0;      // of runs ended
   std::map<std::string, uint64_t> outcomes_;  // runs ended, by outcome
 };
+
+// One sample per key state of a job's counters (listed, transferred,
+// skipped, dead_lettered, pending), labelled job and state, into the family
+// `t` has open: the worker's current job and the server's live jobs.
+void SampleJobObjects(PromText& t, const std::string& job, const state::JobCounters& c);
 
 // The worker's loop (`ferry worker`, and `ferry server --run-jobs`): runs
 // the runnable pool jobs of `store`, oldest first, each with
