@@ -1,5 +1,6 @@
-// ferry server: the control plane of migrations (server_api.h) on the
-// state store the CLI and the workers share, until interrupted.
+// ferry server: the control plane of migrations (server_api.h) and its
+// dashboard on the state store the CLI and the workers share, until
+// interrupted.
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -11,6 +12,8 @@
 #include "base/atomic_file.h"
 #include "base/cancel.h"
 #include "cli/config_file.h"
+#include "cli/dashboard_sampler.h"
+#include "cli/live_runs.h"
 #include "cli/migrate_args.h"
 #include "cli/registry.h"
 #include "cli/server_api.h"
@@ -27,6 +30,8 @@ struct ServerArgs {
   std::string port_file;
   double client_timeout_s = 60;
   int run_jobs = 0;  // runners of pool jobs inside the server
+  DashboardSources dashboard;
+  double sample_interval_s = 5;
 };
 
 int RunServer(ServerArgs& a) {
@@ -40,6 +45,12 @@ int RunServer(ServerArgs& a) {
   if (!store.ok()) return Fail("", store.status());
   o.open = [&](const std::string& profile) { return a.migrate.global.ToOpenOptions(profile); };
   state::MeteredStateStore metered(**store);
+  a.dashboard.interval_ms = static_cast<int64_t>(a.sample_interval_s * 1000);
+  auto sampler = DashboardSampler::Make(metered, a.dashboard);
+  if (!sampler.ok()) return Fail("", sampler.status());
+  LiveRuns live;
+  o.live = &live;
+  o.sampler = sampler->get();
   ServerApi api(metered, o);
   http::ApiServer server(
       a.listen, [&](const http::ServerRequest& r) { return api.Handle(r); },
@@ -50,8 +61,10 @@ int RunServer(ServerArgs& a) {
       return Fail("--port-file", st);
     }
   }
-  spdlog::info("ferry server: API on {}:{}{}", a.listen.substr(0, a.listen.rfind(':')),
-               server.port(), o.tokens.empty() ? " (loopback clients only: no --tokens)" : "");
+  (*sampler)->Start();
+  spdlog::info("ferry server: API and dashboard on {}:{}{}",
+               a.listen.substr(0, a.listen.rfind(':')), server.port(),
+               o.tokens.empty() ? " (loopback clients only: no --tokens)" : "");
   // --run-jobs: the server is its own worker pool too (beside any
   // `ferry worker` sharing the state).
   std::mutex out_mu;
@@ -59,7 +72,7 @@ int RunServer(ServerArgs& a) {
   a.migrate.quiet = true;  // a daemon: its log, not a progress line
   for (int i = 0; i < a.run_jobs; ++i) {
     runners.emplace_back(
-        [&] { (void)WorkerLoop(metered, a.migrate, false, 500, nullptr, &out_mu); });
+        [&] { (void)WorkerLoop(metered, a.migrate, false, 500, nullptr, &out_mu, &live); });
   }
   while (!CancelRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   for (auto& t : runners) t.join();
@@ -88,6 +101,14 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
                 "runs them)")
       ->capture_default_str()
       ->check(CLI::Range(0, 64));
+  s->add_option("--volume-api", a->dashboard.volume_api,
+                "HOST:PORT of a volume daemon's API whose volumes the dashboard shows");
+  s->add_option("--cache-metrics", a->dashboard.cache_metrics,
+                "URL of a cache's metrics (ferry cache serve) the dashboard shows");
+  s->add_option("--sample-interval", a->sample_interval_s,
+                "Seconds between the dashboard's samples of jobs, volumes and cache")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 3600.0));
   AddRunOptions(s, &a->migrate);
   AddDaemonOptions(s, "server");
   s->callback([a, exit_code] { *exit_code = RunServer(*a); });

@@ -9,6 +9,7 @@
 
 #include "base/prom_text.h"
 #include "base/unix_time.h"
+#include "cli/dashboard_assets.h"
 #include "cli/migrate_args.h"
 #include "cli/migrate_output.h"
 #include "cli/worker_metrics.h"
@@ -131,11 +132,25 @@ http::ApiResponse ServerApi::Handle(const http::ServerRequest& r) {
 http::ApiResponse ServerApi::Route(const http::ServerRequest& r) {
   if (r.body.size() > o_.max_body)
     return Error(413, "too_large", "request body over " + std::to_string(o_.max_body) + " bytes");
-  if (std::string why = Refusal(r); !why.empty()) return Error(401, "unauthorized", why);
   const size_t qmark = r.target.find('?');
   const std::string path = r.target.substr(0, qmark);
   const std::string query = qmark == std::string::npos ? "" : r.target.substr(qmark + 1);
+  // The dashboard's static files hold no data: anyone the server answers
+  // gets them (its API calls then need the token).
+  if (r.method == "GET" && (path == "/" || path.rfind("/ui/", 0) == 0) &&
+      (!o_.tokens.empty() || Loopback(r.peer))) {
+    for (size_t i = 0; i < kDashboardAssetCount; ++i) {
+      if (path == kDashboardAssets[i].path) {
+        return {200, kDashboardAssets[i].content_type, std::string(kDashboardAssets[i].body)};
+      }
+    }
+  }
+  if (std::string why = Refusal(r); !why.empty()) return Error(401, "unauthorized", why);
   const std::string kJobs = "/v1/jobs";
+  if (path == "/v1/overview" && r.method == "GET") {
+    return {200, "application/json",
+            o_.sampler ? o_.sampler->OverviewJson() + "\n" : "{\"pool\": []}\n"};
+  }
   if (path == "/v1/openapi.json" && r.method == "GET") return {200, "application/json", OpenApi()};
   if (path == "/metrics" && r.method == "GET") return {200, "text/plain; version=0.0.4", Metrics()};
   if (path == kJobs && r.method == "GET") return ListJobs(query);
@@ -148,6 +163,7 @@ http::ApiResponse ServerApi::Route(const http::ServerRequest& r) {
     if (id.empty()) return Error(404, "not_found", "no job named");
     if (action.empty() && r.method == "GET") return GetJob(id);
     if (action == "cancel" && r.method == "POST") return Cancel(id);
+    if (action == "resume" && r.method == "POST") return Resume(id);
     if (action == "dlq" && r.method == "GET") return DeadLetters(id);
     if (action == "dlq/retry" && r.method == "POST") return RetryDeadLetters(id);
   }
@@ -169,7 +185,7 @@ http::ApiResponse ServerApi::ListJobs(const std::string& query) {
   json out = json::array();
   for (const auto& j : *jobs) {
     if (q.count("state") && q.at("state") != state::ToString(j.state)) continue;
-    out.push_back(json::parse(JobJson(j)));
+    out.push_back(JobView(j));
   }
   return Json(200, {{"jobs", out}});
 }
@@ -180,13 +196,68 @@ http::ApiResponse ServerApi::CreateJob(const std::string& body) {
   spec->pool = true;  // the workers (ferry worker, or this server's --run-jobs) run it
   auto job = migrate::CreateJob(store_, *spec, o_.open ? o_.open("") : OpenOptions{});
   if (!job.ok()) return Error(job.status());
-  return Json(201, json::parse(JobJson(*job)));
+  return Json(201, JobView(*job));
 }
 
 http::ApiResponse ServerApi::GetJob(const std::string& id) {
   auto job = store_.GetJob(id);
   if (!job.ok()) return Error(job.status());
-  return Json(200, json::parse(JobJson(*job)));
+  json view = JobView(*job);
+  json history = json::array();
+  if (o_.sampler) {
+    for (const auto& p : o_.sampler->rates().History(id))
+      history.push_back(json::array({p.t_ms, p.objects_per_s, p.bytes_per_s}));
+  }
+  view["history"] = std::move(history);
+  return Json(200, view);
+}
+
+json ServerApi::JobView(const state::JobRecord& job) const {
+  json j = json::parse(JobJson(job));
+  const JobRate rate = o_.sampler ? o_.sampler->rates().RateOf(job.id) : JobRate{};
+  j["objects_per_s"] = rate.objects_per_s;
+  j["bytes_per_s"] = rate.bytes_per_s;
+  j["eta_seconds"] = rate.eta_s ? json(*rate.eta_s) : json(nullptr);
+  if (job.state == state::JobState::kCompleted) j["eta_seconds"] = 0;
+  if (auto p = o_.live ? o_.live->Of(job.id) : std::nullopt) {
+    j["live"] = {{"in_flight", p->in_flight},       {"circuits", p->circuits},
+                 {"src_concurrency", p->src_limit}, {"dst_concurrency", p->dst_limit},
+                 {"throttles", p->throttles},       {"retries", p->retries}};
+  }
+  return j;
+}
+
+http::ApiResponse ServerApi::Resume(const std::string& id) {
+  auto job = store_.GetJob(id);
+  if (!job.ok()) return Error(job.status());
+  switch (job->state) {
+    case state::JobState::kCancelled:
+      return Error(409, "cancelled", "job " + id + " was cancelled");
+    case state::JobState::kCompleted:
+      return Error(409, "completed", "job " + id + " is complete: nothing to resume");
+    case state::JobState::kFailed:  // its dead letters are what is left
+      return RetryDeadLetters(id);
+    default:
+      break;
+  }
+  auto spec = migrate::SpecFromJson(job->spec);
+  if (!spec.ok()) return Error(spec.status());
+  if (!spec->pool) {
+    return Error(409, "not_pooled",
+                 "job " + id + " was started in the foreground; `ferry migrate resume " + id +
+                     "` continues it");
+  }
+  if (!job->runner.empty() && job->runner_until_ms > NowUnixMs()) {
+    return Json(202, {{"job", id}, {"resume", "running"}, {"runner", job->runner}});
+  }
+  // Stopped (interrupted) or never started: the pool's workers take it.
+  if (job->state != state::JobState::kCreated) {
+    if (Status st = store_.SetJobState(id, state::JobState::kInterrupted, NowUnixMs(), 0, false);
+        !st.ok()) {
+      return Error(st);
+    }
+  }
+  return Json(202, {{"job", id}, {"resume", "queued"}});
 }
 
 http::ApiResponse ServerApi::Cancel(const std::string& id) {

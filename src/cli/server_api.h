@@ -5,11 +5,17 @@
 //   POST /v1/jobs                             a new job for the worker pool:
 //        {"src", "dst", "options": {FLAG: VALUE}} with `ferry migrate`'s flags
 //   GET  /v1/jobs[?all=true][&state=running]  the jobs, newest first
-//   GET  /v1/jobs/ID                          one job: counts, state, rates
+//   GET  /v1/jobs/ID                          one job: counts, state, rates,
+//        ETA, its last hour, and its runner's circuits and pacing when it
+//        runs in this process
 //   POST /v1/jobs/ID/cancel                   cancel (its runner stops)
+//   POST /v1/jobs/ID/resume                   hand a stopped job back to the pool
 //   GET  /v1/jobs/ID/dlq                      its dead letters
 //   POST /v1/jobs/ID/dlq/retry                requeue them for the pool
+//   GET  /v1/overview                         the dashboard's figures: the
+//        pool's last hour, and the volumes and cache it was pointed at
 //   GET  /v1/openapi.json                     this API, as OpenAPI 3.0
+//   GET  /, /ui/*                             the dashboard (static, built in)
 //   GET  /metrics                             Prometheus: jobs by state, the
 //        live jobs' keys and bytes, requests by status, state-store latency
 //
@@ -26,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/dashboard_sampler.h"
+#include "cli/live_runs.h"
 #include "http/api_server.h"
 #include "state/metered_state_store.h"
 #include "store/open/open.h"
@@ -36,6 +44,8 @@ struct ServerApiOptions {
   std::vector<std::string> tokens;  // empty: loopback clients only, no token
   size_t max_body = 64 * 1024;
   std::function<OpenOptions(const std::string& profile)> open;  // for cancel's cleanup
+  const LiveRuns* live = nullptr;             // this process's runners; may be null
+  const DashboardSampler* sampler = nullptr;  // rates, ETAs, charts; may be null
 };
 
 class ServerApi {
@@ -56,6 +66,9 @@ class ServerApi {
   http::ApiResponse CreateJob(const std::string& body);
   http::ApiResponse GetJob(const std::string& id);
   http::ApiResponse Cancel(const std::string& id);
+  http::ApiResponse Resume(const std::string& id);
+  // A job as the API shows it: JobJson with rates, ETA and live state.
+  nlohmann::json JobView(const state::JobRecord& job) const;
   http::ApiResponse DeadLetters(const std::string& id);
   http::ApiResponse RetryDeadLetters(const std::string& id);
   http::ApiResponse Route(const http::ServerRequest& r);

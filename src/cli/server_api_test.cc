@@ -89,7 +89,8 @@ TEST_F(ServerApiTest, AJobMadeFromJsonWithMigratesOptions) {
   json body;
   body["src"] = dir_ / "src";
   body["dst"] = dir_ / "dst";
-  body["options"] = {{"concurrency", 8}, {"include", json::array({"*.txt", "a"})}, {"dry-run", true}};
+  body["options"] = {
+      {"concurrency", 8}, {"include", json::array({"*.txt", "a"})}, {"dry-run", true}};
   r.body = body.dump();
   auto [s1, made] = Call(api, r);
   ASSERT_EQ(s1, 201) << made;
@@ -104,15 +105,18 @@ TEST_F(ServerApiTest, AJobMadeFromJsonWithMigratesOptions) {
   for (const auto& [body, want] : std::vector<std::pair<std::string, std::string>>{
            {"not json", "not a JSON object"},
            {R"({"src": "/x"})", "expected {"},
-           {R"({"src": "/x", "dst": "/y", "options": {"concurrency": 0}})", "options: --concurrency"},
+           {R"({"src": "/x", "dst": "/y", "options": {"concurrency": 0}})",
+            "options: --concurrency"},
            {R"({"src": "/x", "dst": "/y", "options": {"no-such-flag": 1}})", "options: "},
-           {R"({"src": "/x", "dst": "/y", "options": {"include": {"a": 1}}})", "options.include"}}) {
+           {R"({"src": "/x", "dst": "/y", "options": {"include": {"a": 1}}})",
+            "options.include"}}) {
     auto bad = Req("POST", "/v1/jobs");
     bad.body = body;
     auto [st, e] = Call(api, bad);
     EXPECT_EQ(st, 400) << body << ": " << e;
     EXPECT_EQ(e["error"]["code"], "invalid_argument") << body;
-    EXPECT_NE(e["error"]["message"].get<std::string>().find(want), std::string::npos) << body << ": " << e;
+    EXPECT_NE(e["error"]["message"].get<std::string>().find(want), std::string::npos)
+        << body << ": " << e;
   }
 }
 
@@ -154,6 +158,86 @@ TEST_F(ServerApiTest, LoopbackOnlyWithoutTokensAndABearerTokenWithThem) {
   }
 }
 
+TEST_F(ServerApiTest, TheDashboardIsServedToWhoeverTheApiAnswers) {
+  ServerApi open(*metered_, {});
+  auto page = open.Handle(Req("GET", "/"));
+  EXPECT_EQ(page.status, 200);
+  EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
+  EXPECT_NE(page.body.find("<script src=\"/ui/app.js\">"), std::string::npos);
+  auto js = open.Handle(Req("GET", "/ui/app.js"));
+  EXPECT_EQ(js.status, 200);
+  EXPECT_EQ(js.content_type, "text/javascript; charset=utf-8");
+  EXPECT_NE(js.body.find("/v1/overview"), std::string::npos);
+  EXPECT_EQ(open.Handle(Req("GET", "/ui/app.css")).status, 200);
+  EXPECT_EQ(open.Handle(Req("GET", "/ui/nothing.js")).status, 404);
+  EXPECT_EQ(open.Handle(Req("GET", "/ui/../v1/jobs")).status, 404);
+  EXPECT_EQ(open.Handle(Req("GET", "/", "192.0.2.7")).status, 401);  // loopback only, as the API
+  ServerApiOptions o;
+  o.tokens = {"t"};
+  ServerApi guarded(*metered_, o);
+  EXPECT_EQ(guarded.Handle(Req("GET", "/", "192.0.2.7")).status, 200);  // no data in it
+  EXPECT_EQ(guarded.Handle(Req("GET", "/v1/overview", "192.0.2.7")).status, 401);
+  auto [s, overview] = Call(open, Req("GET", "/v1/overview"));
+  EXPECT_EQ(s, 200);
+  EXPECT_TRUE(overview["pool"].is_array()) << overview;
+}
+
+TEST_F(ServerApiTest, AJobShowsItsRatesEtaAndItsRunnersLiveState) {
+  auto sampler = DashboardSampler::Make(*metered_, {});
+  ASSERT_TRUE(sampler.ok());
+  LiveRuns live;
+  ServerApiOptions o;
+  o.sampler = sampler->get();
+  o.live = &live;
+  ServerApi api(*metered_, o);
+  const std::string id = NewJob();
+  ASSERT_TRUE(store_->SetJobState(id, state::JobState::kRunning, 1, 0, false).ok());
+  (*sampler)->SampleNow(1'000);
+  (*sampler)->SampleNow(2'000);
+  auto [s1, before] = Call(api, Req("GET", "/v1/jobs/" + id));
+  ASSERT_EQ(s1, 200) << before;
+  EXPECT_EQ(before["objects_per_s"], 0);
+  EXPECT_TRUE(before["eta_seconds"].is_null()) << before;  // not listed yet
+  EXPECT_TRUE(before["history"].is_array());
+  EXPECT_FALSE(before.contains("live"));
+  migrate::Progress p;
+  p.circuits = "destination open";
+  p.src_limit = 16;
+  p.dst_limit = 4;
+  p.throttles = 7;
+  live.Update(id, p);
+  auto [s2, after] = Call(api, Req("GET", "/v1/jobs"));
+  ASSERT_EQ(s2, 200);
+  EXPECT_EQ(after["jobs"][0]["live"]["circuits"], "destination open") << after;
+  EXPECT_EQ(after["jobs"][0]["live"]["dst_concurrency"], 4);
+  EXPECT_EQ(after["jobs"][0]["live"]["throttles"], 7);
+  live.Ended(id);
+  EXPECT_FALSE(Call(api, Req("GET", "/v1/jobs/" + id)).second.contains("live"));
+}
+
+TEST_F(ServerApiTest, ResumeHandsAStoppedPoolJobBackAndRefusesTheRest) {
+  ServerApi api(*metered_, {});
+  const std::string a = NewJob();
+  ASSERT_TRUE(store_->SetJobState(a, state::JobState::kRunning, 1, 0, false).ok());
+  auto [s1, r1] = Call(api, Req("POST", "/v1/jobs/" + a + "/resume"));
+  EXPECT_EQ(s1, 202) << r1;
+  EXPECT_EQ(r1["resume"], "queued");
+  EXPECT_EQ(store_->GetJob(a)->state, state::JobState::kInterrupted);  // the pool takes it
+  migrate::JobSpec fg;  // a foreground job: its own command resumes it
+  fg.src = dir_ / "src";
+  fg.dst = dir_ / "dst2";
+  auto job = migrate::CreateJob(*store_, fg, OpenOptions{});
+  ASSERT_TRUE(job.ok());
+  auto [s2, r2] = Call(api, Req("POST", "/v1/jobs/" + job->id + "/resume"));
+  EXPECT_EQ(s2, 409) << r2;
+  EXPECT_EQ(r2["error"]["code"], "not_pooled");
+  EXPECT_NE(r2["error"]["message"].get<std::string>().find("ferry migrate resume"),
+            std::string::npos);
+  ASSERT_EQ(Call(api, Req("POST", "/v1/jobs/" + a + "/cancel")).first, 202);
+  EXPECT_EQ(Call(api, Req("POST", "/v1/jobs/" + a + "/resume")).first, 409);
+  EXPECT_EQ(Call(api, Req("POST", "/v1/jobs/nosuch/resume")).first, 404);
+}
+
 TEST_F(ServerApiTest, TheOpenApiDocumentListsExactlyTheRoutesAnswered) {
   ServerApi api(*metered_, {});
   const std::string id = NewJob();
@@ -171,14 +255,17 @@ TEST_F(ServerApiTest, TheOpenApiDocumentListsExactlyTheRoutesAnswered) {
       ++ops;
     }
   }
-  EXPECT_EQ(ops, 7);
+  EXPECT_EQ(ops, 9);
   // /metrics is Prometheus's, outside the JSON API and its document.
   NewJob();  // the one above was cancelled by its route
   auto m = api.Handle(Req("GET", "/metrics"));
   EXPECT_EQ(m.status, 200);
   EXPECT_NE(m.body.find("ferry_server_jobs{state=\"created\"} 1\n"), std::string::npos) << m.body;
-  EXPECT_NE(m.body.find("ferry_server_responses_total{status=\"200\"}"), std::string::npos) << m.body;
-  EXPECT_NE(m.body.find("ferry_server_state_store_seconds_count{op=\"list_jobs\"}"), std::string::npos) << m.body;
+  EXPECT_NE(m.body.find("ferry_server_responses_total{status=\"200\"}"), std::string::npos)
+      << m.body;
+  EXPECT_NE(m.body.find("ferry_server_state_store_seconds_count{op=\"list_jobs\"}"),
+            std::string::npos)
+      << m.body;
   EXPECT_EQ(api.Handle(Req("GET", "/v1/nothing")).status, 404);
   EXPECT_EQ(api.Handle(Req("POST", "/v1/jobs/" + id)).status, 404);  // documented as GET only
 }

@@ -34,7 +34,9 @@ std::string ServerApi::OpenApi() {
                   {{{"name", "all"}, {"in", "query"}, {"schema", {{"type", "boolean"}}}},
                    {{"name", "state"}, {"in", "query"}, {"schema", {{"type", "string"}}}}}))}}},
         {"/v1/jobs/{id}",
-         {{"get", op("One job: its state, counts and bytes", json::array({job_id}))}}},
+         {{"get", op("One job: its state, counts, bytes, rates, ETA and last hour; its runner's "
+                     "circuits and pacing (live) when this server runs it",
+                     json::array({job_id}))}}},
         {"/v1/jobs/{id}/cancel",
          {{"post",
            op("Cancel the job; its runner stops and aborts its uploads", json::array({job_id}))}}},
@@ -43,6 +45,13 @@ std::string ServerApi::OpenApi() {
         {"/v1/jobs/{id}/dlq/retry",
          {{"post", op("Requeue the job's dead letters; the pool's workers run it again",
                       json::array({job_id}))}}},
+        {"/v1/jobs/{id}/resume",
+         {{"post", op("Hand a stopped pool job back to the workers (a failed one: its dead "
+                      "letters requeued)",
+                      json::array({job_id}))}}},
+        {"/v1/overview",
+         {{"get", op("The dashboard's figures: the pool's rates over the last hour, and the "
+                     "volumes and cache given by --volume-api and --cache-metrics")}}},
         {"/v1/openapi.json", {{"get", op("This document")}}}}},
       {"components",
        {{"securitySchemes", {{"bearer", {{"type", "http"}, {"scheme", "bearer"}}}}},
