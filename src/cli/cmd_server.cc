@@ -50,6 +50,8 @@ int RunServer(ServerArgs& a) {
   if (!sampler.ok()) return Fail("", sampler.status());
   LiveRuns live;
   o.live = &live;
+  VerifyRuns verify(metered, a.migrate);
+  o.verify = &verify;
   o.sampler = sampler->get();
   ServerApi api(metered, o);
   http::ApiServer server(

@@ -92,7 +92,9 @@ Result<JobSides> OpenJobSides(const migrate::JobSpec& job, const MigrateArgs& a)
   o.checksum = a.checksum;
   o.concurrency = a.verify_concurrency;
   o.list_chunk = job.list_chunk;
-  o.on_warning = [](const std::string& w) { std::fprintf(stderr, "ferry: warning: %s\n", w.c_str()); };
+  o.on_warning = [](const std::string& w) {
+    std::fprintf(stderr, "ferry: warning: %s\n", w.c_str());
+  };
   return s;
 }
 
@@ -108,8 +110,8 @@ Result<migrate::PruneResult> PruneJob(const migrate::JobSpec& spec, const Migrat
 }
 
 // --delete for a job that ended: what it did, into `after`.
-void PruneAfterRun(const state::JobRecord& job, const migrate::JobSpec& spec,
-                   const MigrateArgs& a, AfterRun* after) {
+void PruneAfterRun(const state::JobRecord& job, const migrate::JobSpec& spec, const MigrateArgs& a,
+                   AfterRun* after) {
   after->max_delete = spec.max_delete;
   if (job.state != state::JobState::kCompleted) {
     after->prune_skipped = "the job has dead letters (a read or write failed): nothing deleted";
@@ -146,12 +148,13 @@ Result<AfterRun> AfterTheRun(const state::JobRecord& job, const MigrateArgs& a) 
   return after;
 }
 
-
 std::string AfterRun::DeleteJson() const {
   if (!prune && prune_skipped.empty() && prune_error.ok()) return "";
   nlohmann::json j;
   if (prune) {
-    j = {{"extra", prune->extra}, {"deleted", prune->deleted}, {"refused", prune->refused},
+    j = {{"extra", prune->extra},
+         {"deleted", prune->deleted},
+         {"refused", prune->refused},
          {"max_delete", max_delete}};
   } else {
     j = {{"deleted", 0}, {"skipped", prune_error.ok() ? prune_skipped : prune_error.ToString()}};
@@ -166,9 +169,9 @@ int AfterRun::ExitCode() const {
   return 0;
 }
 
-Result<migrate::VerifyCounts> VerifyJob(const migrate::JobSpec& job, const MigrateArgs& a,
-                                        bool to_stderr,
-                                        const std::function<void(const migrate::Difference&)>& also) {
+Result<migrate::VerifyCounts> VerifyJob(
+    const migrate::JobSpec& job, const MigrateArgs& a, bool to_stderr,
+    const std::function<void(const migrate::Difference&)>& also) {
   FERRY_ASSIGN_OR_RETURN(JobSides sides, OpenJobSides(job, a));
   migrate::VerifyOptions& o = sides.options;
   FILE* out = to_stderr ? stderr : stdout;
@@ -183,6 +186,38 @@ Result<migrate::VerifyCounts> VerifyJob(const migrate::JobSpec& job, const Migra
   auto counts = migrate::RunVerify(o);
   std::fflush(stdout);
   return counts;
+}
+
+Result<FixOutcome> VerifyAndRequeue(state::StateStore& store, const std::string& job_id,
+                                    const migrate::JobSpec& job, const MigrateArgs& a,
+                                    const std::function<void(const migrate::Difference&)>& also) {
+  FERRY_ASSIGN_OR_RETURN(state::JobRecord record, store.GetJob(job_id));
+  if (record.state == state::JobState::kCancelled) {
+    return Status::InvalidArgument("was cancelled; start a new job");
+  }
+  if (record.archived) {
+    FERRY_RETURN_IF_ERROR(store.RestoreJob(job_id));  // to the live tables, to run again
+  }
+  FERRY_ASSIGN_OR_RETURN(Location src, ParseLocation(job.src));
+  FERRY_ASSIGN_OR_RETURN(Location dst, ParseLocation(job.dst));
+  Requeuer requeue(store, job_id, migrate::KeyMapFor(src, dst).src_prefix);
+  FixOutcome out;
+  FERRY_ASSIGN_OR_RETURN(out.counts, VerifyJob(job, a, false, [&](const migrate::Difference& d) {
+                           requeue.Add(d);
+                           if (also) also(d);
+                         }));
+  FERRY_RETURN_IF_ERROR(requeue.Flush());
+  out.requeued = requeue.requeued();
+  // A finished job runs again (for the pool too: its workers skip finished
+  // jobs); one still running takes the keys as they come.
+  if (!out.counts.ok()) {
+    FERRY_ASSIGN_OR_RETURN(record, store.GetJob(job_id));
+    if (state::RanToTheEnd(record.state)) {
+      FERRY_RETURN_IF_ERROR(
+          store.SetJobState(job_id, state::JobState::kInterrupted, NowUnixMs(), 0, true));
+    }
+  }
+  return out;
 }
 
 namespace {
@@ -221,47 +256,28 @@ int RunVerifyCommand(MigrateArgs& a, bool fix) {
     auto parsed = migrate::SpecFromJson(job->spec);
     if (!parsed.ok()) return Fail("job " + a.job, parsed.status());
     spec = *parsed;
-    if (a.fix && job->state == state::JobState::kCancelled) {
-      return Fail("job " + a.job, Status::InvalidArgument("was cancelled; start a new job"));
-    }
   } else {
     spec.src = a.src;
     spec.dst = a.dst;
     spec.src_profile = a.src_profile.empty() ? a.global.profile : a.src_profile;
     spec.dst_profile = a.dst_profile.empty() ? a.global.profile : a.dst_profile;
   }
-  std::unique_ptr<Requeuer> requeue;
-  if (a.fix) {
-    auto job = store->GetJob(a.job);
-    if (job.ok() && job->archived) {
-      Status back = store->RestoreJob(a.job);  // to the live tables, to run again
-      if (!back.ok()) return Fail("job " + a.job, back);
-    }
-    auto src = ParseLocation(spec.src);
-    auto dst = ParseLocation(spec.dst);
-    if (!src.ok() || !dst.ok()) return Fail("job " + a.job, src.ok() ? dst.status() : src.status());
-    requeue = std::make_unique<Requeuer>(*store, a.job, migrate::KeyMapFor(*src, *dst).src_prefix);
+  if (!a.fix) {
+    auto counts = VerifyJob(spec, a, false);
+    if (!counts.ok()) return Fail("verify", counts.status());
+    std::printf("%s\n", a.json ? VerifyJson(*counts).c_str() : VerifyLine(*counts).c_str());
+    std::fflush(stdout);
+    return counts->ok() ? 0 : kExitDifferences;
   }
-  auto counts = VerifyJob(spec, a, false, [&](const migrate::Difference& d) {
-    if (requeue) requeue->Add(d);
-  });
-  if (!counts.ok()) return Fail("verify", counts.status());
-  std::printf("%s\n", a.json ? VerifyJson(*counts).c_str() : VerifyLine(*counts).c_str());
+  auto fixed = VerifyAndRequeue(*store, a.job, spec, a);
+  if (!fixed.ok()) return Fail("job " + a.job, fixed.status());
+  std::printf("%s\n",
+              a.json ? VerifyJson(fixed->counts).c_str() : VerifyLine(fixed->counts).c_str());
   std::fflush(stdout);
-  if (!requeue) return counts->ok() ? 0 : kExitDifferences;
-  Status flushed = requeue->Flush();
-  if (!flushed.ok()) return Fail("job " + a.job, flushed);
-  if (counts->ok()) return 0;
+  if (fixed->counts.ok()) return 0;
   if (!a.json && !a.quiet) {
     std::printf("job %s: %lld objects requeued\n", a.job.c_str(),
-                static_cast<long long>(requeue->requeued()));
-  }
-  // A finished job runs again (for the pool too: its workers skip finished
-  // jobs); one still running takes the keys as they come.
-  auto job = store->GetJob(a.job);
-  if (job.ok() && state::RanToTheEnd(job->state)) {
-    Status again = store->SetJobState(a.job, state::JobState::kInterrupted, NowUnixMs(), 0, true);
-    if (!again.ok()) return Fail("job " + a.job, again);
+                static_cast<long long>(fixed->requeued));
   }
   // Copy them now, as `dlq --retry` does; the job's summary tells how it went.
   return RunInForeground(*store, a.job, a);

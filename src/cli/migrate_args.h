@@ -108,6 +108,19 @@ Result<migrate::VerifyCounts> VerifyJob(const migrate::JobSpec& job, const Migra
                                         bool to_stderr,
                                         const std::function<void(const migrate::Difference&)>&
                                             also = nullptr);
+// Verify with --fix: VerifyJob for job `job_id` of `store` (its spec
+// `job`), each missing or different key requeued into it (restored from
+// the archive first), and the job made runnable again (interrupted) when it
+// had run to its end and something differs. kInvalidArgument for a
+// cancelled job.
+struct FixOutcome {
+  migrate::VerifyCounts counts;
+  int64_t requeued = 0;
+};
+Result<FixOutcome> VerifyAndRequeue(state::StateStore& store, const std::string& job_id,
+                                    const migrate::JobSpec& job, const MigrateArgs& a,
+                                    const std::function<void(const migrate::Difference&)>&
+                                        also = nullptr);
 // What follows a run that reached its end (completed, or failed with dead
 // letters): --delete (migrate/prune.h; only after a completed run), then
 // --verify, so the check sees what the run leaves. Problems are printed on

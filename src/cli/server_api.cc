@@ -63,9 +63,8 @@ bool SameSecret(const std::string& a, const std::string& b) {
   return CRYPTO_memcmp(x.data(), y.data(), x.size()) == 0;
 }
 
-// A new job's spec from {"src", "dst", "options": {FLAG: VALUE}}: the
-// options are `ferry migrate`'s flags without dashes, parsed by the same
-// parser (an array for a repeatable flag, true for a flag).
+}  // namespace
+
 Result<migrate::JobSpec> SpecFromBody(const std::string& body) {
   const json j = json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object())
@@ -104,8 +103,6 @@ Result<migrate::JobSpec> SpecFromBody(const std::string& body) {
   }
   return SpecFromArgs(a);
 }
-
-}  // namespace
 
 std::string ServerApi::Refusal(const http::ServerRequest& r) const {
   if (o_.tokens.empty()) {
@@ -147,6 +144,16 @@ http::ApiResponse ServerApi::Route(const http::ServerRequest& r) {
   }
   if (std::string why = Refusal(r); !why.empty()) return Error(401, "unauthorized", why);
   const std::string kJobs = "/v1/jobs";
+  if (path == "/v1/verify" && r.method == "POST") {
+    if (!o_.verify) return Error(503, "unavailable", "this server runs no verifications");
+    auto run = o_.verify->Start(r.body);
+    return run.ok() ? Json(202, *run) : Error(run.status());
+  }
+  if (path.rfind("/v1/verify/", 0) == 0 && r.method == "GET") {
+    if (!o_.verify) return Error(503, "unavailable", "this server runs no verifications");
+    auto run = o_.verify->Get(path.substr(std::string("/v1/verify/").size()));
+    return run.ok() ? Json(200, *run) : Error(run.status());
+  }
   if (path == "/v1/overview" && r.method == "GET") {
     return {200, "application/json",
             o_.sampler ? o_.sampler->OverviewJson() + "\n" : "{\"pool\": []}\n"};

@@ -12,6 +12,8 @@
 //   POST /v1/jobs/ID/resume                   hand a stopped job back to the pool
 //   GET  /v1/jobs/ID/dlq                      its dead letters
 //   POST /v1/jobs/ID/dlq/retry                requeue them for the pool
+//   POST /v1/verify                           check a migration (server_verify.h)
+//   GET  /v1/verify/ID                        that check's state and result
 //   GET  /v1/overview                         the dashboard's figures: the
 //        pool's last hour, and the volumes and cache it was pointed at
 //   GET  /v1/openapi.json                     this API, as OpenAPI 3.0
@@ -34,6 +36,7 @@
 
 #include "cli/dashboard_sampler.h"
 #include "cli/live_runs.h"
+#include "cli/server_verify.h"
 #include "http/api_server.h"
 #include "state/metered_state_store.h"
 #include "store/open/open.h"
@@ -46,6 +49,7 @@ struct ServerApiOptions {
   std::function<OpenOptions(const std::string& profile)> open;  // for cancel's cleanup
   const LiveRuns* live = nullptr;             // this process's runners; may be null
   const DashboardSampler* sampler = nullptr;  // rates, ETAs, charts; may be null
+  VerifyRuns* verify = nullptr;               // POST /v1/verify; null: 503
 };
 
 class ServerApi {
@@ -79,6 +83,11 @@ class ServerApi {
   std::mutex mu_;
   std::map<int, uint64_t> answers_;  // by HTTP status; guarded by mu_
 };
+
+// A new job's spec from {"src", "dst", "options": {FLAG: VALUE}}: the
+// options are `ferry migrate`'s flags without dashes, parsed by the same
+// parser (an array for a repeatable flag, true for a flag).
+Result<migrate::JobSpec> SpecFromBody(const std::string& body);
 
 // Tokens from a file: one per line, blank lines and # comments skipped.
 Result<std::vector<std::string>> ReadTokens(const std::string& path);

@@ -255,7 +255,7 @@ TEST_F(ServerApiTest, TheOpenApiDocumentListsExactlyTheRoutesAnswered) {
       ++ops;
     }
   }
-  EXPECT_EQ(ops, 9);
+  EXPECT_EQ(ops, 11);
   // /metrics is Prometheus's, outside the JSON API and its document.
   NewJob();  // the one above was cancelled by its route
   auto m = api.Handle(Req("GET", "/metrics"));

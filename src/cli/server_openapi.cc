@@ -49,6 +49,11 @@ std::string ServerApi::OpenApi() {
          {{"post", op("Hand a stopped pool job back to the workers (a failed one: its dead "
                       "letters requeued)",
                       json::array({job_id}))}}},
+        {"/v1/verify",
+         {{"post", op("Check a migration in the background: {job, fix?} or {src, dst, "
+                      "options}, with checksum? and concurrency?; answers the check's id")}}},
+        {"/v1/verify/{id}",
+         {{"get", op("A check's state, counts and first differences", json::array({job_id}))}}},
         {"/v1/overview",
          {{"get", op("The dashboard's figures: the pool's rates over the last hour, and the "
                      "volumes and cache given by --volume-api and --cache-metrics")}}},

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `ferry server` over HTTP with curl: a job made with POST /v1/jobs (bearer
 # token) is run by a `ferry worker` sharing the state to an exact summary
-# and an equal tree; the job, the list and the dead letters read back; an
+# and an equal tree; the job, the list and the dead letters read back; the
+# job verified with POST /v1/verify, and, after a file of its destination
+# is deleted, fixed (the key requeued, a worker copies it again); an
 # S3 job with a dead letter (403 at the destination) retried with
 # POST /v1/jobs/ID/dlq/retry and finished by a worker; a server with
 # --run-jobs finishing a job alone; a
@@ -43,6 +45,33 @@ out=$(api GET "/v1/jobs?all=true")
 echo "${out#* }" | grep -q "\"job\":\"$JOB\"" || fail "list: $out"
 out=$(api GET "/v1/jobs/$JOB/dlq")
 [ "${out%% *}" = 200 ] || fail "dlq: $out"
+# POST /v1/verify: the job's destination checked, then fixed after a loss.
+verify_wait() {  # verify_wait BODY: the finished check's JSON
+  local id i out
+  out=$(api POST /v1/verify "$1")
+  [ "${out%% *}" = 202 ] || fail "POST /v1/verify: $out"
+  id=$(echo "${out#* }" | json_field verify)
+  for i in $(seq 1 100); do
+    out=$(api GET "/v1/verify/$id")
+    [ "$(echo "${out#* }" | json_field state)" != running ] && break
+    sleep 0.1
+  done
+  echo "${out#* }"
+}
+verify_wait "{\"job\": \"$JOB\"}" | /usr/bin/python3 -c "
+import json, sys
+v = json.load(sys.stdin)
+assert v['state'] == 'done' and v['ok'] is True and v['counts']['matched'] == 300, v
+" || fail "verify of the job"
+victim=$(cd "$TMP/ldst" && find . -type f ! -name '.*' | sort | head -1)
+rm "$TMP/ldst/$victim"
+verify_wait "{\"job\": \"$JOB\", \"fix\": true}" | /usr/bin/python3 -c "
+import json, sys
+v = json.load(sys.stdin)
+assert v['state'] == 'done' and v['ok'] is False and v['requeued'] == 1 and len(v['differences']) == 1, v
+" || fail "verify --fix of the job: $(api GET /v1/jobs/$JOB)"
+"$FERRY" worker --state "$STATE" --once --json >"$TMP/worker-fix.out" 2>&1 || fail "worker after the fix: $(tail -2 "$TMP/worker-fix.out")"
+[ "$(tree_digest "$TMP/lsrc")" = "$(tree_digest "$TMP/ldst")" ] || fail "destination not repaired by the fix"
 out=$(api GET /v1/openapi.json)
 [ "${out%% *}" = 200 ] && grep -q '"openapi": "3.0.3"' "$TMP/resp" || fail "openapi: ${out:0:200}"
 
