@@ -13,7 +13,6 @@
 #include "base/cancel.h"
 #include "cli/config_file.h"
 #include "cli/dashboard_sampler.h"
-#include "cli/live_runs.h"
 #include "cli/migrate_args.h"
 #include "cli/registry.h"
 #include "cli/server_api.h"
@@ -48,8 +47,6 @@ int RunServer(ServerArgs& a) {
   a.dashboard.interval_ms = static_cast<int64_t>(a.sample_interval_s * 1000);
   auto sampler = DashboardSampler::Make(metered, a.dashboard);
   if (!sampler.ok()) return Fail("", sampler.status());
-  LiveRuns live;
-  o.live = &live;
   VerifyRuns verify(metered, a.migrate);
   o.verify = &verify;
   o.sampler = sampler->get();
@@ -74,7 +71,7 @@ int RunServer(ServerArgs& a) {
   a.migrate.quiet = true;  // a daemon: its log, not a progress line
   for (int i = 0; i < a.run_jobs; ++i) {
     runners.emplace_back(
-        [&] { (void)WorkerLoop(metered, a.migrate, false, 500, nullptr, &out_mu, &live); });
+        [&] { (void)WorkerLoop(metered, a.migrate, false, 500, nullptr, &out_mu); });
   }
   while (!CancelRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   for (auto& t : runners) t.join();

@@ -48,7 +48,7 @@ void Nap(std::chrono::milliseconds d) {
 }  // namespace
 
 int WorkerLoop(state::StateStore& store, const MigrateArgs& a, bool once, int poll_ms,
-               WorkerMetrics* metrics, std::mutex* out_mu, LiveRuns* live) {
+               WorkerMetrics* metrics, std::mutex* out_mu) {
   // A job whose run failed (its stores do not open, say) is tried again
   // later, not in a tight loop; the others go on meanwhile.
   std::map<std::string, Clock::time_point> not_before;
@@ -88,10 +88,8 @@ int WorkerLoop(state::StateStore& store, const MigrateArgs& a, bool once, int po
     if (metrics) metrics->RunStarted(id);
     int code = RunInForeground(store, id, a, out_mu, [&](const migrate::Progress& p) {
       if (metrics) metrics->Progress(p);
-      if (live) live->Update(id, p);
     });
     if (metrics) metrics->RunEnded(code);
-    if (live) live->Ended(id);
     if (CancelRequested()) return 130;
     if (code == 1 && once) {
       errored = true;

@@ -100,6 +100,19 @@ std::string ProgressJson(const std::string& job, const migrate::Progress& p) {
   return Dump(j);
 }
 
+std::string LiveJson(const migrate::Progress& p) {
+  json j;
+  j["in_flight"] = p.in_flight;
+  j["circuits"] = p.circuits;
+  j["src_concurrency"] = p.src_limit;
+  j["dst_concurrency"] = p.dst_limit;
+  j["throttles"] = p.throttles;
+  j["retries"] = p.retries;
+  j["objects_per_s"] = p.objects_per_s;
+  j["bytes_per_s"] = p.bytes_per_s;
+  return Dump(j);
+}
+
 std::string EventJson(const std::string& job, const migrate::Event& e) {
   json j;
   j["job"] = job;

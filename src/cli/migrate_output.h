@@ -29,6 +29,10 @@ std::string SummaryJson(const state::JobRecord& job, const RunFigures& run);
 std::string JobJson(const state::JobRecord& job);
 std::string DeadLetterJson(const state::DeadLetter& d);
 std::string ProgressJson(const std::string& job, const migrate::Progress& p);
+// What a runner reports to the state store while it runs (state::JobLive):
+// circuits, the pacers' limits, throttles, retries, keys in flight, this
+// run's rates.
+std::string LiveJson(const migrate::Progress& p);
 std::string EventJson(const std::string& job, const migrate::Event& e);
 
 // verify's report: each difference, and the counts.

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/cancel.h"
+#include "base/unix_time.h"
 #include "cli/cli_util.h"
 #include "cli/migrate_args.h"
 #include "cli/migrate_output.h"
@@ -154,12 +155,20 @@ int RunInForeground(state::StateStore& store, const std::string& id, const Migra
   bool tty = ::isatty(STDERR_FILENO) && !a.quiet && !a.json && out_mu == nullptr;
   RunReporter reporter(id, a, mu, tty);
   o->progress_every = std::chrono::milliseconds(tty ? 250 : 1000);
+  state::MeteredStateStore metered(store);
+  // The runner's report for a control plane elsewhere (ferry server), at
+  // most every 2 s; best effort: a failed write only delays the next.
+  int64_t reported_ms = 0;
   o->on_progress = [&](const migrate::Progress& p) {
     reporter.OnProgress(p);
     if (also) also(p);
+    const int64_t now = NowUnixMs();
+    if (now - reported_ms >= 2000) {
+      reported_ms = now;
+      (void)metered.SetJobLive(id, {now, LiveJson(p)});
+    }
   };
   o->on_event = [&](const migrate::Event& e) { reporter.OnEvent(e); };
-  state::MeteredStateStore metered(store);
   auto r = migrate::RunJob(metered, id, *o);
   std::lock_guard<std::mutex> lock(mu);
   reporter.EndLine();

@@ -63,6 +63,14 @@ bool SameSecret(const std::string& a, const std::string& b) {
   return CRYPTO_memcmp(x.data(), y.data(), x.size()) == 0;
 }
 
+// A job's latest runner report, if there is one.
+const state::JobLive* LiveOf(const Result<std::map<std::string, state::JobLive>>& lives,
+                             const std::string& id) {
+  if (!lives.ok()) return nullptr;
+  auto it = lives->find(id);
+  return it == lives->end() ? nullptr : &it->second;
+}
+
 }  // namespace
 
 Result<migrate::JobSpec> SpecFromBody(const std::string& body) {
@@ -189,10 +197,11 @@ http::ApiResponse ServerApi::ListJobs(const std::string& query) {
     std::stable_sort(jobs->begin(), jobs->end(),
                      [](const auto& x, const auto& y) { return x.created_ms > y.created_ms; });
   }
+  auto lives = store_.ListJobLive();
   json out = json::array();
   for (const auto& j : *jobs) {
     if (q.count("state") && q.at("state") != state::ToString(j.state)) continue;
-    out.push_back(JobView(j));
+    out.push_back(JobView(j, LiveOf(lives, j.id)));
   }
   return Json(200, {{"jobs", out}});
 }
@@ -203,13 +212,14 @@ http::ApiResponse ServerApi::CreateJob(const std::string& body) {
   spec->pool = true;  // the workers (ferry worker, or this server's --run-jobs) run it
   auto job = migrate::CreateJob(store_, *spec, o_.open ? o_.open("") : OpenOptions{});
   if (!job.ok()) return Error(job.status());
-  return Json(201, JobView(*job));
+  return Json(201, JobView(*job, nullptr));
 }
 
 http::ApiResponse ServerApi::GetJob(const std::string& id) {
   auto job = store_.GetJob(id);
   if (!job.ok()) return Error(job.status());
-  json view = JobView(*job);
+  auto lives = store_.ListJobLive();
+  json view = JobView(*job, LiveOf(lives, id));
   json history = json::array();
   if (o_.sampler) {
     for (const auto& p : o_.sampler->rates().History(id))
@@ -219,17 +229,18 @@ http::ApiResponse ServerApi::GetJob(const std::string& id) {
   return Json(200, view);
 }
 
-json ServerApi::JobView(const state::JobRecord& job) const {
+json ServerApi::JobView(const state::JobRecord& job, const state::JobLive* live) const {
   json j = json::parse(JobJson(job));
   const JobRate rate = o_.sampler ? o_.sampler->rates().RateOf(job.id) : JobRate{};
   j["objects_per_s"] = rate.objects_per_s;
   j["bytes_per_s"] = rate.bytes_per_s;
   j["eta_seconds"] = rate.eta_s ? json(*rate.eta_s) : json(nullptr);
   if (job.state == state::JobState::kCompleted) j["eta_seconds"] = 0;
-  if (auto p = o_.live ? o_.live->Of(job.id) : std::nullopt) {
-    j["live"] = {{"in_flight", p->in_flight},       {"circuits", p->circuits},
-                 {"src_concurrency", p->src_limit}, {"dst_concurrency", p->dst_limit},
-                 {"throttles", p->throttles},       {"retries", p->retries}};
+  // A report older than this is a runner gone quiet (its lease will tell).
+  constexpr int64_t kFreshMs = 15'000;
+  if (live && job.state == state::JobState::kRunning && NowUnixMs() - live->at_ms < kFreshMs) {
+    json l = json::parse(live->json, nullptr, false);
+    if (l.is_object()) j["live"] = std::move(l);
   }
   return j;
 }

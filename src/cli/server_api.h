@@ -6,8 +6,8 @@
 //        {"src", "dst", "options": {FLAG: VALUE}} with `ferry migrate`'s flags
 //   GET  /v1/jobs[?all=true][&state=running]  the jobs, newest first
 //   GET  /v1/jobs/ID                          one job: counts, state, rates,
-//        ETA, its last hour, and its runner's circuits and pacing when it
-//        runs in this process
+//        ETA, its last hour, and, while it runs, what its runner last
+//        reported (circuits, pacing, retries: state::JobLive)
 //   POST /v1/jobs/ID/cancel                   cancel (its runner stops)
 //   POST /v1/jobs/ID/resume                   hand a stopped job back to the pool
 //   GET  /v1/jobs/ID/dlq                      its dead letters
@@ -35,7 +35,6 @@
 #include <vector>
 
 #include "cli/dashboard_sampler.h"
-#include "cli/live_runs.h"
 #include "cli/server_verify.h"
 #include "http/api_server.h"
 #include "state/metered_state_store.h"
@@ -47,9 +46,8 @@ struct ServerApiOptions {
   std::vector<std::string> tokens;  // empty: loopback clients only, no token
   size_t max_body = 64 * 1024;
   std::function<OpenOptions(const std::string& profile)> open;  // for cancel's cleanup
-  const LiveRuns* live = nullptr;             // this process's runners; may be null
-  const DashboardSampler* sampler = nullptr;  // rates, ETAs, charts; may be null
-  VerifyRuns* verify = nullptr;               // POST /v1/verify; null: 503
+  const DashboardSampler* sampler = nullptr;                    // rates, ETAs, charts; may be null
+  VerifyRuns* verify = nullptr;                                 // POST /v1/verify; null: 503
 };
 
 class ServerApi {
@@ -71,8 +69,9 @@ class ServerApi {
   http::ApiResponse GetJob(const std::string& id);
   http::ApiResponse Cancel(const std::string& id);
   http::ApiResponse Resume(const std::string& id);
-  // A job as the API shows it: JobJson with rates, ETA and live state.
-  nlohmann::json JobView(const state::JobRecord& job) const;
+  // A job as the API shows it: JobJson with rates, ETA and, while it runs,
+  // its runner's latest report (`live`, may be null).
+  nlohmann::json JobView(const state::JobRecord& job, const state::JobLive* live) const;
   http::ApiResponse DeadLetters(const std::string& id);
   http::ApiResponse RetryDeadLetters(const std::string& id);
   http::ApiResponse Route(const http::ServerRequest& r);

@@ -7,11 +7,14 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "base/test_temp_dir.h"
+#include "base/unix_time.h"
 #include "migrate/create.h"
 #include "migrate/job_spec.h"
 
@@ -59,7 +62,9 @@ class ServerApiTest : public ::testing::Test {
 
 TEST_F(ServerApiTest, JobsListedShownFilteredAndCancelled) {
   ServerApi api(*metered_, {});
-  const std::string a = NewJob(), b = NewJob();
+  const std::string a = NewJob();
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // "newest first" needs two times
+  const std::string b = NewJob();
   auto [s1, list] = Call(api, Req("GET", "/v1/jobs"));
   ASSERT_EQ(s1, 200) << list;
   ASSERT_EQ(list["jobs"].size(), 2u);
@@ -182,13 +187,11 @@ TEST_F(ServerApiTest, TheDashboardIsServedToWhoeverTheApiAnswers) {
   EXPECT_TRUE(overview["pool"].is_array()) << overview;
 }
 
-TEST_F(ServerApiTest, AJobShowsItsRatesEtaAndItsRunnersLiveState) {
+TEST_F(ServerApiTest, AJobShowsItsRatesEtaAndItsRunnersLatestReport) {
   auto sampler = DashboardSampler::Make(*metered_, {});
   ASSERT_TRUE(sampler.ok());
-  LiveRuns live;
   ServerApiOptions o;
   o.sampler = sampler->get();
-  o.live = &live;
   ServerApi api(*metered_, o);
   const std::string id = NewJob();
   ASSERT_TRUE(store_->SetJobState(id, state::JobState::kRunning, 1, 0, false).ok());
@@ -200,18 +203,21 @@ TEST_F(ServerApiTest, AJobShowsItsRatesEtaAndItsRunnersLiveState) {
   EXPECT_TRUE(before["eta_seconds"].is_null()) << before;  // not listed yet
   EXPECT_TRUE(before["history"].is_array());
   EXPECT_FALSE(before.contains("live"));
-  migrate::Progress p;
-  p.circuits = "destination open";
-  p.src_limit = 16;
-  p.dst_limit = 4;
-  p.throttles = 7;
-  live.Update(id, p);
+  // A runner (in any process) reports through the state store.
+  ASSERT_TRUE(store_
+                  ->SetJobLive(id, {NowUnixMs(), R"({"circuits": "destination open", )"
+                                                 R"("dst_concurrency": 4, "throttles": 7})"})
+                  .ok());
   auto [s2, after] = Call(api, Req("GET", "/v1/jobs"));
   ASSERT_EQ(s2, 200);
   EXPECT_EQ(after["jobs"][0]["live"]["circuits"], "destination open") << after;
   EXPECT_EQ(after["jobs"][0]["live"]["dst_concurrency"], 4);
   EXPECT_EQ(after["jobs"][0]["live"]["throttles"], 7);
-  live.Ended(id);
+  // A report gone stale (the runner died), or a job no longer running: none shown.
+  ASSERT_TRUE(store_->SetJobLive(id, {NowUnixMs() - 60'000, "{}"}).ok());
+  EXPECT_FALSE(Call(api, Req("GET", "/v1/jobs/" + id)).second.contains("live"));
+  ASSERT_TRUE(store_->SetJobLive(id, {NowUnixMs(), "{}"}).ok());
+  ASSERT_TRUE(store_->SetJobState(id, state::JobState::kInterrupted, 2, 0, true).ok());
   EXPECT_FALSE(Call(api, Req("GET", "/v1/jobs/" + id)).second.contains("live"));
 }
 

@@ -14,7 +14,6 @@
 #include <string>
 
 #include "base/prom_text.h"
-#include "cli/live_runs.h"
 #include "cli/migrate_args.h"
 #include "migrate/runner.h"
 #include "state/metered_state_store.h"
@@ -50,9 +49,8 @@ void SampleJobObjects(PromText& t, const std::string& job, const state::JobCount
 // the runnable pool jobs of `store`, oldest first, each with
 // RunInForeground's reporting (lines whole under `out_mu` when several
 // loops share a process), until interrupted (130) or, with `once`, until
-// none is left (0; 1 when a run failed). Each run's progress goes to
-// `metrics` and `live`; they and `out_mu` may be null.
+// none is left (0; 1 when a run failed). `metrics` and `out_mu` may be null.
 int WorkerLoop(state::StateStore& store, const MigrateArgs& a, bool once, int poll_ms,
-               WorkerMetrics* metrics, std::mutex* out_mu, LiveRuns* live = nullptr);
+               WorkerMetrics* metrics, std::mutex* out_mu);
 
 }  // namespace ferry::cli

@@ -26,7 +26,7 @@ class MeteredStateStore : public StateStore {
     kRenewJob, kSetJobState, kGetShards, kCommitListPage, kSplitShard, kFallBackToFlatListing,
     kRequeueKeys, kClaim, kRenewLeases, kReleaseOwner, kFinish, kRetry, kRelease,
     kDeadLetterObject, kListDeadLetters, kRequeueDeadLetters, kSaveUpload, kAddPart, kGetUpload,
-    kDeleteUpload, kListUploads, kCountRows, kOps
+    kDeleteUpload, kListUploads, kCountRows, kSetJobLive, kListJobLive, kOps
   };
   static constexpr std::array<const char*, kOps> kOpNames = {
       "create_job", "get_job", "list_jobs", "archive_job", "list_archived_jobs", "restore_job",
@@ -34,7 +34,7 @@ class MeteredStateStore : public StateStore {
       "fall_back_to_flat_listing", "requeue_keys", "claim", "renew_leases", "release_owner",
       "finish", "retry", "release", "dead_letter_object", "list_dead_letters",
       "requeue_dead_letters", "save_upload", "add_part", "get_upload", "delete_upload",
-      "list_uploads", "count_rows"};
+      "list_uploads", "count_rows", "set_job_live", "list_job_live"};
   // clang-format on
 
  public:
@@ -161,6 +161,12 @@ class MeteredStateStore : public StateStore {
   }
   Result<int64_t> CountRows(const std::string& job) override {
     return Meter(kCountRows, [&] { return inner_.CountRows(job); });
+  }
+  Status SetJobLive(const std::string& job, const JobLive& live) override {
+    return Meter(kSetJobLive, [&] { return inner_.SetJobLive(job, live); });
+  }
+  Result<std::map<std::string, JobLive>> ListJobLive() override {
+    return Meter(kListJobLive, [&] { return inner_.ListJobLive(); });
   }
 
  private:

@@ -68,6 +68,11 @@ ALTER TABLE shards ADD COLUMN ranged BOOLEAN NOT NULL DEFAULT false,
   ADD COLUMN relist BOOLEAN NOT NULL DEFAULT false;
 )sql";
 
+// Version 5: what each running job's runner last reported (JobLive).
+constexpr const char* kV5 = R"sql(
+CREATE TABLE job_live(job TEXT COLLATE "C" PRIMARY KEY, at_ms BIGINT NOT NULL, live TEXT NOT NULL);
+)sql";
+
 Status NotOurs(const std::string& why) {
   return Status::Corruption("the PostgreSQL database is not a ferry state database (" + why +
                             "); refusing to touch it")
@@ -117,7 +122,8 @@ const std::vector<Migration>& Migrations() {
       {1, JobTableDdl(SqlDialect::kPostgres, false) + kV1Rest},
       {2, JobTableDdl(SqlDialect::kPostgres, true) + kV2Rest},
       {3, kV3},
-      {4, kV4}};
+      {4, kV4},
+      {5, kV5}};
   return all;
 }
 

@@ -22,7 +22,7 @@
 
 namespace ferry::state::pg {
 
-inline constexpr int kPgSchemaVersion = 4;
+inline constexpr int kPgSchemaVersion = 5;
 
 struct Migration {
   int version;      // 1, 2, ... in order

@@ -208,7 +208,8 @@ Status PgStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
     for (const char* sql :
          {"DELETE FROM dlq WHERE job = $1", "DELETE FROM objects WHERE job = $1",
           "DELETE FROM shards WHERE job = $1", "DELETE FROM uploads WHERE job = $1",
-          "DELETE FROM parts WHERE job = $1", "DELETE FROM jobs WHERE id = $1"}) {
+          "DELETE FROM parts WHERE job = $1", "DELETE FROM job_live WHERE job = $1",
+          "DELETE FROM jobs WHERE id = $1"}) {
       FERRY_RETURN_IF_ERROR(c.Exec(sql, {id}).status());
     }
     return Status::Ok();

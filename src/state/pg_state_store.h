@@ -103,6 +103,8 @@ class PgStateStore : public StateStore {
   Result<std::vector<std::pair<std::string, UploadRecord>>> ListUploads(
       const std::string& job) override;
   Result<int64_t> CountRows(const std::string& job) override;
+  Status SetJobLive(const std::string& job, const JobLive& live) override;
+  Result<std::map<std::string, JobLive>> ListJobLive() override;
 
  private:
   PgStateStore(std::string conninfo, std::unique_ptr<pg::Conn> first);

@@ -370,4 +370,24 @@ Result<int64_t> PgStateStore::CountRows(const std::string& job) {
   });
 }
 
+Status PgStateStore::SetJobLive(const std::string& job, const JobLive& live) {
+  return Run([&](Conn& c) -> Status {
+    return c
+        .Exec("INSERT INTO job_live(job, at_ms, live) "
+              "SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM jobs WHERE id = $1) "
+              "ON CONFLICT(job) DO UPDATE SET at_ms = excluded.at_ms, live = excluded.live",
+              {job, std::to_string(live.at_ms), live.json})
+        .status();
+  });
+}
+
+Result<std::map<std::string, JobLive>> PgStateStore::ListJobLive() {
+  return Run([&](Conn& c) -> Result<std::map<std::string, JobLive>> {
+    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec("SELECT job, at_ms, live FROM job_live"));
+    std::map<std::string, JobLive> out;
+    for (int i = 0; i < r.size(); ++i) out[r.Text(i, 0)] = JobLive{r.Int(i, 1), r.Text(i, 2)};
+    return out;
+  });
+}
+
 }  // namespace ferry::state

@@ -5,7 +5,7 @@
 // collation, S3's order; a PostgreSQL port needs COLLATE "C"). Times are Unix
 // milliseconds; booleans are INTEGER 0/1.
 //
-//   meta(key PK, value)        ('app', 'ferry-state'), ('schema_version', '3').
+//   meta(key PK, value)        ('app', 'ferry-state'), ('schema_version', '4').
 //                              A database without this table is not ours.
 //   jobs(id PK, src, dst, spec, state, created_ms, started_ms, finished_ms,
 //        run_seconds, listing_done, runner, runner_until_ms,
@@ -36,6 +36,9 @@
 //   dlq(job, key, size, etag, last_modified_ms, reason, attempts, last_error,
 //       at_ms; PK(job, key))   The dead-letter queue (failed = its rows).
 //   uploads(job, key, upload_id, src_etag, part_size; PK(job, key))
+//   job_live(job PK, at_ms, live)
+//                              (version 4) A running job's latest report
+//                              (JobLive); removed when the job is archived.
 //   parts(job, key, number, etag, size; PK(job, key, number))
 //                              Multipart progress; removed with the key's
 //                              objects row by Finish and DeadLetterObject.
@@ -78,7 +81,7 @@ using sqlite::Stmt;
 using sqlite::Txn;
 
 constexpr const char* kApp = "ferry-state";
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 // Version 1: meta, the jobs table from job_table.h, then these (in that
 // order, which fixes the pages they take in a new file).
@@ -125,6 +128,11 @@ ALTER TABLE shards ADD COLUMN lower TEXT NOT NULL DEFAULT '';
 ALTER TABLE shards ADD COLUMN upper TEXT NOT NULL DEFAULT '';
 ALTER TABLE shards ADD COLUMN cursor TEXT NOT NULL DEFAULT '';
 ALTER TABLE shards ADD COLUMN relist INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+// Version 4: what each running job's runner last reported (JobLive).
+constexpr const char* kSchemaV4 = R"sql(
+CREATE TABLE job_live(job TEXT PRIMARY KEY, at_ms BIGINT NOT NULL, live TEXT NOT NULL);
 )sql";
 
 Status NotOurs(const std::string& path, const std::string& reason) {
@@ -192,6 +200,7 @@ std::string SchemaV2() { return JobTableDdl(SqlDialect::kSqlite, true) + kSchema
 Status Upgrade(Db& db, int version) {
   if (version < 2) FERRY_RETURN_IF_ERROR(db.Exec(SchemaV2()));
   if (version < 3) FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV3));
+  if (version < 4) FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV4));
   FERRY_ASSIGN_OR_RETURN(Stmt st, db.Prepare("UPDATE meta SET value = ? WHERE key = ?"));
   return st.Bind(std::to_string(kSchemaVersion), "schema_version").Run();
 }
@@ -221,6 +230,7 @@ Status InitOrVerify(Db& db) {
   FERRY_RETURN_IF_ERROR(db.Exec(SchemaV1()));
   FERRY_RETURN_IF_ERROR(db.Exec(SchemaV2()));
   FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV3));
+  FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV4));
   {
     FERRY_ASSIGN_OR_RETURN(Stmt st,
                            db.Prepare("INSERT INTO meta(key, value) VALUES(?, ?), (?, ?)"));
@@ -409,7 +419,7 @@ Status SqliteStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
     FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(*sql));
     FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
   }
-  for (const char* table : {"dlq", "objects", "shards", "uploads", "parts"}) {
+  for (const char* table : {"dlq", "objects", "shards", "uploads", "parts", "job_live"}) {
     FERRY_ASSIGN_OR_RETURN(
         Stmt st, db_->Prepare(std::string("DELETE FROM ") + table + " WHERE job = ?"));
     FERRY_RETURN_IF_ERROR(st.Bind(id).Run());

@@ -88,6 +88,8 @@ class SqliteStateStore : public StateStore {
   Result<std::vector<std::pair<std::string, UploadRecord>>> ListUploads(
       const std::string& job) override;
   Result<int64_t> CountRows(const std::string& job) override;
+  Status SetJobLive(const std::string& job, const JobLive& live) override;
+  Result<std::map<std::string, JobLive>> ListJobLive() override;
 
  private:
   // Helpers that run inside the caller's transaction, under mu_.

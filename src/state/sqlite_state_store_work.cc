@@ -421,4 +421,26 @@ Result<int64_t> SqliteStateStore::CountRows(const std::string& job) {
   return row ? st.Int(0) : 0;
 }
 
+Status SqliteStateStore::SetJobLive(const std::string& job, const JobLive& live) {
+  std::lock_guard lock(mu_);
+  FERRY_ASSIGN_OR_RETURN(
+      Stmt st, db_->Prepare("INSERT INTO job_live(job, at_ms, live) "
+                            "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM jobs WHERE id = ?) "
+                            "ON CONFLICT(job) DO UPDATE SET at_ms = excluded.at_ms, "
+                            "live = excluded.live"));
+  return st.Bind(job, live.at_ms, live.json, job).Run();
+}
+
+Result<std::map<std::string, JobLive>> SqliteStateStore::ListJobLive() {
+  std::lock_guard lock(mu_);
+  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare("SELECT job, at_ms, live FROM job_live"));
+  std::map<std::string, JobLive> out;
+  for (;;) {
+    FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    out[st.Text(0)] = JobLive{st.Int(1), st.Text(2)};
+  }
+  return out;
+}
+
 }  // namespace ferry::state

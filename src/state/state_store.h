@@ -31,6 +31,7 @@
 // milliseconds supplied by the caller (tests pass a fake clock).
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -85,6 +86,15 @@ struct JobRecord {
   JobCounters counters;
   bool archived = false;    // in the archive (ArchiveJob): finished, read-only
   int64_t archived_ms = 0;
+};
+
+// What a job's runner reports while it runs, for a control plane in
+// another process (`ferry server`'s job view): circuit states, the pacers'
+// limits, retries, throttles, keys in flight, as a JSON object. One per
+// job; the latest report wins; dropped when the job is archived.
+struct JobLive {
+  int64_t at_ms = 0;  // when it was reported
+  std::string json;
 };
 
 // One source listing to walk. Two kinds:
@@ -311,6 +321,12 @@ class StateStore {
   // Rows left in the per-object tables for the job (objects, uploads, parts,
   // dead letters), for tests and the benchmark's "rows left behind".
   virtual Result<int64_t> CountRows(const std::string& job) = 0;
+
+  // A running job's latest report (JobLive): replaces the last one; nothing
+  // is kept for a job not in the live tables (archived, or none).
+  virtual Status SetJobLive(const std::string& job, const JobLive& live) = 0;
+  // Every live job's latest report, by job id.
+  virtual Result<std::map<std::string, JobLive>> ListJobLive() = 0;
 };
 
 // For implementations: the argument checks every Claim makes (a non-empty

@@ -126,5 +126,28 @@ TEST_P(StateStoreConformanceTest, ArchivingAgainKeepsTheNewestDeadLetters) {
   EXPECT_EQ(Job("j").archived_ms, 6);
 }
 
+TEST_P(StateStoreConformanceTest, ARunnersLatestReportIsKeptUntilTheJobIsArchived) {
+  MakeJob("a", 1000);
+  MakeJob("b", 1000);
+  ASSERT_TRUE(store().SetJobLive("a", {2000, R"({"circuits":""})"}).ok());
+  ASSERT_TRUE(store().SetJobLive("a", {3000, R"({"circuits":"destination open"})"}).ok());
+  ASSERT_TRUE(store().SetJobLive("b", {2500, "{}"}).ok());
+  ASSERT_TRUE(store().SetJobLive("nosuch", {2500, "{}"}).ok()) << "a report of no job: dropped";
+  Reopen();
+  auto live = store().ListJobLive();
+  ASSERT_TRUE(live.ok()) << live.status().ToString();
+  ASSERT_EQ(live->size(), 2u);
+  EXPECT_EQ(live->at("a").at_ms, 3000);  // the latest wins
+  EXPECT_EQ(live->at("a").json, R"({"circuits":"destination open"})");
+  EXPECT_EQ(live->at("b").at_ms, 2500);
+  ASSERT_TRUE(store().SetJobState("a", JobState::kCompleted, 4000, 1, true).ok());
+  ASSERT_TRUE(store().ArchiveJob("a", 5000).ok());
+  ASSERT_TRUE(store().SetJobLive("a", {6000, "{}"}).ok());  // a late report of an archived job
+  live = store().ListJobLive();
+  ASSERT_TRUE(live.ok());
+  EXPECT_EQ(live->size(), 1u);
+  EXPECT_EQ(live->count("a"), 0u);
+}
+
 }  // namespace
 }  // namespace ferry::state
