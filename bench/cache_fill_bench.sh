@@ -52,7 +52,7 @@ fill() {  # fill MIN MAX: ns/B and bytes encoded over a cold fill of that size c
   local secs bytes
   secs=$(metric "$port" ferry_cache_encode_cpu_seconds_total)
   bytes=$(metric "$port" ferry_cache_encode_bytes_total)
-  awk -v s="$secs" -v b="$bytes" 'BEGIN { printf "%.3f %d\n", b > 0 ? s * 1e9 / b : 0, b }'
+  awk -v s="$secs" -v b="$bytes" 'BEGIN { printf "%.3f %d\n", (b > 0 ? s * 1e9 / b : 0), b }'
   kill "$pid"
   wait "$pid" 2>/dev/null || true
 }
