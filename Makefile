@@ -2,10 +2,11 @@
 # machine as root: they install what is missing, build, and run.
 BUILD_DIR ?= build
 ASAN_DIR ?= build-asan
+TSAN_DIR ?= build-tsan
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build test test-slow test-all test-fast sanitize demo bench deb clean format
+.PHONY: all setup build test test-slow test-all test-fast sanitize tsan demo bench deb clean format
 
 all: build
 
@@ -40,6 +41,19 @@ sanitize: setup
 	cmake --build $(ASAN_DIR) -j$(JOBS)
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j$(JOBS) -LE bench --timeout 900
 
+# ThreadSanitizer: the unit tests, and the integration tests whose daemons
+# and runners are the most threaded (scripts/tsan_tests.txt), with every
+# ferry process they start built with -fsanitize=thread; a race fails the
+# test (exit 66). Suppressions (scripts/tsan.supp) are only for libraries'
+# known false positives, each with its reason.
+TSAN_ENV = TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$(CURDIR)/scripts/tsan.supp"
+tsan: setup
+	cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFERRY_TSAN=ON
+	cmake --build $(TSAN_DIR) -j$(JOBS)
+	cd $(TSAN_DIR) && $(TSAN_ENV) ctest --output-on-failure -j$(JOBS) --timeout 900 -L unit
+	cd $(TSAN_DIR) && $(TSAN_ENV) ctest --output-on-failure -j$(JOBS) --timeout 900 \
+	  -R "^($$(grep -v '^#' $(CURDIR)/scripts/tsan_tests.txt | paste -sd'|'))$$"
+
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)
 
@@ -54,4 +68,4 @@ format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)

@@ -19,7 +19,7 @@ TEST(SingleFlight, ConcurrentCallersShareOneRun) {
   std::atomic<int> runs{0};
   std::atomic<bool> release{false};
   std::vector<int> got(8, -1);
-  std::vector<bool> led(8, false);
+  std::vector<char> led(8, 0);  // not vector<bool>: its bits share words across threads
   std::vector<std::thread> threads;
   // The leader holds its work open until every follower waits on it.
   threads.emplace_back([&] {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -33,7 +34,7 @@ constexpr uint64_t kChunks = 64;
 class CountingSource : public ChunkSource {
  public:
   std::map<std::string, std::string> chunks;
-  int meet = 1;
+  std::atomic<int> meet{1};  // set by the test while the daemon's threads may fetch
   Result<std::string> Fetch(const std::string& hash, bool) override {
     {
       std::unique_lock lock(mu_);

@@ -30,9 +30,9 @@ class FakeSource : public ChunkSource {
  public:
   std::map<std::string, std::string> chunks;
   std::atomic<int> fetches{0};
-  std::vector<std::string> order;  // hashes in fetch order
-  bool hold = false;
-  bool fail = false;
+  std::vector<std::string> order;  // hashes in fetch order; guarded by mu_ (read with Order())
+  bool hold = false;               // guarded by mu_ once fetches run
+  std::atomic<bool> fail{false};
 
   Result<std::string> Fetch(const std::string& hash, bool) override {
     fetches++;
@@ -46,6 +46,10 @@ class FakeSource : public ChunkSource {
     if (it == chunks.end()) return Status(ErrorCode::kNotFound, "no chunk");
     return it->second;
   }
+  std::vector<std::string> Order() const {
+    std::lock_guard lock(mu_);
+    return order;
+  }
   void Release() {
     std::lock_guard lock(mu_);
     hold = false;
@@ -53,7 +57,7 @@ class FakeSource : public ChunkSource {
   }
 
  private:
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
 };
 
@@ -196,11 +200,12 @@ TEST_F(VolumeTest, BackgroundHydrationFollowsThePrefetchOrderThenTheRest) {
     ASSERT_TRUE(more.ok()) << more.status().ToString();
     if (!*more) break;
   }
-  ASSERT_EQ(source_.order.size(), 7u);
+  const std::vector<std::string> order = source_.Order();
+  ASSERT_EQ(order.size(), 7u);
   EXPECT_FALSE(v->PrefetchPending());
-  EXPECT_EQ(source_.order[0], manifest_.chunks[6]);
-  EXPECT_EQ(source_.order[1], manifest_.chunks[1]);
-  EXPECT_EQ(source_.order[2], manifest_.chunks[0]);
+  EXPECT_EQ(order[0], manifest_.chunks[6]);
+  EXPECT_EQ(order[1], manifest_.chunks[1]);
+  EXPECT_EQ(order[2], manifest_.chunks[0]);
   EXPECT_EQ(v->stats().background, 7u);
   EXPECT_EQ(ReadAll(*v), image_);
   EXPECT_EQ(source_.fetches, 7);
@@ -227,7 +232,7 @@ TEST_F(VolumeTest, PrefetchersFetchTheOrderSeveralAtOnceAndNothingElse) {
   EXPECT_FALSE(v->PrefetchPending());  // chunk 2 is left, but three are in flight
   EXPECT_FALSE(v->PrefetchDone());
   {
-    std::vector<std::string> first(source_.order.begin(), source_.order.end());
+    std::vector<std::string> first = source_.Order();
     std::sort(first.begin(), first.end());
     std::vector<std::string> want{manifest_.chunks[6], manifest_.chunks[1], manifest_.chunks[5]};
     std::sort(want.begin(), want.end());
