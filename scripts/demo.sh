@@ -93,6 +93,27 @@ diff -r -x '.*' "$TMP/tree" "$TMP/pool-tree" && echo "pool copy: identical trees
 # Finished jobs live in the archive: list shows the ones at work, --all all.
 "$FERRY" migrate --state "$STATE" list --all
 
+step "ferry server: the migration API and dashboard on the same state"
+"$FERRY" server --state "$STATE" --listen 127.0.0.1:0 --port-file "$TMP/api.port" --run-jobs 1 \
+  --sample-interval 1 >"$TMP/api.log" 2>&1 &
+API_PID=$!
+for _ in $(seq 1 50); do [ -s "$TMP/api.port" ] && break; sleep 0.1; done
+API="http://127.0.0.1:$(cat "$TMP/api.port")"
+JOB=$(curl -sf -XPOST "$API/v1/jobs" --data-binary "{\"src\": \"$TMP/tree\", \"dst\": \"$TMP/api-tree\"}" |
+  /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["job"])')
+echo "POST /v1/jobs made $JOB; the server's own runner (--run-jobs 1) runs it"
+for _ in $(seq 1 100); do
+  curl -sf "$API/v1/jobs/$JOB" | grep -q '"state":"completed"' && break
+  sleep 0.2
+done
+curl -sf "$API/v1/jobs/$JOB" | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+print("GET /v1/jobs/%s: %s, %d listed, %d transferred, %d bytes" % (j["job"], j["state"], j["listed"], j["transferred"], j["bytes"]))'
+curl -sf "$API/" | grep -o '<title>[^<]*</title>' | sed "s|^|dashboard at $API/: |"
+kill "$API_PID"
+wait "$API_PID" 2>/dev/null || true
+
 step "ferry cache serve: a caching proxy that keeps text zstd-compressed at rest"
 mkdir -p "$TMP/site"
 cp -r /usr/share/doc/python3.11/html/library "$TMP/site/" 2>/dev/null \
