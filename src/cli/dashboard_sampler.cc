@@ -70,18 +70,23 @@ void DashboardSampler::SampleNow(int64_t now_ms) {
   Trim(now_ms);
 }
 
-void DashboardSampler::SampleVolumes(int64_t now_ms) {
+std::string DashboardSampler::Get(const http::Endpoint& ep, const std::string& target,
+                                  std::string* body) const {
   http::Request r;
-  r.target = "/volumes";
-  auto resp = client_->Send(*volume_ep_, r, nullptr);
-  std::string error;
+  r.target = target;
+  auto resp = client_->Send(ep, r, nullptr);
+  if (!resp.ok()) return resp.status().message();
+  if (resp->status != 200) return "GET " + target + ": HTTP " + std::to_string(resp->status);
+  *body = std::move(resp->body);
+  return "";
+}
+
+void DashboardSampler::SampleVolumes(int64_t now_ms) {
+  std::string body;
+  std::string error = Get(*volume_ep_, "/volumes", &body);
   json list;
-  if (!resp.ok()) {
-    error = resp.status().message();
-  } else if (resp->status != 200) {
-    error = "GET /volumes: HTTP " + std::to_string(resp->status);
-  } else {
-    list = json::parse(resp->body, nullptr, false);
+  if (error.empty()) {
+    list = json::parse(body, nullptr, false);
     if (list.is_discarded() || !list.is_array()) error = "GET /volumes: not a JSON array";
   }
   std::lock_guard lock(mu_);
@@ -106,20 +111,12 @@ void DashboardSampler::SampleVolumes(int64_t now_ms) {
 }
 
 void DashboardSampler::SampleCache(int64_t now_ms) {
-  http::Request r;
-  r.target = cache_path_;
-  auto resp = client_->Send(*cache_ep_, r, nullptr);
-  std::string error;
-  if (!resp.ok()) {
-    error = resp.status().message();
-  } else if (resp->status != 200) {
-    error = "GET " + cache_path_ + ": HTTP " + std::to_string(resp->status);
-  }
+  std::string body;
+  std::string error = Get(*cache_ep_, cache_path_, &body);
   std::vector<PromSample> m;
   if (error.empty()) {
-    m = ParsePromText(resp->body);
-    if (PromSum(m, "ferry_cache_requests_total") == 0 && m.empty())
-      error = "no metrics in the answer";
+    m = ParsePromText(body);
+    if (m.empty()) error = "no metrics in the answer";
   }
   std::lock_guard lock(mu_);
   cache_error_ = error;
@@ -157,13 +154,16 @@ void DashboardSampler::Trim(int64_t now_ms) {
   }
 }
 
+json RatePointsJson(const std::vector<RatePoint>& points) {
+  json out = json::array();
+  for (const auto& p : points) out.push_back(json::array({p.t_ms, p.objects_per_s, p.bytes_per_s}));
+  return out;
+}
+
 std::string DashboardSampler::OverviewJson() const {
   json o;
   o["interval_s"] = static_cast<double>(s_.interval_ms) / 1000.0;
-  json pool = json::array();
-  for (const auto& p : rates_.Total())
-    pool.push_back(json::array({p.t_ms, p.objects_per_s, p.bytes_per_s}));
-  o["pool"] = std::move(pool);
+  o["pool"] = RatePointsJson(rates_.Total());
   std::lock_guard lock(mu_);
   if (volume_ep_) {
     json v;

@@ -34,6 +34,9 @@ struct DashboardSources {
   int64_t history_ms = 3'600'000;
 };
 
+// Chart points as the API sends them: [[t_ms, objects/s, bytes/s]...].
+nlohmann::json RatePointsJson(const std::vector<RatePoint>& points);
+
 class DashboardSampler {
  public:
   // Checks the sources' syntax (a one-line error for a bad URL).
@@ -56,6 +59,8 @@ class DashboardSampler {
 
  private:
   DashboardSampler(state::StateStore& store, DashboardSources s);
+  // GET `target` from `ep`: "" with its body, else why not (one line).
+  std::string Get(const http::Endpoint& ep, const std::string& target, std::string* body) const;
   void SampleVolumes(int64_t now_ms);
   void SampleCache(int64_t now_ms);
   void Trim(int64_t now_ms);

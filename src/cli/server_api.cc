@@ -220,12 +220,8 @@ http::ApiResponse ServerApi::GetJob(const std::string& id) {
   if (!job.ok()) return Error(job.status());
   auto lives = store_.ListJobLive();
   json view = JobView(*job, LiveOf(lives, id));
-  json history = json::array();
-  if (o_.sampler) {
-    for (const auto& p : o_.sampler->rates().History(id))
-      history.push_back(json::array({p.t_ms, p.objects_per_s, p.bytes_per_s}));
-  }
-  view["history"] = std::move(history);
+  view["history"] =
+      RatePointsJson(o_.sampler ? o_.sampler->rates().History(id) : std::vector<RatePoint>{});
   return Json(200, view);
 }
 
