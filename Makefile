@@ -6,7 +6,7 @@ TSAN_DIR ?= build-tsan
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build test test-slow test-all test-fast sanitize tsan demo bench deb clean format
+.PHONY: all setup build test test-slow test-all test-fast sanitize tsan fuzz demo bench deb clean format
 
 all: build
 
@@ -54,6 +54,14 @@ tsan: setup
 	cd $(TSAN_DIR) && $(TSAN_ENV) ctest --output-on-failure -j$(JOBS) --timeout 900 \
 	  -R "^($$(grep -v '^#' $(CURDIR)/scripts/tsan_tests.txt | paste -sd'|'))$$"
 
+# Every fuzz target built with clang, libFuzzer, ASan and UBSan, each run
+# open-ended for FUZZ_SECONDS (default 60), two at a time; prints each
+# one's executions, rate and coverage (scripts/fuzz.sh). The same targets'
+# seeded form runs in `make test` (label fuzz).
+FUZZ_DIR ?= build-fuzz
+fuzz: setup
+	@FUZZ_DIR=$(CURDIR)/$(FUZZ_DIR) JOBS=$(JOBS) scripts/fuzz.sh
+
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)
 
@@ -68,4 +76,4 @@ format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR)

@@ -43,9 +43,11 @@ CORPUS_PKGS=(python3.11-doc libjs-jquery libjs-bootstrap5 node-react-dom libjs-h
 # (ALPN h2 and http/1.1) in front of Varnish, which speaks no TLS itself;
 # its HTTP/2 load generator is h2load (nghttp2-client, above).
 TLS_BENCH_PKGS=(hitch)
+# `make fuzz` (scripts/fuzz.sh): clang with libFuzzer and the sanitizer runtimes.
+FUZZ_PKGS=(clang libclang-rt-14-dev)
 
 missing=()
-for p in "${BUILD_PKGS[@]}" "${PEER_PKGS[@]}" "${VM_PKGS[@]}" "${CORPUS_PKGS[@]}" "${TLS_BENCH_PKGS[@]}"; do
+for p in "${BUILD_PKGS[@]}" "${PEER_PKGS[@]}" "${VM_PKGS[@]}" "${CORPUS_PKGS[@]}" "${TLS_BENCH_PKGS[@]}" "${FUZZ_PKGS[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi

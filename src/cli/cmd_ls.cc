@@ -4,6 +4,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.h"
 #include "cli/cli_util.h"
 #include "cli/registry.h"
 
@@ -32,7 +33,7 @@ void PrintObject(const ObjectInfo& o, bool json, size_t cut) {
   if (json) {
     nlohmann::json j{{"key", o.key}, {"size", o.size}, {"etag", o.etag},
                      {"last_modified", FormatUtc(o.last_modified, "%Y-%m-%dT%H:%M:%SZ")}};
-    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", DumpJson(j).c_str());
   } else {
     std::printf("%s %10llu %s\n", FormatUtc(o.last_modified, "%Y-%m-%d %H:%M:%S").c_str(),
                 static_cast<unsigned long long>(o.size), o.key.substr(cut).c_str());
@@ -72,7 +73,7 @@ int RunLs(const LsArgs& a) {
     if (!page.ok()) return Fail(loc->text, page.status());
     for (const auto& p : page->common_prefixes) {
       if (a.json) {
-        std::printf("%s\n", nlohmann::json{{"prefix", p}}.dump().c_str());
+        std::printf("%s\n", DumpJson({{"prefix", p}}).c_str());
       } else {
         std::printf("%30s %s\n", "PRE", p.substr(cut).c_str());
       }

@@ -5,6 +5,7 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.h"
 #include "cli/cli_util.h"
 #include "cli/registry.h"
 #include "cli/volume_api.h"
@@ -31,7 +32,7 @@ Result<snapshot::Repository> OpenRepository(const std::string& repo, const Globa
 
 void PrintCreated(const SnapshotArgs& a, const std::string& name, const nlohmann::json& j) {
   if (a.json) {
-    std::printf("%s\n", j.dump().c_str());
+    std::printf("%s\n", DumpJson(j).c_str());
     return;
   }
   auto n = [&](const char* field) { return static_cast<unsigned long long>(j.value(field, uint64_t{0})); };
@@ -53,7 +54,7 @@ int RunCreateFromVolume(const SnapshotArgs& a) {
   if (!where.ok()) return Fail("snapshot create", where.status());
   auto api = VolumeApi::Connect(a.api);
   if (!api.ok()) return Fail("snapshot create", api.status());
-  auto answer = (*api)->Call("POST", "/volumes/" + a.volume + "/snapshots", nlohmann::json{{"to", to}}.dump());
+  auto answer = (*api)->Call("POST", "/volumes/" + a.volume + "/snapshots", DumpJson({{"to", to}}));
   const std::string poll = "/volumes/" + a.volume + "/snapshots/" + where->second;
   for (;;) {
     if (!answer.ok()) return Fail("snapshot create: the volume daemon at " + a.api, answer.status());
@@ -92,7 +93,7 @@ int RunCreate(const SnapshotArgs& a) {
                      {"chunks", st->chunks},           {"zero_chunks", st->zero_chunks},
                      {"uploaded_chunks", st->uploaded_chunks}, {"present_chunks", st->present_chunks},
                      {"uploaded_bytes", st->uploaded_bytes}};
-    std::printf("%s\n", j.dump().c_str());
+    std::printf("%s\n", DumpJson(j).c_str());
   } else {
     std::printf("snapshot %s: %s in %llu chunks (%llu zero, %llu already stored, %llu new: %s uploaded)\n",
                 where->second.c_str(), HumanBytes(st->image_size).c_str(),
@@ -125,7 +126,7 @@ int RunLs(const SnapshotArgs& a) {
     }
     nlohmann::json j = Summary(*m);
     if (a.json) {
-      std::printf("%s\n", j.dump().c_str());
+      std::printf("%s\n", DumpJson(j).c_str());
     } else {
       std::printf("%-32s %10s  %6llu chunks of %s  %s\n", name.c_str(), HumanBytes(m->image_size).c_str(),
                   static_cast<unsigned long long>(m->chunks.size()), HumanBytes(m->chunk_size).c_str(),
@@ -144,9 +145,9 @@ int RunInfo(const SnapshotArgs& a) {
   if (!m.ok()) return Fail("snapshot info", m.status());
   nlohmann::json j = Summary(*m);
   if (a.json) {
-    std::printf("%s\n", j.dump().c_str());
+    std::printf("%s\n", DumpJson(j).c_str());
   } else {
-    for (auto it = j.begin(); it != j.end(); ++it) std::printf("%-12s %s\n", it.key().c_str(), it.value().dump().c_str());
+    for (auto it = j.begin(); it != j.end(); ++it) std::printf("%-12s %s\n", it.key().c_str(), DumpJson(it.value()).c_str());
   }
   return 0;
 }

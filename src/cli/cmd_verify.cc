@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.h"
 #include "base/unix_time.h"
 #include "cli/cli_util.h"
 #include "cli/migrate_args.h"
@@ -159,7 +160,7 @@ std::string AfterRun::DeleteJson() const {
   } else {
     j = {{"deleted", 0}, {"skipped", prune_error.ok() ? prune_skipped : prune_error.ToString()}};
   }
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return DumpJson(j);
 }
 
 int AfterRun::ExitCode() const {

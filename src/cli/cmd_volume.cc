@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.h"
 #include "cli/cli_util.h"
 #include "cli/config_file.h"
 #include "cli/registry.h"
@@ -101,7 +102,7 @@ int Call(const VolumeArgs& a, const std::string& method, const std::string& path
     return 1;
   }
   if (a.json || j.is_discarded()) {
-    std::printf("%s\n", j.is_discarded() ? answer->body.c_str() : j.dump().c_str());
+    std::printf("%s\n", j.is_discarded() ? answer->body.c_str() : DumpJson(j).c_str());
   } else {
     print(j);
   }
@@ -201,7 +202,7 @@ void AddVolumeCommand(CLI::App& app, int* exit_code) {
       }
       body["size"] = *s;
     }
-    *exit_code = Call(*a, "POST", "/volumes", body.dump(), [](const nlohmann::json& j) {
+    *exit_code = Call(*a, "POST", "/volumes", DumpJson(body), [](const nlohmann::json& j) {
       for (const auto& v : j) {
         std::printf("%s  pool %s\n", v["name"].get<std::string>().c_str(), v["pool"].get<std::string>().c_str());
       }
@@ -222,7 +223,7 @@ void AddVolumeCommand(CLI::App& app, int* exit_code) {
   status->callback([a, exit_code] {
     *exit_code = Call(*a, "GET", "/volumes/" + a->name, "", [](const nlohmann::json& v) {
       for (auto it = v.begin(); it != v.end(); ++it) {
-        std::printf("%-14s %s\n", it.key().c_str(), it.value().dump().c_str());
+        std::printf("%-14s %s\n", it.key().c_str(), DumpJson(it.value()).c_str());
       }
     });
   });

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "base/json_text.h"
 #include "base/prom_parse.h"
 #include "base/unix_time.h"
 #include "http/client.h"
@@ -180,7 +181,7 @@ std::string DashboardSampler::OverviewJson() const {
     c["history"] = json(cache_points_);
     o["cache"] = std::move(c);
   }
-  return o.dump();
+  return DumpJson(o);
 }
 
 }  // namespace ferry::cli

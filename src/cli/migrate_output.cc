@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.h"
 #include "base/unix_time.h"
 #include "cli/cli_util.h"
 
@@ -25,7 +26,7 @@ std::string Time(int64_t ms) { return ms <= 0 ? "-" : Rfc3339Utc(ms); }
 json Str(const std::string& s) { return json(s); }
 
 std::string Dump(const json& j) {
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return DumpJson(j);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/json_text.h"
 #include "base/cancel.h"
 #include "cli/cli_util.h"
 #include "cli/migrate_args.h"
@@ -25,7 +26,7 @@ void PrintPart(const migrate::JobSpec& part, const std::string& id, bool json) {
     nlohmann::json j = {{"event", "job"}, {"job", id}, {"src", part.src}};
     if (!part.range_after.empty()) j["after"] = part.range_after;
     if (!part.range_upper.empty()) j["upper"] = part.range_upper;
-    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", DumpJson(j).c_str());
   } else {
     std::printf("job %s %s\n", id.c_str(), migrate::DescribePart(part).c_str());
   }

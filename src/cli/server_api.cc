@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.h"
 #include "base/prom_text.h"
 #include "base/unix_time.h"
 #include "cli/dashboard_assets.h"
@@ -24,7 +25,7 @@ namespace {
 using json = nlohmann::json;
 
 http::ApiResponse Json(int status, const json& j) {
-  return {status, "application/json", j.dump() + "\n"};
+  return {status, "application/json", DumpJson(j) + "\n"};
 }
 
 http::ApiResponse Error(int status, std::string_view code, const std::string& message) {

@@ -1,5 +1,7 @@
 #include "http/api_server.h"
 
+#include <spdlog/spdlog.h>
+
 #include "http/server.h"
 
 namespace ferry::http {
@@ -7,8 +9,16 @@ namespace ferry::http {
 class ApiServer::Adapter : public http::Handler {
  public:
   explicit Adapter(ApiHandler handler) : handler_(std::move(handler)) {}
+  // A handler that throws (a bug: handlers return errors as values) costs
+  // that request a 500, not the process.
   http::ServerResponse Handle(const http::ServerRequest& req) override {
-    ApiResponse a = handler_(req);
+    ApiResponse a;
+    try {
+      a = handler_(req);
+    } catch (const std::exception& e) {
+      spdlog::error("api: {} {}: internal error: {}", req.method, req.target.substr(0, req.target.find('?')), e.what());
+      a = ApiResponse{500, "application/json", "{\"error\": \"internal error\"}\n"};
+    }
     http::ServerResponse r;
     r.status = a.status;
     r.headers.emplace_back("Content-Type", a.content_type);

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "base/unix_time.h"
+#include "base/utf8.h"
 #include "migrate/policy.h"
 #include "migrate/since_last.h"
 #include "store/location.h"
@@ -121,6 +122,19 @@ Status CheckNotInside(bool s3, const std::string& src_store, const std::string& 
 
 Result<state::JobRecord> CreateJob(state::StateStore& store, JobSpec spec,
                                    const OpenOptions& open) {
+  // The spec is kept as JSON text, which holds UTF-8 only: refuse what it
+  // could not keep as given rather than keep something else.
+  std::vector<std::pair<const char*, const std::string*>> texts = {
+      {"the source", &spec.src},           {"the destination", &spec.dst},
+      {"the prefix", &spec.filter_prefix}, {"the range", &spec.range_after},
+      {"the range", &spec.range_upper},    {"--since", &spec.since_job}};
+  for (const auto& g : spec.filter.include) texts.emplace_back("--include", &g);
+  for (const auto& g : spec.filter.exclude) texts.emplace_back("--exclude", &g);
+  for (const auto& [what, text] : texts) {
+    if (!IsValidUtf8(*text)) {
+      return Status::InvalidArgument(std::string(what) + " is not UTF-8 (a job keeps its paths and filters as JSON text)");
+    }
+  }
   FERRY_ASSIGN_OR_RETURN(Location src, ParseLocation(spec.src));
   FERRY_ASSIGN_OR_RETURN(Location dst, ParseLocation(spec.dst));
   for (const auto& g : spec.filter.include) FERRY_RETURN_IF_ERROR(ValidateGlob(g).WithContext("--include"));

@@ -1,3 +1,4 @@
+#include "base/json_text.h"
 #include "migrate/job_spec.h"
 
 #include <nlohmann/json.hpp>
@@ -59,7 +60,7 @@ std::string SpecToJson(const JobSpec& s) {
     j["delete"] = true;
     j["max_delete"] = s.max_delete;
   }
-  return j.dump();
+  return DumpJson(j);  // create.cc refuses text that is not UTF-8
 }
 
 Result<JobSpec> SpecFromJson(const std::string& text) {

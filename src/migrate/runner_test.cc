@@ -292,5 +292,24 @@ TEST_F(RunnerTest, ObjectsWhoseLeaseIsNearlyOverAreReleasedUnwritten) {
   ExpectSameTree(root_ + "/src", root_ + "/dst");
 }
 
+// A job's spec is JSON text: a path that is not UTF-8 (a directory named in
+// Latin-1) is refused with one line before anything is recorded, not kept
+// altered or thrown on.
+TEST_F(RunnerTest, PathsThatAreNotUtf8AreRefusedBeforeAnythingIsRecorded) {
+  fs::create_directories(root_ + "/caf\xe9");
+  JobSpec spec;
+  spec.src = root_ + "/caf\xe9";
+  spec.dst = root_ + "/out";
+  auto job = CreateJob(*store_, spec, OpenOptions{});
+  ASSERT_FALSE(job.ok());
+  EXPECT_EQ(job.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(job.status().message().find("the source is not UTF-8"), std::string::npos) << job.status().ToString();
+  spec.src = root_;
+  spec.filter.include = {"*.\xff"};
+  EXPECT_EQ(CreateJob(*store_, spec, OpenOptions{}).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(store_->ListJobs()->empty());
+  EXPECT_FALSE(fs::exists(root_ + "/out"));
+}
+
 }  // namespace
 }  // namespace ferry::migrate

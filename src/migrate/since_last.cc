@@ -1,3 +1,4 @@
+#include "base/json_text.h"
 #include "migrate/since_last.h"
 
 #include <nlohmann/json.hpp>
@@ -21,7 +22,7 @@ std::string JobScope(const JobSpec& s) {
   j["range_after"] = s.range_after;
   j["range_upper"] = s.range_upper;
   j["overwrite"] = ToString(s.overwrite);  // a `never` job may have kept stale copies
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return DumpJson(j);
 }
 
 Result<std::optional<state::JobRecord>> LastCompletedLike(state::StateStore& store,

@@ -163,6 +163,9 @@ Result<std::vector<PartInfo>> ParseListParts(std::string_view xml, bool* truncat
     if (name != "Part") continue;
     PartInfo p;
     p.number = child.get<int>("PartNumber", 0);
+    if (p.number < 1 || p.number > 10000) {
+      return Status::Corruption("ListParts: part number '" + Text(child, "PartNumber") + "' is not 1..10000");
+    }
     p.etag = Unquote(Text(child, "ETag"));
     p.size = child.get<uint64_t>("Size", 0);
     parts.push_back(std::move(p));

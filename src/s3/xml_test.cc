@@ -93,6 +93,21 @@ TEST(S3Xml, ListParts) {
   EXPECT_EQ(marker, 2);
 }
 
+// A broken server's part numbers (missing, 0, past 10000, not a number)
+// are refused, not used to place parts.
+TEST(S3Xml, ListPartsRefusesPartNumbersOutOfRange) {
+  for (const char* number : {"", "<PartNumber>0</PartNumber>", "<PartNumber>10001</PartNumber>",
+                             "<PartNumber>-3</PartNumber>", "<PartNumber>x</PartNumber>"}) {
+    bool truncated = false;
+    int marker = 0;
+    auto parts = ParseListParts(std::string("<ListPartsResult><Part>") + number +
+                                    "<ETag>\"e\"</ETag><Size>1</Size></Part></ListPartsResult>",
+                                &truncated, &marker);
+    ASSERT_FALSE(parts.ok()) << number;
+    EXPECT_EQ(parts.status().code(), ErrorCode::kCorruption) << number;
+  }
+}
+
 TEST(XmlTest, ListMultipartUploadsWithUrlEncodedKeysAndMarkers) {
   bool truncated = false;
   std::string key_marker, id_marker;

@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "base/json_text.h"
 #include "base/atomic_file.h"
 #include "base/cancel.h"
 #include "engine/rate_limiter.h"
@@ -29,6 +30,7 @@
 #include "volume/repository_source.h"
 #include "volume/snapshot_jobs.h"
 #include "volume/volume.h"
+#include "volume/daemon_requests.h"
 #include "volume/volume_dir.h"
 #include "volume/volume_snapshot.h"
 
@@ -57,10 +59,8 @@ struct Entry {
   ChunkCache* cache = nullptr;  // its repository's transfer cache
 };
 
-ApiResponse Json(int status, const json& j) { return {status, "application/json", j.dump() + "\n"}; }
+ApiResponse Json(int status, const json& j) { return {status, "application/json", DumpJson(j) + "\n"}; }
 ApiResponse Error(int status, const std::string& message) { return Json(status, {{"error", message}}); }
-
-bool ValidVolumeName(const std::string& n) { return snapshot::ValidSnapshotName(n); }
 
 class Daemon {
  public:
@@ -130,17 +130,16 @@ class Daemon {
           continue;
         }
         std::ifstream in(d.path() / "volume.json");
-        json j = json::parse(in, nullptr, false);
-        if (j.is_discarded() || !j.contains("name") || !j.contains("from")) {
-          spdlog::warn("volume: {}: volume.json is not a volume's description; skipped", d.path().string());
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        auto desc = DecodeVolumeDescription(text);
+        if (!desc.ok()) {
+          spdlog::warn("volume: {}: {}; skipped", d.path().string(), desc.status().message());
           continue;
         }
-        const std::string from = j["from"].get<std::string>();
-        auto& m = manifest_of(from);
-        auto st = m.ok() ? Attach(j["name"].get<std::string>(), from, j.value("size", uint64_t{0}), static_cast<int>(p),
-                                  d.path().string(), &*m)
+        auto& m = manifest_of(desc->from);
+        auto st = m.ok() ? Attach(desc->name, desc->from, desc->size, static_cast<int>(p), d.path().string(), &*m)
                          : m.status();
-        if (!st.ok()) spdlog::warn("volume {}: {}", j["name"].get<std::string>(), st.ToString());
+        if (!st.ok()) spdlog::warn("volume {}: {}", desc->name, st.ToString());
       }
     }
     return Status::Ok();
@@ -312,20 +311,12 @@ class Daemon {
   }
 
   ApiResponse Create(const std::string& body) {
-    json j = json::parse(body, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("name") || !j.contains("from") ||
-        !j["name"].is_string() || !j["from"].is_string()) {
-      return Error(400, "expected {\"name\": ..., \"from\": \"REPOSITORY/SNAPSHOT\", \"size\"?, \"count\"?}");
-    }
-    std::string base = j["name"], from = j["from"];
-    uint64_t size = j.value("size", uint64_t{0});
-    int count = j.value("count", 1);
-    if (count < 1 || count > 10000) return Error(400, "count must be 1..10000");
-    std::vector<std::string> names;
-    for (int i = 0; i < count; ++i) names.push_back(count == 1 ? base : base + "-" + std::to_string(i));
-    for (const auto& n : names) {
-      if (!ValidVolumeName(n)) return Error(400, "bad volume name '" + n + "'");
-    }
+    auto req = ParseCreateRequest(body);
+    if (!req.ok()) return Error(400, req.status().message());
+    const std::string& from = req->from;
+    const uint64_t size = req->size;
+    const std::vector<std::string>& names = req->names;
+    const int count = static_cast<int>(names.size());
     // The snapshot must exist and be sound before anything is made.
     auto where = snapshot::SplitSnapshotLocation(from);
     if (!where.ok()) return Error(400, where.status().message());
@@ -370,7 +361,7 @@ class Daemon {
       const int p = (*placed)[static_cast<size_t>(i)];
       const std::string& name = names[static_cast<size_t>(i)];
       const std::string dir = o_.pools[static_cast<size_t>(p)] + "/volumes/" + name;
-      Status st = MakeVolumeDir(dir, json{{"name", name}, {"from", from}, {"size", vsize}}.dump());
+      Status st = MakeVolumeDir(dir, EncodeVolumeDescription({name, from, vsize}));
       if (st.code() == ErrorCode::kAlreadyExists) return Error(409, name + ": " + st.message());
       if (st.ok()) st = Attach(name, from, vsize, p, dir, &*m);
       if (!st.ok()) {
@@ -448,11 +439,9 @@ class Daemon {
   // POST /volumes/NAME/snapshots {"to": "REPOSITORY/NEW"}: freezes the
   // volume now, answers 202 and uploads in the background (snapshot_jobs.h).
   ApiResponse Snapshot(const std::string& name, const std::string& body) {
-    json j = json::parse(body, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("to") || !j["to"].is_string()) {
-      return Error(400, "expected {\"to\": \"REPOSITORY/NAME\"}");
-    }
-    std::string to = j["to"];
+    auto parsed = ParseSnapshotRequest(body);
+    if (!parsed.ok()) return Error(400, parsed.status().message());
+    const std::string& to = *parsed;
     auto where = snapshot::SplitSnapshotLocation(to);
     if (!where.ok()) return Error(400, where.status().message());
     std::lock_guard snapshot_lock(snapshot_mu_);

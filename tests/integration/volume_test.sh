@@ -196,6 +196,17 @@ rc=0; vol create bad --from s3://bkt/snaps/broken 2>"$TMP/err" || rc=$?
 rc=0; vol create clone-3 --from s3://bkt/snaps/base 2>"$TMP/err" || rc=$?
 [ $rc != 0 ] && grep -q exists "$TMP/err" || fail "a second clone-3: $(cat "$TMP/err")"
 nbdinfo "nbd://127.0.0.1:$NBD/nosuch" >/dev/null 2>&1 && fail "an unknown export answered"
+# Bodies of the wrong types (which once threw out of the daemon's handler and
+# ended it) and bytes that are not UTF-8 get one-line 400s and 404s; the
+# daemon goes on.
+for body in '{"name": "t", "from": "s3://bkt/snaps/base", "size": "big"}' \
+            '{"name": "t", "from": "s3://bkt/snaps/base", "count": "2"}' '{"name": 1, "from": 2}' '[1]'; do
+  code=$(curl -s -o "$TMP/api.out" -w '%{http_code}' -XPOST "http://127.0.0.1:$API/volumes" -d "$body")
+  [ "$code" = 400 ] && json_field error <"$TMP/api.out" >/dev/null || fail "POST /volumes $body: $code $(cat "$TMP/api.out")"
+done
+code=$(curl -s -o "$TMP/api.out" -w '%{http_code}' "http://127.0.0.1:$API/volumes/caf$(printf '\xe9')")
+[ "$code" = 404 ] && json_field error <"$TMP/api.out" >/dev/null || fail "a non-UTF-8 name: $code $(cat "$TMP/api.out")"
+vol status clone-1 >/dev/null || fail "the daemon stopped answering after bad requests"
 vol rm clone-0 >/dev/null
 rc=0; vol status clone-0 2>/dev/null || rc=$?
 [ $rc != 0 ] || fail "removed volume still there"

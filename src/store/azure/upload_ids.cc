@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.h"
 #include "crypto/digest.h"
 
 namespace ferry::azure {
@@ -86,7 +87,7 @@ TimePoint NonceTime(std::string_view nonce) {
 std::string FormatUploadId(const UploadId& id) {
   nlohmann::json j = HeadersToJson(id.headers);
   if (j.empty()) return id.nonce;
-  return id.nonce + "." + ToBase64Url(j.dump());
+  return id.nonce + "." + ToBase64Url(DumpJson(j));
 }
 
 Result<UploadId> ParseUploadId(std::string_view text) {

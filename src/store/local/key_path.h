@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "base/utf8.h"
 
 namespace ferry::local {
 
@@ -51,8 +52,7 @@ inline constexpr std::string_view kContinuationMarker = "%+";
 // OK if `key` is a valid object key (see above).
 Status ValidateKey(std::string_view key);
 
-// True if `s` is well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF).
-bool IsValidUtf8(std::string_view s);
+using ferry::IsValidUtf8;  // base/utf8.h
 
 // The path components (one or more) that encode one key segment.
 std::vector<std::string> EncodeSegment(std::string_view segment);

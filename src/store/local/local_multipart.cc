@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.h"
 #include "store/local/key_path.h"
 #include "store/local/local_store.h"
 #include "store/local/object_io.h"
@@ -158,7 +159,7 @@ Result<std::string> LocalStore::CreateMultipart(std::string_view key, const PutO
   nlohmann::json manifest = {
       {"key", std::string(key)},
       {"headers", nlohmann::json::parse(local::SerializeHeaders(options.headers))}};
-  Status st = WriteFileAtomic(dir + "/" + kManifestName, manifest.dump(), {.sync = options_.sync, .temp_dir = {}});
+  Status st = WriteFileAtomic(dir + "/" + kManifestName, DumpJson(manifest), {.sync = options_.sync, .temp_dir = {}});
   if (!st.ok()) {
     local::RemoveTree(dir);
     return st.WithContext("create multipart upload of '" + std::string(key) + "'");

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.h"
 #include "store/local/fs_util.h"
 
 namespace ferry::local {
@@ -73,7 +74,7 @@ std::string SerializeMeta(const ObjectMeta& meta) {
             {"mtime_ns", meta.mtime_ns},
             {"headers", HeadersToJson(meta.headers)}};
   // Replace invalid UTF-8 rather than throw; headers are meant to be text.
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return DumpJson(j);
 }
 
 std::optional<ObjectMeta> ParseMeta(std::string_view text) {
@@ -106,7 +107,7 @@ bool MetaMatches(const ObjectMeta& meta, const struct stat& st) {
 }
 
 std::string SerializeHeaders(const ObjectHeaders& headers) {
-  return HeadersToJson(headers).dump(-1, ' ', false, json::error_handler_t::replace);
+  return DumpJson(HeadersToJson(headers));
 }
 
 std::optional<ObjectHeaders> ParseHeaders(std::string_view text) {

@@ -210,9 +210,12 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
       if (marker > 0) c.query.emplace_back("part-number-marker", std::to_string(marker));
       FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
       bool truncated = false;
+      const int before = marker;
       FERRY_ASSIGN_OR_RETURN(auto parts, s3::ParseListParts(r.body, &truncated, &marker));
       all.insert(all.end(), parts.begin(), parts.end());
       if (!truncated || marker == 0) return all;
+      // A server whose pages do not move on would be asked forever.
+      if (marker <= before) return Status::Corruption("ListParts: a truncated page whose marker does not advance");
     }
   }
 
@@ -227,7 +230,11 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
       if (!id_marker.empty()) c.query.emplace_back("upload-id-marker", id_marker);
       FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
       bool truncated = false;
+      const auto before = std::make_pair(key_marker, id_marker);
       FERRY_ASSIGN_OR_RETURN(auto page, s3::ParseListMultipartUploads(r.body, &truncated, &key_marker, &id_marker));
+      if (truncated && std::make_pair(key_marker, id_marker) == before) {
+        return Status::Corruption("ListMultipartUploads: a truncated page whose markers do not advance");
+      }
       for (auto& u : page) {
         if (u.key == key) all.push_back(std::move(u));  // not the longer keys sharing the prefix
       }
