@@ -70,6 +70,7 @@ struct NbdServer::Impl {
     net::ServerOptions n;
     n.listen = o.listen;
     n.flag = "--nbd";
+    n.reclaim_idle = false;  // a client between requests is a mounted disk
     n.io_threads = o.io_threads;
     n.worker_threads = o.worker_threads;
     n.handshake_timeout = o.client_timeout;

@@ -25,6 +25,7 @@
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -95,8 +96,13 @@ class Connection {
   // Half-closes the sending side (a clean end after the last answer).
   void ShutdownSend();
 
-  void SetIdle(bool idle) { idle_ = idle; }
-  bool idle() const { return idle_; }
+  // Any thread may read these (the server picks idle connections to
+  // reclaim from its accepting loop); only the session sets idle.
+  void SetIdle(bool idle) { idle_.store(idle, std::memory_order_relaxed); }
+  bool idle() const { return idle_.load(std::memory_order_relaxed); }
+  // Picks this connection to be closed to make room, once: true the first
+  // time (Server::Admit), false after.
+  bool TakeForReclaim() { return !reclaimed_.exchange(true); }
   // Set by Server::Stop: finish the answer in progress, then end.
   void Drain();
   bool draining() const { return draining_; }
@@ -132,7 +138,8 @@ class Connection {
   std::shared_ptr<Impl> impl_;
   std::string peer_;
   std::function<void()> on_drain_;
-  bool idle_ = false;
+  std::atomic<bool> idle_{false};
+  std::atomic<bool> reclaimed_{false};
   bool draining_ = false;
 };
 

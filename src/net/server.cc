@@ -191,16 +191,34 @@ struct Server::Impl {
     return Status::Ok();
   }
 
-  // Registers a session; false when over the limit or stopping.
+  // Registers a session; false when stopping, or at the limit with no idle
+  // connection to reclaim. A reclaimed one is closed on its own loop (if it
+  // is still idle by then); until it has left, the count may pass the limit
+  // by the reclaims under way.
   std::optional<uint64_t> Admit() {
     std::lock_guard lock(mu);
-    if (stopping || stats.open >= options.max_connections) {
+    if (stopping || (stats.open >= options.max_connections && !ReclaimIdleLocked())) {
       ++stats.rejected;
       return std::nullopt;
     }
     ++stats.accepted;
     ++stats.open;
     return next_id++;
+  }
+
+  // The longest-open idle connection (lowest id), closed to make room.
+  bool ReclaimIdleLocked() {
+    if (!options.reclaim_idle) return false;
+    for (auto& [id, weak] : live) {
+      auto c = weak.lock();
+      if (!c || !c->idle() || !c->TakeForReclaim()) continue;
+      ++stats.reclaimed;
+      asio::post(c->get_executor(), [c] {
+        if (c->idle()) c->Close();
+      });
+      return true;
+    }
+    return false;
   }
 
   void Leave(uint64_t id) {

@@ -40,6 +40,7 @@ namespace ferry::net {
 struct ServerStats {
   uint64_t accepted = 0;   // connections handed to a session
   uint64_t rejected = 0;   // closed at once: over max_connections, or a failed TLS handshake
+  uint64_t reclaimed = 0;  // idle connections closed to make room (ServerOptions::reclaim_idle)
   uint64_t open = 0;       // sessions running now
 };
 

@@ -48,9 +48,16 @@ struct ServerOptions {
   std::string tls_port_file;
   int io_threads = 1;       // event loops, one thread each
   int worker_threads = 4;   // for blocking calls (Server::Blocking)
-  // Connections open at once; one more is accepted and closed at once
-  // (counted as rejected), so the kernel's queue never holds it waiting.
+  // Connections open at once. At the limit a new connection takes the
+  // place of the longest-open idle one when `reclaim_idle` (one waiting for
+  // its first or next request: nginx reuses idle keep-alive connections the
+  // same way), so idle clients cannot lock others out; otherwise, or with
+  // none idle, it is accepted and closed at once (counted as rejected), so
+  // the kernel's queue never holds it waiting.
   size_t max_connections = 10'000;
+  // False for protocols whose idle clients are legitimate and long-lived
+  // (an NBD client between requests is a mounted disk).
+  bool reclaim_idle = true;
   // A TLS client must finish its handshake within this.
   std::chrono::milliseconds handshake_timeout{10'000};
   // Stop(): connections busy with a request get this long to finish it.

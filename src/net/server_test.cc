@@ -165,6 +165,7 @@ TEST(NetServer, ServesAUnixSocketClearsAStaleOneAndRefusesALiveOne) {
 TEST(NetServer, OverTheConnectionLimitOneMoreIsClosedAndTheOthersGoOn) {
   ServerOptions o;
   o.max_connections = 2;
+  o.reclaim_idle = false;
   Running r(o);
   ASSERT_TRUE(r.server->Start().ok());
   int a = ConnectTcp(r.server->port()), b = ConnectTcp(r.server->port());
@@ -182,6 +183,45 @@ TEST(NetServer, OverTheConnectionLimitOneMoreIsClosedAndTheOthersGoOn) {
   close(a);
   close(c);
   close(d);
+}
+
+// At the limit a new client takes the place of the longest-open idle
+// one, so idle connections cannot lock others out; a busy connection is
+// never taken, and with none idle the newcomer is closed at once.
+TEST(NetServer, AtTheLimitANewClientReclaimsTheOldestIdleConnection) {
+  std::promise<void> open_gate;
+  ServerOptions o;
+  o.max_connections = 2;
+  Running r(o);
+  r.echo.gate = open_gate.get_future().share();
+  ASSERT_TRUE(r.server->Start().ok());
+  int a = ConnectTcp(r.server->port());
+  EXPECT_EQ(Ask(a, "a"), "echo a");
+  int b = ConnectTcp(r.server->port());
+  EXPECT_EQ(Ask(b, "b"), "echo b");
+  int c = ConnectTcp(r.server->port());  // a and b idle: a, the older, goes
+  EXPECT_EQ(Ask(c, "c"), "echo c");
+  EXPECT_TRUE(Closed(a));
+  EXPECT_EQ(Ask(b, "b2"), "echo b2");
+  EXPECT_EQ(r.server->stats().reclaimed, 1u);
+  // b busy (its answer waits for the gate), c idle: d takes c's place.
+  ASSERT_EQ(write(b, "slow\n", 5), 5);
+  for (int i = 0; i < 100 && r.server->stats().open > 2; ++i) std::this_thread::sleep_for(10ms);
+  std::this_thread::sleep_for(50ms);  // b's line is read: b is busy
+  int d = ConnectTcp(r.server->port());
+  EXPECT_EQ(Ask(d, "d"), "echo d");
+  EXPECT_TRUE(Closed(c));
+  // b and d both busy: e finds nothing to reclaim.
+  ASSERT_EQ(write(d, "slow\n", 5), 5);
+  std::this_thread::sleep_for(50ms);
+  int e = ConnectTcp(r.server->port());
+  EXPECT_TRUE(Closed(e));
+  EXPECT_EQ(r.server->stats().rejected, 1u);
+  EXPECT_EQ(r.server->stats().reclaimed, 2u);
+  open_gate.set_value();
+  EXPECT_EQ(Ask(b, "x"), "echo slow done");  // the answer waiting, then x's
+  EXPECT_EQ(Ask(d, "y"), "echo slow done");
+  for (int fd : {a, b, c, d, e}) close(fd);
 }
 
 TEST(NetServer, ASilentClientIsCutAtItsDeadline) {
