@@ -6,7 +6,7 @@ TSAN_DIR ?= build-tsan
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build test test-slow test-all test-fast sanitize tsan fuzz demo bench deb clean format
+.PHONY: all setup build test test-slow test-all test-fast sanitize tsan fuzz chaos demo bench deb clean format
 
 all: build
 
@@ -61,6 +61,12 @@ tsan: setup
 FUZZ_DIR ?= build-fuzz
 fuzz: setup
 	@FUZZ_DIR=$(CURDIR)/$(FUZZ_DIR) JOBS=$(JOBS) scripts/fuzz.sh
+
+# Long faults, bounded (about 4 minutes): a migrate pool on PostgreSQL,
+# volumes and cache tiers through repeated kills and outages, each checked
+# for lost, doubled or corrupt data (scripts/chaos.sh, tests/chaos).
+chaos: build
+	@FERRY_BUILD=$(CURDIR)/$(BUILD_DIR) scripts/chaos.sh
 
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)

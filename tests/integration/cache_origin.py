@@ -196,7 +196,8 @@ class Server(ThreadingHTTPServer):
 
 
 if __name__ == "__main__":
-    srv = Server(("127.0.0.1", 0), Handler)
+    # argv: PORT_FILE [PORT] (a port to bind again after a restart)
+    srv = Server(("127.0.0.1", int(sys.argv[2]) if len(sys.argv) > 2 else 0), Handler)
     with open(sys.argv[1], "w") as f:
         f.write(str(srv.server_address[1]))
     srv.serve_forever()
