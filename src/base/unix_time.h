@@ -14,6 +14,19 @@ inline int64_t UnixMs(std::chrono::system_clock::time_point t) {
 
 inline int64_t NowUnixMs() { return UnixMs(std::chrono::system_clock::now()); }
 
+// A time in whole seconds as a system_clock time_point (nanoseconds here:
+// years 1678 to 2262), clamped to that range rather than overflowing: a
+// date a server sends from the year 2334 or 9999 becomes the latest time
+// there is, not undefined behaviour.
+inline std::chrono::system_clock::time_point ClampedTimePoint(std::chrono::sys_seconds t) {
+  using namespace std::chrono;
+  using Tp = system_clock::time_point;
+  constexpr auto kMax = duration_cast<seconds>(Tp::max().time_since_epoch()) - seconds(1);
+  constexpr auto kMin = duration_cast<seconds>(Tp::min().time_since_epoch()) + seconds(1);
+  const seconds since = t.time_since_epoch();
+  return Tp(duration_cast<Tp::duration>(since > kMax ? kMax : since < kMin ? kMin : since));
+}
+
 // RFC 3339 in UTC to the second, the milliseconds dropped:
 // "2023-11-14T22:13:20Z". How reports and manifests print a time.
 std::string Rfc3339Utc(int64_t unix_ms);

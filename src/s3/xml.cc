@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "base/unix_time.h"
 #include "s3/sigv4.h"
 #include "s3/xml_tree.h"
 
@@ -56,7 +57,10 @@ bool ParseIso8601(std::string_view s, TimePoint* out) {
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
   std::time_t t = timegm(&tm);
-  *out = std::chrono::system_clock::from_time_t(t) + std::chrono::milliseconds(frac_ms);
+  if (frac_ms < 0 || frac_ms > 999) frac_ms = 0;
+  using std::chrono::seconds;
+  *out = ClampedTimePoint(std::chrono::sys_seconds(seconds(t)));
+  if (*out < TimePoint::max() - seconds(2)) *out += std::chrono::milliseconds(frac_ms);
   return true;
 }
 

@@ -4,6 +4,9 @@
 
 #include <chrono>
 
+#include "http/client.h"
+#include "store/s3/s3_headers.h"
+
 namespace ferry::s3 {
 namespace {
 
@@ -91,6 +94,21 @@ TEST(S3Xml, ListParts) {
   EXPECT_EQ((*parts)[1].size, 6u);
   EXPECT_TRUE(truncated);
   EXPECT_EQ(marker, 2);
+}
+
+// Dates past what a nanosecond clock holds (after 2262) from a broken
+// server are clamped to the latest time there is, not overflowed (UBSan
+// found the overflow through s3_answers_fuzz).
+TEST(S3Xml, FarFutureDatesAreClampedNotOverflowed) {
+  TimePoint t;
+  ASSERT_TRUE(ParseIso8601("9999-12-31T23:59:59.999Z", &t));
+  EXPECT_GT(t, TimePoint() + std::chrono::hours(24 * 365 * 200));
+  ASSERT_TRUE(ParseIso8601("2024-01-02T03:04:05.678Z", &t));
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count(), 1704164645678);
+  http::Response r;
+  r.status = 200;
+  r.headers = {{"Last-Modified", "Tue, 02 Jan 2334 03:04:05 GMT"}};
+  EXPECT_GT(InfoFromHeaders("k", r).last_modified, TimePoint() + std::chrono::hours(24 * 365 * 200));
 }
 
 // A broken server's part numbers (missing, 0, past 10000, not a number)

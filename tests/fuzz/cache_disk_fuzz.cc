@@ -58,7 +58,8 @@ void CheckCodecs(std::string_view in) {
     Check(again.ok() && SameMeta(*again, *m), kName, "metadata changed through encode and decode");
   }
   if (auto e = DecodeEntry(in); e.ok()) {
-    auto again = DecodeEntry(EncodeEntry(e->meta, e->body));
+    const std::string encoded = EncodeEntry(e->meta, e->body);  // the decoded body points into it
+    auto again = DecodeEntry(encoded);
     Check(again.ok() && SameMeta(again->meta, e->meta) && again->body == e->body, kName,
           "an entry file changed through encode and decode");
   }

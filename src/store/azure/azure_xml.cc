@@ -3,6 +3,7 @@
 #include <boost/property_tree/ptree.hpp>
 #include <charconv>
 
+#include "base/unix_time.h"
 #include "crypto/digest.h"
 #include "http/date.h"
 #include "s3/sigv4.h"
@@ -56,7 +57,7 @@ Result<ObjectInfo> BlobOf(const pt::ptree& blob) {
   const pt::ptree& p = Child(blob, "Properties");
   FERRY_ASSIGN_OR_RETURN(info.size, Number(p, "Content-Length"));
   info.etag = s3::Unquote(Text(p, "Etag"));
-  if (auto t = http::ParseHttpDate(Text(p, "Last-Modified"))) info.last_modified = *t;
+  if (auto t = http::ParseHttpDate(Text(p, "Last-Modified"))) info.last_modified = ClampedTimePoint(*t);
   info.md5_hex = Md5HexFromBase64(Text(p, "Content-MD5"));
   info.headers.content_type = Text(p, "Content-Type");
   return info;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "base/unix_time.h"
 #include "http/date.h"
 #include "s3/xml.h"
 
@@ -52,7 +53,7 @@ ObjectInfo InfoFromAnswer(std::string_view key, const http::Response& r, bool* r
   std::optional<uint64_t> total = ContentRangeTotal(r.Get("content-range"));
   if (total) info.size = *total;
   if (ranged) *ranged = total.has_value();
-  if (auto t = http::ParseHttpDate(r.Get("last-modified"))) info.last_modified = *t;
+  if (auto t = http::ParseHttpDate(r.Get("last-modified"))) info.last_modified = ClampedTimePoint(*t);
   ObjectHeaders& h = info.headers;
   h.content_type = r.Get("content-type");
   h.content_encoding = r.Get("content-encoding");
