@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "base/json_text.h"
 #include "crypto/digest.h"
 
 namespace ferry::cache {
@@ -115,7 +116,7 @@ Result<DecodedEntry> DecodeEntry(std::string_view file) {
   DecodedEntry e;
   try {
     e.meta.key = Utf8ToLatin1(j.at("key").get<std::string>());
-    e.meta.status = j.at("status").get<int>();
+    e.meta.status = JsonInt<int>(j.at("status"));
     for (const auto& h : j.at("headers")) {
       e.meta.headers.emplace_back(Utf8ToLatin1(h.at(0).get<std::string>()),
                                   Utf8ToLatin1(h.at(1).get<std::string>()));
@@ -123,10 +124,10 @@ Result<DecodedEntry> DecodeEntry(std::string_view file) {
     std::string enc = j.at("encoding").get<std::string>();
     if (enc != "zstd" && enc != "identity") return Damaged("unknown encoding '" + enc + "'");
     e.meta.encoding = enc == "zstd" ? StoredEncoding::kZstd : StoredEncoding::kIdentity;
-    e.meta.logical_length = j.at("logical_length").get<uint64_t>();
-    e.meta.stored_length = j.at("stored_length").get<uint64_t>();
-    e.meta.request_time = j.at("request_time").get<int64_t>();
-    e.meta.response_time = j.at("response_time").get<int64_t>();
+    e.meta.logical_length = JsonInt<uint64_t>(j.at("logical_length"));
+    e.meta.stored_length = JsonInt<uint64_t>(j.at("stored_length"));
+    e.meta.request_time = JsonInt<int64_t>(j.at("request_time"));
+    e.meta.response_time = JsonInt<int64_t>(j.at("response_time"));
   } catch (const json::exception& ex) {
     return Damaged(std::string("metadata: ") + ex.what());
   } catch (const std::invalid_argument& ex) {

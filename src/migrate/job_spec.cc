@@ -1,7 +1,8 @@
-#include "base/json_text.h"
 #include "migrate/job_spec.h"
 
 #include <nlohmann/json.hpp>
+
+#include "base/json_text.h"
 
 namespace ferry::migrate {
 
@@ -72,24 +73,24 @@ Result<JobSpec> SpecFromJson(const std::string& text) {
     s.dst = j.at("dst").get<std::string>();
     s.src_profile = j.value("src_profile", "");
     s.dst_profile = j.value("dst_profile", "");
-    s.concurrency = j.value("concurrency", s.concurrency);
-    s.part_concurrency = j.value("part_concurrency", s.part_concurrency);
-    s.list_concurrency = j.value("list_concurrency", s.list_concurrency);
-    s.list_chunk = j.value("list_chunk", s.list_chunk);
+    s.concurrency = JsonIntOr(j, "concurrency", s.concurrency);
+    s.part_concurrency = JsonIntOr(j, "part_concurrency", s.part_concurrency);
+    s.list_concurrency = JsonIntOr(j, "list_concurrency", s.list_concurrency);
+    s.list_chunk = JsonIntOr(j, "list_chunk", s.list_chunk);
     s.filter.include = j.value("include", std::vector<std::string>{});
     s.filter.exclude = j.value("exclude", std::vector<std::string>{});
-    if (j.contains("min_size")) s.filter.min_size = j["min_size"].get<uint64_t>();
-    if (j.contains("max_size")) s.filter.max_size = j["max_size"].get<uint64_t>();
-    if (j.contains("newer_than_ms")) s.filter.newer_than_ms = j["newer_than_ms"].get<int64_t>();
-    if (j.contains("older_than_ms")) s.filter.older_than_ms = j["older_than_ms"].get<int64_t>();
+    if (j.contains("min_size")) s.filter.min_size = JsonInt<uint64_t>(j["min_size"]);
+    if (j.contains("max_size")) s.filter.max_size = JsonInt<uint64_t>(j["max_size"]);
+    if (j.contains("newer_than_ms")) s.filter.newer_than_ms = JsonInt<int64_t>(j["newer_than_ms"]);
+    if (j.contains("older_than_ms")) s.filter.older_than_ms = JsonInt<int64_t>(j["older_than_ms"]);
     auto ow = ParseOverwrite(j.value("overwrite", "changed"));
     if (!ow.ok()) return Status::Corruption("job spec: " + ow.status().message());
     s.overwrite = *ow;
-    s.multipart_threshold = j.value("multipart_threshold", s.multipart_threshold);
-    s.part_size = j.value("part_size", s.part_size);
+    s.multipart_threshold = JsonIntOr(j, "multipart_threshold", s.multipart_threshold);
+    s.part_size = JsonIntOr(j, "part_size", s.part_size);
     s.bwlimit = j.value("bwlimit", 0.0);
     s.tps_limit = j.value("tps_limit", 0.0);
-    s.max_attempts = j.value("max_attempts", s.max_attempts);
+    s.max_attempts = JsonIntOr(j, "max_attempts", s.max_attempts);
     s.dry_run = j.value("dry_run", false);
     s.server_side_copy = j.value("server_side_copy", true);
     s.dst_empty_at_start = j.value("dst_empty_at_start", false);
@@ -99,10 +100,10 @@ Result<JobSpec> SpecFromJson(const std::string& text) {
     s.range_after = j.value("range_after", "");
     s.range_upper = j.value("range_upper", "");
     s.list_by_prefixes = j.value("list_by_prefixes", false);
-    s.since_ms = j.value("since_ms", int64_t{0});
+    s.since_ms = JsonIntOr(j, "since_ms", int64_t{0});
     s.since_job = j.value("since_job", "");
     s.delete_extraneous = j.value("delete", false);
-    s.max_delete = j.value("max_delete", int64_t{0});
+    s.max_delete = JsonIntOr(j, "max_delete", int64_t{0});
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(std::string("job spec: ") + e.what());
   }

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "base/json_text.h"
 #include "crypto/digest.h"
 
 namespace ferry::snapshot {
@@ -64,11 +65,11 @@ Result<Manifest> DecodeManifest(std::string_view text) {
     }
     sum = j.at("sha256").get<std::string>();
     m.name = j.at("name").get<std::string>();
-    m.image_size = j.at("image_size").get<uint64_t>();
-    m.chunk_size = j.at("chunk_size").get<uint64_t>();
+    m.image_size = JsonInt<uint64_t>(j.at("image_size"));
+    m.chunk_size = JsonInt<uint64_t>(j.at("chunk_size"));
     m.created = j.at("created").get<std::string>();
     m.chunks = j.at("chunks").get<std::vector<std::string>>();
-    m.prefetch = j.at("prefetch").get<std::vector<uint32_t>>();
+    for (const auto& i : j.at("prefetch").get<std::vector<json>>()) m.prefetch.push_back(JsonInt<uint32_t>(i));
   } catch (const json::exception& e) {
     return Bad(std::string("missing or mistyped field (") + e.what() + ")");
   }

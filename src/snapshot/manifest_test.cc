@@ -63,6 +63,24 @@ TEST(ManifestTest, InconsistentContentsAreRefusedEvenWithAGoodChecksum) {
   EXPECT_TRUE(refused([](Manifest& m) { m.name = "../escape"; }));
 }
 
+// Numbers that are floats or out of range (UBSan found nlohmann casting
+// 4e+23 to uint64_t through snapshot_fuzz) are refused as damage.
+TEST(ManifestTest, NumbersThatAreNotIntegersInRangeAreRefused) {
+  const std::string good = EncodeManifest(Sample());
+  for (auto [from, to] : {std::pair{"\"image_size\": 12388", "\"image_size\": 4e+23"},
+                          {"\"chunk_size\": 4096", "\"chunk_size\": 4096.5"},
+                          {"\"prefetch\": [", "\"prefetch\": [-1, "},
+                          {"\"prefetch\": [", "\"prefetch\": [4294967296, "}}) {
+    std::string bad = good;
+    size_t at = bad.find(from);
+    ASSERT_NE(at, std::string::npos) << from << " in " << good;
+    bad.replace(at, std::string(from).size(), to);
+    auto d = DecodeManifest(bad);
+    ASSERT_FALSE(d.ok()) << to;
+    EXPECT_EQ(d.status().code(), ErrorCode::kCorruption) << to;
+  }
+}
+
 TEST(ManifestTest, Names) {
   EXPECT_TRUE(ValidSnapshotName("base-2026.12_03"));
   for (const char* bad : {"", ".hidden", "a/b", "a b", "..", "é"}) EXPECT_FALSE(ValidSnapshotName(bad)) << bad;
