@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 
@@ -56,7 +57,7 @@ class MemoryDevice : public BlockDevice {
     std::lock_guard lock(mu_);
     for (uint64_t at = offset; at < offset + len;) {
       uint64_t end = std::min(offset + len, (at / 4096 + 1) * 4096);
-      bool zero = bytes_.find_first_not_of('\0', at) >= end;
+      bool zero = std::all_of(bytes_.begin() + at, bytes_.begin() + end, [](char c) { return c == 0; });
       if (!out->empty() && out->back().zero == zero) {
         out->back().length += end - at;
       } else {
