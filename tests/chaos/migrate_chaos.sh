@@ -42,8 +42,8 @@ t0=$(date +%s)
 seed_source "$OBJECTS" 100 2048
 echo "chaos/migrate: $OBJECTS objects seeded in $(($(date +%s) - t0)) s; $WORKERS workers, $ROUNDS rounds, seed ${CHAOS_SEED:-1}"
 faults() { curl -sf -XPOST "$B_URL/_admin/faults" -d "$1" >/dev/null; }
-faults '{"latency_ms": 4}'
-"${M[@]}" s3://bkt s3://bkt --src-profile src --dst-profile dst --detach --json --concurrency 16 \
+faults '{"latency_ms": 15}'
+"${M[@]}" s3://bkt s3://bkt --src-profile src --dst-profile dst --detach --json --concurrency 8 \
   >"$TMP/job.json" || fail "--detach failed"
 JOB=$(json_field job <"$TMP/job.json")
 
@@ -85,16 +85,16 @@ for round in $(seq 1 "$ROUNDS"); do
       echo "round $round: PostgreSQL down for 2 s"
       ;;
     3)
-      faults '{"latency_ms": 4, "rules": [{"kind": "503", "op": "put", "probability": 0.3}]}'
+      faults '{"latency_ms": 15, "rules": [{"kind": "503", "op": "put", "probability": 0.3}]}'
       sleep 2
-      faults '{"latency_ms": 4}'
+      faults '{"latency_ms": 15}'
       bursts=$((bursts + 1))
       echo "round $round: 503 to 30% of PUTs for 2 s"
       ;;
     4)
-      faults '{"latency_ms": 4, "rules": [{"kind": "reset", "op": "put", "probability": 0.1}]}'
+      faults '{"latency_ms": 15, "rules": [{"kind": "reset", "op": "put", "probability": 0.1}]}'
       sleep 2
-      faults '{"latency_ms": 4}'
+      faults '{"latency_ms": 15}'
       resets=$((resets + 1))
       echo "round $round: 10% of PUTs reset mid-body for 2 s"
       ;;
