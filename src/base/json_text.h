@@ -7,9 +7,8 @@
 
 #include <cstdint>
 #include <limits>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace ferry {
 
@@ -31,10 +30,13 @@ T JsonInt(const nlohmann::json& v) {
     const int64_t i = v.get<int64_t>();
     fits = std::is_signed_v<T> ? i >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
                                      i <= static_cast<int64_t>(std::numeric_limits<T>::max())
-                               : i >= 0 && static_cast<uint64_t>(i) <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+                               : i >= 0 && static_cast<uint64_t>(i) <=
+                                               static_cast<uint64_t>(std::numeric_limits<T>::max());
   }
-  if (!fits) throw nlohmann::json::type_error::create(302, "not an integer in range: " + v.dump(), nullptr);
-  return v.is_number_unsigned() ? static_cast<T>(v.get<uint64_t>()) : static_cast<T>(v.get<int64_t>());
+  if (!fits)
+    throw nlohmann::json::type_error::create(302, "not an integer in range: " + v.dump(), nullptr);
+  return v.is_number_unsigned() ? static_cast<T>(v.get<uint64_t>())
+                                : static_cast<T>(v.get<int64_t>());
 }
 
 // j[key] as JsonInt<T> when present, else `fallback`.

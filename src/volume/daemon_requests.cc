@@ -10,7 +10,8 @@ using nlohmann::json;
 
 Result<CreateRequest> ParseCreateRequest(std::string_view body) {
   const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  const char* kShape = "expected {\"name\": ..., \"from\": \"REPOSITORY/SNAPSHOT\", \"size\"?, \"count\"?}";
+  const char* kShape =
+      "expected {\"name\": ..., \"from\": \"REPOSITORY/SNAPSHOT\", \"size\"?, \"count\"?}";
   if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument(kShape);
   auto name = j.find("name"), from = j.find("from"), size = j.find("size"), count = j.find("count");
   if (name == j.end() || from == j.end() || !name->is_string() || !from->is_string()) {
@@ -25,11 +26,13 @@ Result<CreateRequest> ParseCreateRequest(std::string_view body) {
   }
   uint64_t n = 1;
   if (count != j.end()) n = count->is_number_unsigned() ? count->get<uint64_t>() : 0;
-  if (n < 1 || n > kMaxCreateCount) return Status::InvalidArgument("count must be 1.." + std::to_string(kMaxCreateCount));
+  if (n < 1 || n > kMaxCreateCount)
+    return Status::InvalidArgument("count must be 1.." + std::to_string(kMaxCreateCount));
   const std::string base = name->get<std::string>();
   for (uint64_t i = 0; i < n; ++i) {
     r.names.push_back(n == 1 ? base : base + "-" + std::to_string(i));
-    if (!ValidVolumeName(r.names.back())) return Status::InvalidArgument("bad volume name '" + r.names.back() + "'");
+    if (!ValidVolumeName(r.names.back()))
+      return Status::InvalidArgument("bad volume name '" + r.names.back() + "'");
   }
   return r;
 }

@@ -16,8 +16,9 @@ namespace ferry::volume {
 // POST /volumes {"name", "from": "REPOSITORY/SNAPSHOT", "size"?, "count"?}.
 struct CreateRequest {
   std::string from;
-  uint64_t size = 0;               // 0: the snapshot's image size
-  std::vector<std::string> names;  // "name", or "name-0".."name-(count-1)"; each a valid volume name
+  uint64_t size = 0;  // 0: the snapshot's image size
+  std::vector<std::string>
+      names;  // "name", or "name-0".."name-(count-1)"; each a valid volume name
 };
 inline constexpr int kMaxCreateCount = 10000;
 Result<CreateRequest> ParseCreateRequest(std::string_view body);

@@ -13,7 +13,8 @@ TEST(DaemonRequestsTest, CreateNamesOneOrManyVolumes) {
   EXPECT_EQ(one->from, "/repo/base");
   EXPECT_EQ(one->size, 0u);
   EXPECT_EQ(one->names, std::vector<std::string>{"vm"});
-  auto many = ParseCreateRequest(R"({"name": "vm", "from": "s3://b/r/base", "size": 1048576, "count": 3})");
+  auto many =
+      ParseCreateRequest(R"({"name": "vm", "from": "s3://b/r/base", "size": 1048576, "count": 3})");
   ASSERT_TRUE(many.ok()) << many.status().ToString();
   EXPECT_EQ(many->size, 1048576u);
   EXPECT_EQ(many->names, (std::vector<std::string>{"vm-0", "vm-1", "vm-2"}));
@@ -22,14 +23,17 @@ TEST(DaemonRequestsTest, CreateNamesOneOrManyVolumes) {
 // Every malformed body is a one-line kInvalidArgument; those of the wrong
 // types used to throw out of the daemon's handler (nlohmann's value()).
 TEST(DaemonRequestsTest, MalformedCreatesAreOneLineErrorsNeverExceptions) {
-  for (const char* body : {
-           "", "[]", "not json", R"({"name": "vm"})", R"({"from": "/r/s"})", R"({"name": 7, "from": "/r/s"})",
-           R"({"name": "vm", "from": "/r/s", "size": "big"})", R"({"name": "vm", "from": "/r/s", "size": -1})",
-           R"({"name": "vm", "from": "/r/s", "size": 1.5})", R"({"name": "vm", "from": "/r/s", "count": "2"})",
-           R"({"name": "vm", "from": "/r/s", "count": 0})", R"({"name": "vm", "from": "/r/s", "count": 10001})",
-           R"({"name": "vm", "from": "/r/s", "count": 18446744073709551615})",
-           R"({"name": "vm", "from": "/r/s", "count": -2})", R"({"name": "../up", "from": "/r/s"})",
-           R"({"name": "", "from": "/r/s"})"}) {
+  for (const char* body :
+       {"", "[]", "not json", R"({"name": "vm"})", R"({"from": "/r/s"})",
+        R"({"name": 7, "from": "/r/s"})", R"({"name": "vm", "from": "/r/s", "size": "big"})",
+        R"({"name": "vm", "from": "/r/s", "size": -1})",
+        R"({"name": "vm", "from": "/r/s", "size": 1.5})",
+        R"({"name": "vm", "from": "/r/s", "count": "2"})",
+        R"({"name": "vm", "from": "/r/s", "count": 0})",
+        R"({"name": "vm", "from": "/r/s", "count": 10001})",
+        R"({"name": "vm", "from": "/r/s", "count": 18446744073709551615})",
+        R"({"name": "vm", "from": "/r/s", "count": -2})", R"({"name": "../up", "from": "/r/s"})",
+        R"({"name": "", "from": "/r/s"})"}) {
     auto r = ParseCreateRequest(body);
     ASSERT_FALSE(r.ok()) << body;
     EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument) << body;
@@ -54,8 +58,10 @@ TEST(DaemonRequestsTest, VolumeDescriptionRoundTripsAndDamageIsCorruption) {
   EXPECT_EQ(back->from, d.from);
   EXPECT_EQ(back->size, d.size);
   EXPECT_EQ(DecodeVolumeDescription(R"({"name": "vm", "from": "/r/s"})")->size, 0u);
-  for (const char* text : {"", "{", "null", R"({"name": 1, "from": 2})", R"({"name": "vm", "from": "/r/s", "size": "x"})",
-                           R"({"name": "vm", "from": ["/r/s"]})", R"({"name": "a/b", "from": "/r/s"})"}) {
+  for (const char* text :
+       {"", "{", "null", R"({"name": 1, "from": 2})",
+        R"({"name": "vm", "from": "/r/s", "size": "x"})", R"({"name": "vm", "from": ["/r/s"]})",
+        R"({"name": "a/b", "from": "/r/s"})"}) {
     auto r = DecodeVolumeDescription(text);
     ASSERT_FALSE(r.ok()) << text;
     EXPECT_EQ(r.status().code(), ErrorCode::kCorruption) << text;

@@ -1,7 +1,6 @@
 #include "volume/volume_dir.h"
 
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
@@ -37,7 +36,8 @@ Status MakeVolumeDir(const std::string& dir, const std::string& description) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::exists(dir + "/volume.json", ec)) {
-    return Status(ErrorCode::kAlreadyExists, "a volume exists in " + dir + " (not attached; see the log)");
+    return Status(ErrorCode::kAlreadyExists,
+                  "a volume exists in " + dir + " (not attached; see the log)");
   }
   fs::remove_all(dir, ec);
   fs::create_directories(dir, ec);

@@ -34,9 +34,10 @@ void WriteFile(const std::string& path, std::string_view bytes) {
 }
 
 bool SameMeta(const EntryMeta& a, const EntryMeta& b) {
-  return a.key == b.key && a.status == b.status && a.headers == b.headers && a.encoding == b.encoding &&
-         a.logical_length == b.logical_length && a.stored_length == b.stored_length &&
-         a.request_time == b.request_time && a.response_time == b.response_time;
+  return a.key == b.key && a.status == b.status && a.headers == b.headers &&
+         a.encoding == b.encoding && a.logical_length == b.logical_length &&
+         a.stored_length == b.stored_length && a.request_time == b.request_time &&
+         a.response_time == b.response_time;
 }
 
 // Returns the record when the input is exactly one live record.
@@ -65,7 +66,8 @@ void CheckCodecs(std::string_view in) {
   }
   if (auto t = SeekTable::Decode(in); t.ok()) {
     auto again = SeekTable::Decode(t->Encode());
-    Check(again.ok() && again->size() == t->size() && again->logical_length() == t->logical_length() &&
+    Check(again.ok() && again->size() == t->size() &&
+              again->logical_length() == t->logical_length() &&
               again->stored_length() == t->stored_length(),
           kName, "a seek table changed through encode and decode");
   }
@@ -80,12 +82,15 @@ void CheckBigObject(const std::string& dir, std::string_view in) {
   const SeekTable& t = (*big)->table();
   for (size_t i = 0; i < t.size() && i < 8; ++i) {
     auto frame = (*big)->ReadFrame(i);
-    if (frame.ok()) Check(frame->size() == t.frame(i).logical, kName, "a frame of another length than its table's");
+    if (frame.ok())
+      Check(frame->size() == t.frame(i).logical, kName,
+            "a frame of another length than its table's");
   }
   (void)(*big)->ReadStored(0, 4096);
 }
 
-void CheckStore(const std::string& dir, std::string_view in, const std::optional<DecodedRecord>& only) {
+void CheckStore(const std::string& dir, std::string_view in,
+                const std::optional<DecodedRecord>& only) {
   const std::string root = dir + "/store";
   std::filesystem::remove_all(root);
   std::filesystem::create_directories(root + "/segments");
@@ -94,7 +99,8 @@ void CheckStore(const std::string& dir, std::string_view in, const std::optional
   std::string segment(in);
   if (segment.rfind("FERRY-SEGMENT-1\n", 0) != 0) {
     std::string header = "FERRY-SEGMENT-1\n";
-    header += std::string("\x01\0\0\0\0\0\0\0", 8) + std::string(8, '\0');  // sequence 1, little-endian
+    header +=
+        std::string("\x01\0\0\0\0\0\0\0", 8) + std::string(8, '\0');  // sequence 1, little-endian
     segment = header + segment;
   }
   WriteFile(root + "/segments/0000000000000001.seg", segment);
@@ -116,7 +122,8 @@ void CheckStore(const std::string& dir, std::string_view in, const std::optional
   m.logical_length = 10;
   Check((*store)->Put(m, "probe body").ok(), kName, "a put after open failed");
   auto probe = (*store)->Get("fuzz-probe");
-  Check(probe.ok() && probe->has_value() && (*probe)->body == "probe body", kName, "the probe is not read back");
+  Check(probe.ok() && probe->has_value() && (*probe)->body == "probe body", kName,
+        "the probe is not read back");
 }
 
 // With FERRY_FUZZ_WRITE_SEEDS=DIR: the seed corpus, files as the cache
@@ -137,16 +144,20 @@ void WriteSeeds(const std::string& out, const std::string& dir) {
   z.key = "zstd-entry";
   z.encoding = StoredEncoding::kZstd;
   z.logical_length = 24;
-  std::string coded = EncodeRecord(z, codec::ZstdCompress("hello world, hello world", 3).value()).value();
+  std::string coded =
+      EncodeRecord(z, codec::ZstdCompress("hello world, hello world", 3).value()).value();
   WriteFile(out + "/segment_two", coded + dead);
   WriteFile(out + "/segment_torn", record + coded.substr(0, coded.size() / 2));
   WriteFile(out + "/entry_file", EncodeEntry(m, "hello world"));
   WriteFile(out + "/meta", EncodeMeta(m));
-  auto writer = BigObjectWriter::Create(dir + "/seed-big", m, /*compress=*/true, 1, /*frame_size=*/8192).value();
+  auto writer =
+      BigObjectWriter::Create(dir + "/seed-big", m, /*compress=*/true, 1, /*frame_size=*/8192)
+          .value();
   std::string body;
   for (int i = 0; i < 4000; ++i) body += "line " + std::to_string(i) + "\n";
   m.logical_length = body.size();
-  Check(writer->Write(body).ok() && writer->Finish(false).ok(), kName, "the seed big object was not written");
+  Check(writer->Write(body).ok() && writer->Finish(false).ok(), kName,
+        "the seed big object was not written");
   std::ifstream big(dir + "/seed-big", std::ios::binary);
   WriteFile(out + "/big_object", std::string(std::istreambuf_iterator<char>(big), {}));
 }

@@ -62,31 +62,37 @@ http::ServerRequest ReadRequest(fuzz::InputReader& in) {
 void CheckApi(cli::ServerApi& api, const http::ServerRequest& req) {
   http::ApiResponse a = api.Handle(req);
   static const int kDocumented[] = {200, 201, 202, 204, 400, 401, 403, 404, 405, 409, 413, 503};
-  Check(std::find(std::begin(kDocumented), std::end(kDocumented), a.status) != std::end(kDocumented), kName,
-        "an answer with a status the API does not document");
+  Check(
+      std::find(std::begin(kDocumented), std::end(kDocumented), a.status) != std::end(kDocumented),
+      kName, "an answer with a status the API does not document");
   if (a.status >= 400) {
     auto j = nlohmann::json::parse(a.body, nullptr, false);
-    Check(!j.is_discarded() && j.is_object() && j.contains("error"), kName, "an error answer without a JSON error");
+    Check(!j.is_discarded() && j.is_object() && j.contains("error"), kName,
+          "an error answer without a JSON error");
   }
 }
 
 void CheckBodies(std::string_view body) {
   if (auto c = volume::ParseCreateRequest(body); c.ok()) {
-    Check(!c->names.empty() && c->names.size() <= volume::kMaxCreateCount, kName, "a create of no or too many volumes");
-    for (const auto& n : c->names) Check(volume::ValidVolumeName(n), kName, "an invalid volume name accepted");
+    Check(!c->names.empty() && c->names.size() <= volume::kMaxCreateCount, kName,
+          "a create of no or too many volumes");
+    for (const auto& n : c->names)
+      Check(volume::ValidVolumeName(n), kName, "an invalid volume name accepted");
   } else {
-    Check(c.status().code() == ErrorCode::kInvalidArgument, kName, "a bad create body of another class");
+    Check(c.status().code() == ErrorCode::kInvalidArgument, kName,
+          "a bad create body of another class");
   }
   (void)volume::ParseSnapshotRequest(body);
   if (auto d = volume::DecodeVolumeDescription(body); d.ok()) {
     auto again = volume::DecodeVolumeDescription(volume::EncodeVolumeDescription(*d));
-    Check(again.ok() && again->name == d->name && again->from == d->from && again->size == d->size, kName,
-          "a volume description changed through encode and decode");
+    Check(again.ok() && again->name == d->name && again->from == d->from && again->size == d->size,
+          kName, "a volume description changed through encode and decode");
   }
   if (auto spec = migrate::SpecFromJson(std::string(body)); spec.ok()) {
     const std::string once = migrate::SpecToJson(*spec);
     auto again = migrate::SpecFromJson(once);
-    Check(again.ok() && migrate::SpecToJson(*again) == once, kName, "a job spec changed through encode and decode");
+    Check(again.ok() && migrate::SpecToJson(*again) == once, kName,
+          "a job spec changed through encode and decode");
   }
   (void)cli::SpecFromBody(std::string(body));
 }

@@ -74,7 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           break;
       }
     }
-    Check(session.outstanding() <= limits.max_concurrent_streams, kName, "more work out than streams allowed");
+    Check(session.outstanding() <= limits.max_concurrent_streams, kName,
+          "more work out than streams allowed");
     std::string out;
     session.Send(&out, 1 << 20);
     sent += out;

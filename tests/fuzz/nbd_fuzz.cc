@@ -33,7 +33,8 @@ constexpr const char* kName = "nbd_fuzz";
 
 class MemoryDevice : public BlockDevice {
  public:
-  MemoryDevice(std::string bytes, bool read_only) : bytes_(std::move(bytes)), read_only_(read_only) {}
+  MemoryDevice(std::string bytes, bool read_only)
+      : bytes_(std::move(bytes)), read_only_(read_only) {}
   uint64_t size() const override { return bytes_.size(); }
   bool read_only() const override { return read_only_; }
   Status Read(uint64_t offset, uint64_t len, char* out) override {
@@ -47,7 +48,9 @@ class MemoryDevice : public BlockDevice {
     return Status::Ok();
   }
   Status Flush() override { return Status::Ok(); }
-  Status Trim(uint64_t offset, uint64_t len, bool fua) override { return WriteZeroes(offset, len, fua); }
+  Status Trim(uint64_t offset, uint64_t len, bool fua) override {
+    return WriteZeroes(offset, len, fua);
+  }
   Status WriteZeroes(uint64_t offset, uint64_t len, bool) override {
     std::lock_guard lock(mu_);
     std::memset(bytes_.data() + offset, 0, len);
@@ -58,7 +61,8 @@ class MemoryDevice : public BlockDevice {
     std::lock_guard lock(mu_);
     for (uint64_t at = offset; at < offset + len;) {
       uint64_t end = std::min(offset + len, (at / 4096 + 1) * 4096);
-      bool zero = std::all_of(bytes_.begin() + at, bytes_.begin() + end, [](char c) { return c == 0; });
+      bool zero =
+          std::all_of(bytes_.begin() + at, bytes_.begin() + end, [](char c) { return c == 0; });
       if (!out->empty() && out->back().zero == zero) {
         out->back().length += end - at;
       } else {
@@ -104,7 +108,8 @@ int Dial(uint16_t port) {
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   a.sin_port = htons(port);
-  Check(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0, kName, "the server refused a connection");
+  Check(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0, kName,
+        "the server refused a connection");
   timeval tv{10, 0};  // past this, the server hung on a closed client
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -115,14 +120,18 @@ void CheckStillServes(uint16_t port) {
   std::string error;
   auto c = TestClient::Connect(port, "ro", /*structured=*/false, &error);
   Check(c != nullptr, kName, "a well-behaved client cannot connect any more");
-  const std::string& known = [] () -> const std::string& { static const std::string k = KnownBytes(); return k; }();
+  const std::string& known = []() -> const std::string& {
+    static const std::string k = KnownBytes();
+    return k;
+  }();
   Request r;
   r.type = kCmdRead;
   r.handle = 7;
   r.length = static_cast<uint32_t>(known.size());
   TestClient::Reply reply;
   Check(c->Send(r) && c->Receive(&reply, r.length), kName, "a well-behaved read got no reply");
-  Check(reply.error == 0 && reply.handle == 7 && reply.payload == known, kName, "\"ro\" does not read back its bytes");
+  Check(reply.error == 0 && reply.handle == 7 && reply.payload == known, kName,
+        "\"ro\" does not read back its bytes");
 }
 
 }  // namespace
@@ -148,14 +157,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (n == 0) break;
     if (n < 0 && errno == ECONNRESET) break;
     if (n < 0) {  // 10 s without a byte or the end; slow (sanitizers, load) or stuck?
-      Check(++timeouts < 4, kName, "the server did not end a connection whose client had closed (40 s)");
+      Check(++timeouts < 4, kName,
+            "the server did not end a connection whose client had closed (40 s)");
       continue;
     }
     got.append(buf, static_cast<size_t>(n));
   }
   if (auto waited = std::chrono::steady_clock::now() - start; waited > std::chrono::seconds(5)) {
-    std::fprintf(stderr, "nbd_fuzz: a connection took %lld ms to end after its client closed (%zu bytes)\n",
-                 static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()),
+    std::fprintf(stderr,
+                 "nbd_fuzz: a connection took %lld ms to end after its client closed (%zu bytes)\n",
+                 static_cast<long long>(
+                     std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()),
                  got.size());
   }
   ::close(fd);

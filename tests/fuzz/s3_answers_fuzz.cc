@@ -75,10 +75,12 @@ void CheckListing(std::string_view body) {
   }
   auto again = s3::ParseListObjectsV2(ListingXml(*page));
   Check(again.ok(), kName, "a parsed listing written back does not parse");
-  Check(again->objects.size() == page->objects.size() && again->common_prefixes == page->common_prefixes,
+  Check(again->objects.size() == page->objects.size() &&
+            again->common_prefixes == page->common_prefixes,
         kName, "a listing written back lists other entries");
   for (size_t i = 0; i < page->objects.size(); ++i) {
-    Check(again->objects[i].key == page->objects[i].key, kName, "a key changed through XML escaping");
+    Check(again->objects[i].key == page->objects[i].key, kName,
+          "a key changed through XML escaping");
     Check(again->objects[i].size == page->objects[i].size, kName, "a size changed through XML");
   }
 }
@@ -107,7 +109,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool truncated = false;
   int next_part = 0;
   if (auto parts = s3::ParseListParts(r.body, &truncated, &next_part); parts.ok()) {
-    for (const auto& p : *parts) Check(p.number >= 1 && p.number <= 10000, kName, "a part number out of 1..10000");
+    for (const auto& p : *parts)
+      Check(p.number >= 1 && p.number <= 10000, kName, "a part number out of 1..10000");
   }
   std::string key_marker, upload_marker;
   (void)s3::ParseListMultipartUploads(r.body, &truncated, &key_marker, &upload_marker);

@@ -23,7 +23,8 @@ constexpr const char* kName = "snapshot_fuzz";
 void CheckManifest(std::string_view in) {
   auto m = snapshot::DecodeManifest(in);
   if (!m.ok()) {
-    Check(m.status().code() == ErrorCode::kCorruption, kName, "a manifest refused with a class other than corruption");
+    Check(m.status().code() == ErrorCode::kCorruption, kName,
+          "a manifest refused with a class other than corruption");
     return;
   }
   Check(m->chunk_size >= snapshot::kMinChunkSize && m->chunk_size <= snapshot::kMaxChunkSize &&
@@ -31,8 +32,9 @@ void CheckManifest(std::string_view in) {
         kName, "a chunk size out of the rules");
   Check(m->chunks.size() == m->ChunkCount(), kName, "a chunk list whose length is not the image's");
   for (const auto& c : m->chunks) {
-    Check(c.empty() || (c.size() == 64 && c.find_first_not_of("0123456789abcdef") == std::string::npos), kName,
-          "a chunk name that is not 64 lower-case hex digits");
+    Check(c.empty() ||
+              (c.size() == 64 && c.find_first_not_of("0123456789abcdef") == std::string::npos),
+          kName, "a chunk name that is not 64 lower-case hex digits");
   }
   std::vector<bool> seen(m->chunks.size());
   for (uint32_t i : m->prefetch) {
@@ -41,8 +43,9 @@ void CheckManifest(std::string_view in) {
   }
   auto again = snapshot::DecodeManifest(snapshot::EncodeManifest(*m));
   Check(again.ok(), kName, "a decoded manifest does not encode to a valid one");
-  Check(again->name == m->name && again->image_size == m->image_size && again->chunk_size == m->chunk_size &&
-            again->created == m->created && again->chunks == m->chunks && again->prefetch == m->prefetch,
+  Check(again->name == m->name && again->image_size == m->image_size &&
+            again->chunk_size == m->chunk_size && again->created == m->created &&
+            again->chunks == m->chunks && again->prefetch == m->prefetch,
         kName, "a manifest changed through encode and decode");
 }
 
@@ -57,11 +60,13 @@ void CheckBitmap(std::string_view in) {
   uint64_t chunks = 64;
   if (in.size() >= 16) {
     uint64_t n = 0;
-    for (int b = 0; b < 8; ++b) n |= static_cast<uint64_t>(static_cast<uint8_t>(in[8 + b])) << (8 * b);
+    for (int b = 0; b < 8; ++b)
+      n |= static_cast<uint64_t>(static_cast<uint8_t>(in[8 + b])) << (8 * b);
     if (n <= (1u << 20)) chunks = n;
   }
   bool created = false;
-  auto bm = volume::BitmapFile::Open(path, "FERRYBM1", chunks, [](uint64_t) { return false; }, {}, &created);
+  auto bm = volume::BitmapFile::Open(
+      path, "FERRYBM1", chunks, [](uint64_t) { return false; }, {}, &created);
   if (!bm.ok()) {
     Check(!in.empty(), kName, "an empty bitmap file was not created");
     return;
@@ -90,7 +95,8 @@ void WriteSeeds(const std::string& out) {
   m.image_size = (5ull << 20) + 512;
   m.chunk_size = 1 << 20;
   m.created = "2026-12-03T06:00:00Z";
-  for (uint64_t i = 0; i < m.ChunkCount(); ++i) m.chunks.push_back(i % 2 ? "" : std::string(64, "0123456789abcdef"[i]));
+  for (uint64_t i = 0; i < m.ChunkCount(); ++i)
+    m.chunks.push_back(i % 2 ? "" : std::string(64, "0123456789abcdef"[i]));
   m.prefetch = {4, 0, 2};
   write("manifest", snapshot::EncodeManifest(m));
   m.name = "tiny";
@@ -103,7 +109,8 @@ void WriteSeeds(const std::string& out) {
   for (auto [name, n] : {std::pair{"bitmap_64", 64}, {"bitmap_13", 13}}) {
     std::vector<bool> bits(static_cast<size_t>(n));
     for (size_t i = 0; i < bits.size(); i += 3) bits[i] = true;
-    Check(volume::BitmapFile::Create(tmp, "FERRYBM1", bits).ok(), kName, "the seed bitmap was not written");
+    Check(volume::BitmapFile::Create(tmp, "FERRYBM1", bits).ok(), kName,
+          "the seed bitmap was not written");
     std::ifstream f(tmp, std::ios::binary);
     write(name, std::string(std::istreambuf_iterator<char>(f), {}));
   }

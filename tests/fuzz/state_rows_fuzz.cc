@@ -31,7 +31,9 @@ constexpr const char* kName = "state_rows_fuzz";
 std::string Template() {
   const std::string path = fuzz::ProcessTempDir("state") + "/template.db";
   auto store = std::move(OpenSqliteStateStore(path)).value();
-  auto must = [](const Status& s) { Check(s.ok(), kName, "the template state file could not be made"); };
+  auto must = [](const Status& s) {
+    Check(s.ok(), kName, "the template state file could not be made");
+  };
   migrate::JobSpec spec;
   spec.src = "/tmp/src";
   spec.dst = "s3://bkt/dst";
@@ -41,13 +43,15 @@ std::string Template() {
   ListPageCommit page;
   page.seq = 1;
   page.done = true;
-  for (int i = 0; i < 6; ++i) page.objects.push_back({"k" + std::to_string(i), uint64_t(i) * 100, "etag", 1000});
+  for (int i = 0; i < 6; ++i)
+    page.objects.push_back({"k" + std::to_string(i), uint64_t(i) * 100, "etag", 1000});
   must(store->CommitListPage("job-live", page).status());
   must(store->AcquireJob("job-live", "runner", 1, 1'000'000'000'000, false));
   auto claimed = store->Claim("job-live", "runner", 3, 1, 1'000'000'000'000);
   must(claimed.status());
   must(store->Finish("job-live", "runner", {{"k0", Outcome::kTransferred, 0}}).status());
-  must(store->DeadLetterObject("job-live", "runner", {"k1", 100, "access denied", 1, "403", 5}).status());
+  must(store->DeadLetterObject("job-live", "runner", {"k1", 100, "access denied", 1, "403", 5})
+           .status());
   must(store->SaveUpload("job-live", "k2", {"upload-1", "etag", 5 << 20, {{1, "p1", 5 << 20}}}));
   must(store->SetJobLive("job-live", {5, "{\"circuits\": \"\"}"}));
   JobRecord done{"job-old", "/a", "/b", migrate::SpecToJson(spec)};
@@ -57,8 +61,8 @@ std::string Template() {
   return path;
 }
 
-const char* const kTables[] = {"meta", "jobs", "shards", "objects", "dlq", "uploads", "parts", "archived_jobs",
-                               "archived_dlq", "job_live"};
+const char* const kTables[] = {"meta",    "jobs",  "shards",        "objects",      "dlq",
+                               "uploads", "parts", "archived_jobs", "archived_dlq", "job_live"};
 
 // Applies the input's edits to the file at `path`.
 void Damage(const std::string& path, fuzz::InputReader& in) {
@@ -87,11 +91,13 @@ void Damage(const std::string& path, fuzz::InputReader& in) {
     sqlite3_stmt* info = nullptr;
     std::string q = std::string("PRAGMA table_info(") + table + ")";
     if (sqlite3_prepare_v2(db, q.c_str(), -1, &info, nullptr) == SQLITE_OK) {
-      while (sqlite3_step(info) == SQLITE_ROW) columns.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(info, 1)));
+      while (sqlite3_step(info) == SQLITE_ROW)
+        columns.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(info, 1)));
     }
     sqlite3_finalize(info);
     if (columns.empty()) continue;
-    std::string sql = std::string("UPDATE ") + table + " SET \"" + columns[column % columns.size()] + "\" = ?";
+    std::string sql =
+        std::string("UPDATE ") + table + " SET \"" + columns[column % columns.size()] + "\" = ?";
     sqlite3_stmt* st = nullptr;
     if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
       sqlite3_finalize(st);
@@ -100,7 +106,8 @@ void Damage(const std::string& path, fuzz::InputReader& in) {
     switch (what) {
       case 0: {
         int64_t v = 0;
-        for (size_t i = 0; i < value.size() && i < 8; ++i) v |= int64_t(uint8_t(value[i])) << (8 * i);
+        for (size_t i = 0; i < value.size() && i < 8; ++i)
+          v |= int64_t(uint8_t(value[i])) << (8 * i);
         sqlite3_bind_int64(st, 1, v);
         break;
       }
@@ -125,7 +132,8 @@ void Damage(const std::string& path, fuzz::InputReader& in) {
     f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
   f.close();
-  if (cut != std::string::npos && cut < std::filesystem::file_size(path)) std::filesystem::resize_file(path, cut);
+  if (cut != std::string::npos && cut < std::filesystem::file_size(path))
+    std::filesystem::resize_file(path, cut);
 }
 
 void ReadEverything(StateStore& s) {
