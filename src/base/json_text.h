@@ -12,9 +12,12 @@
 
 namespace ferry {
 
-inline std::string DumpJson(const nlohmann::json& j, int indent = -1) {
-  return j.dump(indent, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+// Any nlohmann JSON type: an ordered_json keeps its keys in insertion order.
+template <class Json>
+std::string DumpJson(const Json& j, int indent = -1) {
+  return j.dump(indent, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
 }
+inline std::string DumpJson(const nlohmann::json& j, int indent = -1) { return DumpJson<nlohmann::json>(j, indent); }
 
 // The integer `v` holds, as T. nlohmann's get<T>() casts a float (4e23)
 // or a value out of T's range as it is — undefined behaviour for a float;

@@ -2,7 +2,7 @@
 # The server core under the cache, seen by clients we did not write: HTTPS
 # with a certificate curl verifies (zstd and keep-alive over TLS), a plain
 # HTTP client on the TLS port refused without harm, a Unix-domain listener
-# (curl --unix-socket), the connection limit, a graceful stop on SIGTERM
+# (curl --unix-socket), the connection limit (idle ones make room), a graceful stop on SIGTERM
 # that finishes a slow answer in progress, and one-line setup errors.
 source "$(dirname "$0")/lib.sh"
 need curl
@@ -49,7 +49,8 @@ wait "$UPID" || fail "exit code $? after SIGTERM"
 [ ! -e "$TMP/cache.sock" ] || fail "the socket file was left behind"
 echo "ok: unix socket"
 
-# --- The connection limit: one more is closed, the others are served ----------------
+# --- The connection limit: a newcomer takes the oldest idle connection's place;
+# with none idle, it is closed at once, and the busy ones are served ------------
 start_cache_named limited --origin "$ORIGIN" --dir "$TMP/lcache" --max-connections 3
 L=$C
 /usr/bin/python3 - "$(cat "$TMP/limited.port")" <<'PY' || fail "connection limit"
@@ -58,18 +59,41 @@ port = int(sys.argv[1])
 # start_cache_named's probe (wait_port) was a connection too: the limit
 # counts it until the server has seen it close.
 time.sleep(1)
-held = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
+conn = lambda: socket.create_connection(("127.0.0.1", port))
+held = [conn() for _ in range(3)]
 time.sleep(0.3)
-extra = socket.create_connection(("127.0.0.1", port))
-extra.settimeout(5)
-assert extra.recv(1) == b"", "the connection over the limit was kept"
-req = b"GET /text/a HTTP/1.1\r\nHost: x\r\n\r\n"
-for s in held:
-    s.settimeout(5)
-    s.sendall(req)
-    got = s.recv(12)
-    assert got.startswith(b"HTTP/1.1 200"), "held connection %d was not served: %r" % (held.index(s), got)
-print("ok: over the limit closed, 3 held served")
+extra = conn()
+for s in held + [extra]:
+    s.settimeout(10)
+assert held[0].recv(1) == b"", "the oldest idle connection was not closed to make room"
+req = lambda path: ("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path).encode()
+def answer(s):
+    """One whole answer (head and Content-Length body) read from `s`."""
+    got = b""
+    while b"\r\n\r\n" not in got:
+        chunk = s.recv(65536)
+        assert chunk, "closed unanswered"
+        got += chunk
+    head, _, body = got.partition(b"\r\n\r\n")
+    length = [int(l.split(b":")[1]) for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")]
+    while length and len(body) < length[0]:
+        body += s.recv(65536)
+    return head
+extra.sendall(req("/text/a"))
+assert answer(extra).startswith(b"HTTP/1.1 200"), "the newcomer was not served"
+# Three busy connections (the origin's /hang answers after 5 s): one more finds
+# nothing to take and is closed at once; the busy ones are answered.
+busy = [held[1], held[2], extra]
+for s in busy:
+    s.sendall(req("/hang"))
+time.sleep(0.5)
+over = conn()
+over.settimeout(5)
+assert over.recv(1) == b"", "a connection over the limit was kept while all were busy"
+for i, s in enumerate(busy):
+    head = answer(s)
+    assert head.startswith(b"HTTP/1.1 200"), "busy connection %d: %r" % (i, head[:60])
+print("ok: the oldest idle connection made room; over the limit with all busy closed; busy ones served")
 PY
 
 # --- SIGTERM: an answer in progress is finished, then the process ends ----------------

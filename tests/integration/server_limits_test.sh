@@ -6,7 +6,8 @@
 #     memory stays bounded (RSS sampled under the load);
 #   - slowloris: 200 connections sending a request head one line a second
 #     are cut at --client-timeout;
-#   - a request flood: 8 connections pipelining 4,000 requests each;
+#   - a request flood: 8 connections pipelining 4,000 requests each (4 and
+#     8,000 for ferry server);
 #   - the NBD server: 200 clients that never finish the handshake are cut
 #     at --client-timeout, and a real client (qemu-io) reads meanwhile.
 # Servers: `ferry cache serve`, `ferry volume serve` (its API and NBD) and
@@ -33,9 +34,9 @@ assert r["probes"] >= 3, "too few probes"
 assert r["probes_ok"] == r["probes"], "a probe was not answered 200"
 assert r["probe_max_ms"] < 2000, "a probe took %s ms" % r["probe_max_ms"]
 if r["mode"] == "idle":
-    # At the limit, the probes took idle connections' places (the first
-    # probe one; later ones the place the probe before freed), no more.
-    assert 1 <= r["closed_by_server"] <= r["probes"], "idle connections closed: %d" % r["closed_by_server"]
+    # At the limit the first probe took an idle connection's place (more go
+    # when the machine is slow enough for the 3 s client timeout to pass).
+    assert r["closed_by_server"] >= 1, "no idle connection made room"
 PY
 }
 
@@ -122,6 +123,6 @@ check "ferry server, $IDLE idle connections" "$OUT"
 echo "ferry server RSS: $PEAK_RSS MB at most with $IDLE idle connections"
 attack srv-slow "$SPID" slowloris "$SPORT" 200 8 "$S_URL"
 check "ferry server, slowloris" "$OUT"
-attack srv-flood "$SPID" flood "$SPORT" 4 2000 /v1/jobs "$S_URL"
+attack srv-flood "$SPID" flood "$SPORT" 4 8000 /v1/jobs "$S_URL"
 check "ferry server, request flood" "$OUT"
 echo "server limits: OK"
