@@ -33,10 +33,9 @@ r = json.loads(sys.argv[1])
 assert r["probes"] >= 3, "too few probes"
 assert r["probes_ok"] == r["probes"], "a probe was not answered 200"
 assert r["probe_max_ms"] < 2000, "a probe took %s ms" % r["probe_max_ms"]
-if r["mode"] == "idle":
-    # At the limit the first probe took an idle connection's place (more go
-    # when the machine is slow enough for the 3 s client timeout to pass).
-    assert r["closed_by_server"] >= 1, "no idle connection made room"
+# (How many idle connections the server closed to make room depends on how
+# many it had accepted when the probes came: printed, not checked here;
+# NetServer.AtTheLimitANewClientReclaimsTheOldestIdleConnection checks it.)
 PY
 }
 
