@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "base/unix_time.h"
+
 namespace ferry::s3server {
 namespace {
 
@@ -54,7 +56,8 @@ std::optional<TimePoint> ParseAmzDate(std::string_view s) {
       tm.tm_min > 59 || tm.tm_sec > 60) {
     return std::nullopt;
   }
-  return std::chrono::system_clock::from_time_t(timegm(&tm));
+  // Clamped: a year past 2262 overflows a nanosecond clock (UBSan, fuzz.s3server).
+  return ClampedTimePoint(std::chrono::sys_seconds(std::chrono::seconds(timegm(&tm))));
 }
 
 }  // namespace ferry::s3server
