@@ -19,24 +19,7 @@ WORKERS=${WORKERS:-4}
 ROUNDS=${ROUNDS:-10}
 RANDOM=${CHAOS_SEED:-1}
 
-CLUSTER="$FERRY_SOURCE/testing/pg/pg_cluster.sh"
-chmod 711 "$TMP"
-mkdir -p "$TMP/pg"
-set +e
-CONNINFO=$("$CLUSTER" start "$TMP/pg")
-rc=$?
-set -e
-[ $rc = 77 ] && skip "PostgreSQL is not installed"
-[ $rc = 0 ] || fail "the PostgreSQL cluster did not start"
-trap '"$CLUSTER" stop "$TMP/pg" >/dev/null 2>&1 || true; cleanup' EXIT
-
-start_test_s3; A_URL=$S3_URL
-start_test_s3; B_URL=$S3_URL
-add_profile src "$A_URL" "$TEST_KEY" "$TEST_SECRET"
-add_profile dst "$B_URL" "$TEST_KEY" "$TEST_SECRET"
-PG_STATE="$CONNINFO"
-STATE="postgres:$CONNINFO"
-M=("$FERRY" migrate --state "$STATE")
+start_own_pg
 
 t0=$(date +%s)
 seed_source "$OBJECTS" 100 2048

@@ -181,6 +181,28 @@ use_state() {
   STATE="postgres:$PG_STATE"
 }
 
+# start_own_pg: a PostgreSQL cluster of this test's own under $TMP/pg (which
+# it may stop and restart: "$CLUSTER" stop|restart "$TMP/pg"), stopped at
+# exit; two test servers (profiles src and dst) and M=(ferry migrate) with
+# its state there. Skips when PostgreSQL is not installed.
+start_own_pg() {
+  CLUSTER="$FERRY_SOURCE/testing/pg/pg_cluster.sh"
+  chmod 711 "$TMP"  # the server runs as `nobody` under root
+  mkdir -p "$TMP/pg"
+  local rc=0
+  CONNINFO=$("$CLUSTER" start "$TMP/pg") || rc=$?
+  [ $rc = 77 ] && skip "PostgreSQL is not installed"
+  [ $rc = 0 ] || fail "the PostgreSQL cluster did not start"
+  trap '"$CLUSTER" stop "$TMP/pg" >/dev/null 2>&1 || true; cleanup' EXIT
+  start_test_s3; A_URL=$S3_URL
+  start_test_s3; B_URL=$S3_URL
+  add_profile src "$A_URL" "$TEST_KEY" "$TEST_SECRET"
+  add_profile dst "$B_URL" "$TEST_KEY" "$TEST_SECRET"
+  PG_STATE="$CONNINFO"
+  STATE="postgres:$CONNINFO"
+  M=("$FERRY" migrate --state "$STATE")
+}
+
 # state_sql SQL: runs a query on the state store (the SQLite file or the
 # PostgreSQL database) and prints the rows, '|'-separated.
 state_sql() {

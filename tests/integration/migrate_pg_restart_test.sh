@@ -10,25 +10,8 @@ source "$(dirname "$0")/lib.sh"
 need curl
 need psql
 
-CLUSTER="$FERRY_SOURCE/testing/pg/pg_cluster.sh"
-chmod 711 "$TMP"  # the server runs as `nobody` under root
-mkdir -p "$TMP/pg"
-set +e
-CONNINFO=$("$CLUSTER" start "$TMP/pg")
-rc=$?
-set -e
-[ $rc = 77 ] && skip "PostgreSQL is not installed"
-[ $rc = 0 ] || fail "the PostgreSQL cluster did not start"
+start_own_pg
 stop_pg() { "$CLUSTER" stop "$TMP/pg" || true; }
-trap 'stop_pg; cleanup' EXIT
-
-start_test_s3; A_URL=$S3_URL
-start_test_s3; B_URL=$S3_URL
-add_profile src "$A_URL" "$TEST_KEY" "$TEST_SECRET"
-add_profile dst "$B_URL" "$TEST_KEY" "$TEST_SECRET"
-PG_STATE="$CONNINFO"
-STATE="postgres:$CONNINFO"
-M=("$FERRY" migrate --state "$STATE")
 
 N=6000
 seed_source $N 20 4096

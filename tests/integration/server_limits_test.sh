@@ -57,6 +57,15 @@ attack() {
   OUT=$(cat "$TMP/$name.json")
 }
 
+# idle_and_slowloris TAG NAME PID PORT PROBE_URL: the first two attacks.
+idle_and_slowloris() {
+  attack "$1-idle" "$3" idle "$4" "$IDLE" 2 "$5"
+  check "$2, $IDLE idle connections" "$OUT"
+  echo "$2 RSS: $PEAK_RSS MB at most with $IDLE idle connections"
+  attack "$1-slow" "$3" slowloris "$4" 200 8 "$5"
+  check "$2, slowloris" "$OUT"
+}
+
 # --- ferry cache serve -------------------------------------------------------------------
 mkdir -p "$TMP/site"
 seq 1 2000 | sed 's/^/line /' >"$TMP/site/page.txt"
@@ -93,12 +102,7 @@ start_volume_daemon --pool "$TMP/pool" --client-timeout 3s
 vol create v --from "$TMP/repo/disk" >/dev/null
 API_URL="http://127.0.0.1:$API/volumes"
 
-attack vol-idle "$DAEMON_PID" idle "$API" "$IDLE" 2 "$API_URL"
-check "volume API, $IDLE idle connections" "$OUT"
-echo "volume daemon RSS: $PEAK_RSS MB at most with $IDLE idle API connections"
-
-attack vol-slow "$DAEMON_PID" slowloris "$API" 200 8 "$API_URL"
-check "volume API, slowloris" "$OUT"
+idle_and_slowloris vol "volume API" "$DAEMON_PID" "$API" "$API_URL"
 
 /usr/bin/python3 "$ABUSE" nbd-idle "$NBD" 200 5 >"$TMP/nbd.json" &
 A=$!
@@ -120,11 +124,7 @@ PIDS+=($SPID)
 wait_port "$SPORT"
 S_URL="http://127.0.0.1:$SPORT/v1/jobs"
 
-attack srv-idle "$SPID" idle "$SPORT" "$IDLE" 2 "$S_URL"
-check "ferry server, $IDLE idle connections" "$OUT"
-echo "ferry server RSS: $PEAK_RSS MB at most with $IDLE idle connections"
-attack srv-slow "$SPID" slowloris "$SPORT" 200 8 "$S_URL"
-check "ferry server, slowloris" "$OUT"
+idle_and_slowloris srv "ferry server" "$SPID" "$SPORT" "$S_URL"
 attack srv-flood "$SPID" flood "$SPORT" 4 8000 /v1/jobs "$S_URL"
 check "ferry server, request flood" "$OUT"
 echo "server limits: OK"
