@@ -11,6 +11,7 @@
 // its bytes (no input wrote into it or broke the server for others).
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -143,14 +144,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (inputs++ % 64 == 0) CheckStillServes(port);
 
   int fd = Dial(port);
+  // Sends the input while reading what comes back: a client that only
+  // sends while the server's replies fill the socket would stall both
+  // sides (the server stops reading at its in-flight bound).
+  std::string got;
+  char buf[65536];
+  auto drain = [&] {
+    for (;;) {
+      ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+      if (n <= 0) return;
+      got.append(buf, static_cast<size_t>(n));
+    }
+  };
   for (size_t sent = 0; sent < size;) {
-    ssize_t n = ::send(fd, data + sent, size - sent, MSG_NOSIGNAL);
+    pollfd p{fd, POLLIN | POLLOUT, 0};
+    if (::poll(&p, 1, 10000) <= 0) break;
+    if (p.revents & POLLIN) drain();
+    if (!(p.revents & POLLOUT)) {
+      if (p.revents & (POLLERR | POLLHUP)) break;
+      continue;
+    }
+    ssize_t n = ::send(fd, data + sent, size - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) continue;
     if (n <= 0) break;  // the server closed on a violation: fine
     sent += static_cast<size_t>(n);
   }
   ::shutdown(fd, SHUT_WR);
-  std::string got;
-  char buf[65536];
   const auto start = std::chrono::steady_clock::now();
   for (int timeouts = 0;;) {
     ssize_t n = ::recv(fd, buf, sizeof buf, 0);
