@@ -25,6 +25,7 @@ struct VolumeArgs {
   std::string cache_size = "256M";
   std::string fetch_deadline = "30s";
   std::string client_timeout = "60s";
+  std::string busy_window = "50ms", trickle = "100ms";
   std::string cache_url;
   std::string tls = "off", tls_cert, tls_key, tls_ca;
   double overcommit = 1.0;
@@ -70,6 +71,16 @@ int RunServe(const VolumeArgs& a) {
                 client_timeout.ok() ? Status::InvalidArgument("must be positive") : client_timeout.status());
   }
   o.client_timeout = std::chrono::milliseconds(*client_timeout);
+  auto busy = migrate::ParseDurationMs(a.busy_window);
+  if (!busy.ok() || *busy < 0) {
+    return Fail("volume serve: --busy-window", busy.ok() ? Status::InvalidArgument("must not be negative") : busy.status());
+  }
+  auto trickle = migrate::ParseDurationMs(a.trickle);
+  if (!trickle.ok() || *trickle <= 0) {
+    return Fail("volume serve: --trickle", trickle.ok() ? Status::InvalidArgument("must be positive") : trickle.status());
+  }
+  o.qos.busy_window = std::chrono::milliseconds(*busy);
+  o.qos.trickle = std::chrono::milliseconds(*trickle);
   o.hydration_rate = *rate;
   o.cache_url = a.cache_url;
   if (!(a.overcommit >= 1.0 && a.overcommit <= 100.0)) {
@@ -146,6 +157,12 @@ void AddServeCommand(CLI::App* vol, const std::shared_ptr<VolumeArgs>& a, int* e
                     "Fetch chunks through this HTTP cache tier (e.g. ferry cache serve), URL/chunks/XY/HASH");
   serve->add_option("--fetch-deadline", a->fetch_deadline,
                     "How long I/O waits for a chunk while the origin fails (then EIO)")
+      ->capture_default_str();
+  serve->add_option("--busy-window", a->busy_window,
+                    "A pool's clients count as busy this long after their last I/O (0: never)")
+      ->capture_default_str();
+  serve->add_option("--trickle", a->trickle,
+                    "While a pool's clients are busy, background hydration fetches one chunk per this interval")
       ->capture_default_str();
   serve->add_option("--port-file", a->port_file, "Write \"NBD_PORT API_PORT\" here");
   serve->add_option("--fetch-slots", a->fetch_slots,

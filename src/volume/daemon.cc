@@ -235,7 +235,7 @@ class Daemon {
       auto pause = HydrationPause(since(last_io),
                                   since(std::chrono::steady_clock::time_point(
                                       std::chrono::steady_clock::duration(last_fetch.load()))),
-                                  e.volume->PrefetchPending());
+                                  e.volume->PrefetchPending(), o_.qos);
       if (pause.count() > 0) {
         backoffs_++;
         std::this_thread::sleep_for(pause);

@@ -25,6 +25,7 @@
 #include "base/status.h"
 #include "nbd/server.h"
 #include "store/open/open.h"
+#include "volume/qos.h"
 
 namespace ferry::volume {
 
@@ -44,6 +45,7 @@ struct DaemonOptions {
   // MB/s), so a fill at the object store's full speed costs half a core.
   int cache_level = 1;
   uint64_t hydration_rate = 0;         // bytes/s per pool; 0: no cap
+  QosSettings qos;                     // how hydration yields to a pool's clients (qos.h)
   int hydration_threads = 4;
   // Threads that fetch new volumes' prefetch orders at once (Daemon's
   // PrefetchLoop); 0: the order is left to the hydrators (first in line).

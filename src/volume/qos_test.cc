@@ -29,6 +29,9 @@ TEST(QosTest, Table) {
   }
   QosSettings s{milliseconds(10), milliseconds(1000)};
   EXPECT_EQ(HydrationPause(milliseconds(5), milliseconds(0), false, s).count(), 1000);
+  // --busy-window 0: clients never count as busy.
+  QosSettings never{milliseconds(0), milliseconds(100)};
+  EXPECT_EQ(HydrationPause(milliseconds(0), milliseconds(0), false, never).count(), 0);
 }
 
 }  // namespace

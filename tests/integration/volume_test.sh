@@ -11,7 +11,8 @@
 # - SIGKILL during hydration after acknowledged (flushed) writes, then a
 #   restart: the writes are there, everything else is the image, and
 #   hydration goes on;
-# - bad input: a missing snapshot, a damaged manifest, an unknown export.
+# - bad input: a missing snapshot, a damaged manifest, an unknown export,
+#   bad QoS flags.
 source "$(dirname "$0")/lib.sh"
 need qemu-img
 need qemu-io
@@ -38,6 +39,15 @@ print(len({hashlib.sha256(d[i:i+c]).hexdigest() for i in range(0, len(d), c) if 
 admin POST /_admin/faults '{"latency_ms": 5}' >/dev/null
 
 start_daemon() { start_volume_daemon --pool "$TMP/${POOL_A:-pool1}" --pool "$TMP/${POOL_B:-pool2}" "$@"; }
+
+# QoS flags: a bad value is one line naming the flag, and no daemon starts.
+for bad in "--busy-window -1s" "--busy-window soon" "--trickle 0"; do
+  # shellcheck disable=SC2086
+  if "$FERRY" volume serve --pool "$TMP/qos-pool" --nbd 127.0.0.1:0 --api 127.0.0.1:0 $bad >"$TMP/qos.out" 2>&1; then
+    fail "volume serve $bad started"
+  fi
+  [ "$(wc -l <"$TMP/qos.out")" = 1 ] && grep -q -- "${bad%% *}" "$TMP/qos.out" || fail "volume serve $bad: $(cat "$TMP/qos.out")"
+done
 # wait_hydrated [PREFIX]: until every volume (whose name starts with PREFIX) is hydrated.
 wait_hydrated() {
   local left
