@@ -149,15 +149,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // sides (the server stops reading at its in-flight bound).
   std::string got;
   char buf[65536];
+  bool ended = false;  // the server's end seen: poll for writing only
   auto drain = [&] {
     for (;;) {
       ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+      if (n == 0) ended = true;
       if (n <= 0) return;
       got.append(buf, static_cast<size_t>(n));
     }
   };
   for (size_t sent = 0; sent < size;) {
-    pollfd p{fd, POLLIN | POLLOUT, 0};
+    pollfd p{fd, static_cast<short>(ended ? POLLOUT : POLLIN | POLLOUT), 0};
     if (::poll(&p, 1, 10000) <= 0) break;
     if (p.revents & POLLIN) drain();
     if (!(p.revents & POLLOUT)) {
