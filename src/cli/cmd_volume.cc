@@ -42,6 +42,15 @@ struct VolumeArgs {
   GlobalOptions global;
 };
 
+// A duration flag's value (migrate::ParseDurationMs form), at least
+// `min_ms` (1: "must be positive", 0: "must not be negative").
+Result<std::chrono::milliseconds> DurationAtLeast(const std::string& text, int64_t min_ms) {
+  auto ms = migrate::ParseDurationMs(text);
+  if (!ms.ok()) return ms.status();
+  if (*ms < min_ms) return Status::InvalidArgument(min_ms > 0 ? "must be positive" : "must not be negative");
+  return std::chrono::milliseconds(*ms);
+}
+
 int RunServe(const VolumeArgs& a) {
   // Chunk buffers (1 MiB and up) come and go by the thousand a second:
   // keep them on the heap and keep the heap, so each is memory already
@@ -60,27 +69,22 @@ int RunServe(const VolumeArgs& a) {
   if (!rate.ok()) return Fail("volume serve: --hydration-rate", rate.status());
   auto cache = ParseSize(a.cache_size);
   if (!cache.ok()) return Fail("volume serve: --cache-size", cache.status());
-  auto deadline = migrate::ParseDurationMs(a.fetch_deadline);
-  if (!deadline.ok() || *deadline <= 0) {
-    return Fail("volume serve: --fetch-deadline", deadline.ok() ? Status::InvalidArgument("must be positive") : deadline.status());
+  const struct {
+    const char* flag;
+    const std::string& text;
+    int64_t min_ms;
+    std::chrono::milliseconds* out;
+  } durations[] = {
+      {"--fetch-deadline", a.fetch_deadline, 1, &o.fetch_deadline},
+      {"--client-timeout", a.client_timeout, 1, &o.client_timeout},
+      {"--busy-window", a.busy_window, 0, &o.qos.busy_window},
+      {"--trickle", a.trickle, 1, &o.qos.trickle},
+  };
+  for (const auto& d : durations) {
+    auto ms = DurationAtLeast(d.text, d.min_ms);
+    if (!ms.ok()) return Fail(std::string("volume serve: ") + d.flag, ms.status());
+    *d.out = *ms;
   }
-  o.fetch_deadline = std::chrono::milliseconds(*deadline);
-  auto client_timeout = migrate::ParseDurationMs(a.client_timeout);
-  if (!client_timeout.ok() || *client_timeout <= 0) {
-    return Fail("volume serve: --client-timeout",
-                client_timeout.ok() ? Status::InvalidArgument("must be positive") : client_timeout.status());
-  }
-  o.client_timeout = std::chrono::milliseconds(*client_timeout);
-  auto busy = migrate::ParseDurationMs(a.busy_window);
-  if (!busy.ok() || *busy < 0) {
-    return Fail("volume serve: --busy-window", busy.ok() ? Status::InvalidArgument("must not be negative") : busy.status());
-  }
-  auto trickle = migrate::ParseDurationMs(a.trickle);
-  if (!trickle.ok() || *trickle <= 0) {
-    return Fail("volume serve: --trickle", trickle.ok() ? Status::InvalidArgument("must be positive") : trickle.status());
-  }
-  o.qos.busy_window = std::chrono::milliseconds(*busy);
-  o.qos.trickle = std::chrono::milliseconds(*trickle);
   o.hydration_rate = *rate;
   o.cache_url = a.cache_url;
   if (!(a.overcommit >= 1.0 && a.overcommit <= 100.0)) {
