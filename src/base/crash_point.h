@@ -12,7 +12,8 @@
 // (after a multipart part is recorded), "transfer" (after an object is written but
 // before it is recorded), "atomic-write" and "atomic-renamed" (around the
 // rename of base/atomic_file.h), "segment-append" (halfway through writing
-// a cache record, cache/segment.h).
+// a cache record, cache/segment.h), "gateway-copied" (after an on-demand
+// copy is written to the destination, before it is marked in the job).
 
 #include <string_view>
 

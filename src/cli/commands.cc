@@ -72,6 +72,7 @@ int Main(int argc, char** argv) {
   AddWorkerCommand(app, &exit_code);
   AddServerCommand(app, &exit_code);
   AddCacheCommand(app, &exit_code);
+  AddGatewayCommand(app, &exit_code);
   AddSnapshotCommand(app, &exit_code);
   AddVolumeCommand(app, &exit_code);
   if (argc > 1 && argv[1][0] != '-') {

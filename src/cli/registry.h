@@ -34,6 +34,7 @@ void AddMigrateCommand(CLI::App& app, int* exit_code);
 void AddWorkerCommand(CLI::App& app, int* exit_code);
 void AddServerCommand(CLI::App& app, int* exit_code);
 void AddCacheCommand(CLI::App& app, int* exit_code);
+void AddGatewayCommand(CLI::App& app, int* exit_code);
 void AddSnapshotCommand(CLI::App& app, int* exit_code);
 void AddVolumeCommand(CLI::App& app, int* exit_code);
 

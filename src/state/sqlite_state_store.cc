@@ -5,7 +5,7 @@
 // collation, S3's order; a PostgreSQL port needs COLLATE "C"). Times are Unix
 // milliseconds; booleans are INTEGER 0/1.
 //
-//   meta(key PK, value)        ('app', 'ferry-state'), ('schema_version', '4').
+//   meta(key PK, value)        ('app', 'ferry-state'), ('schema_version', '5').
 //                              A database without this table is not ours.
 //   jobs(id PK, src, dst, spec, state, created_ms, started_ms, finished_ms,
 //        run_seconds, listing_done, runner, runner_until_ms,
@@ -42,6 +42,12 @@
 //   parts(job, key, number, etag, size; PK(job, key, number))
 //                              Multipart progress; removed with the key's
 //                              objects row by Finish and DeadLetterObject.
+//   gateway_keys(job, key, mark, owner, lease_until_ms, size, etag, counted,
+//                at_ms; PK(job, key))
+//                              (version 5) What a gateway recorded of a key
+//                              (state_store.h KeyMark; sqlite_state_store_
+//                              gateway.cc); counted: the key is in the job's
+//                              counters already. Removed when archived.
 //   archived_jobs(the jobs columns, archived_ms; PK id)
 //   archived_dlq(the dlq columns; PK(job, key))
 //                              (version 2) The archive: ArchiveJob moves a
@@ -81,7 +87,7 @@ using sqlite::Stmt;
 using sqlite::Txn;
 
 constexpr const char* kApp = "ferry-state";
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 // Version 1: meta, the jobs table from job_table.h, then these (in that
 // order, which fixes the pages they take in a new file).
@@ -133,6 +139,14 @@ ALTER TABLE shards ADD COLUMN relist INTEGER NOT NULL DEFAULT 0;
 // Version 4: what each running job's runner last reported (JobLive).
 constexpr const char* kSchemaV4 = R"sql(
 CREATE TABLE job_live(job TEXT PRIMARY KEY, at_ms BIGINT NOT NULL, live TEXT NOT NULL);
+)sql";
+
+// Version 5: what a gateway in front of a job recorded per key (KeyMark).
+constexpr const char* kSchemaV5 = R"sql(
+CREATE TABLE gateway_keys(
+  job TEXT NOT NULL, key TEXT NOT NULL, mark TEXT NOT NULL, owner TEXT NOT NULL,
+  lease_until_ms BIGINT NOT NULL, size BIGINT NOT NULL, etag TEXT NOT NULL,
+  counted INTEGER NOT NULL, at_ms BIGINT NOT NULL, PRIMARY KEY(job, key));
 )sql";
 
 Status NotOurs(const std::string& path, const std::string& reason) {
@@ -201,6 +215,7 @@ Status Upgrade(Db& db, int version) {
   if (version < 2) FERRY_RETURN_IF_ERROR(db.Exec(SchemaV2()));
   if (version < 3) FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV3));
   if (version < 4) FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV4));
+  if (version < 5) FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV5));
   FERRY_ASSIGN_OR_RETURN(Stmt st, db.Prepare("UPDATE meta SET value = ? WHERE key = ?"));
   return st.Bind(std::to_string(kSchemaVersion), "schema_version").Run();
 }
@@ -231,6 +246,7 @@ Status InitOrVerify(Db& db) {
   FERRY_RETURN_IF_ERROR(db.Exec(SchemaV2()));
   FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV3));
   FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV4));
+  FERRY_RETURN_IF_ERROR(db.Exec(kSchemaV5));
   {
     FERRY_ASSIGN_OR_RETURN(Stmt st,
                            db.Prepare("INSERT INTO meta(key, value) VALUES(?, ?), (?, ?)"));
@@ -419,7 +435,8 @@ Status SqliteStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
     FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(*sql));
     FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
   }
-  for (const char* table : {"dlq", "objects", "shards", "uploads", "parts", "job_live"}) {
+  for (const char* table : {"dlq", "objects", "shards", "uploads", "parts", "job_live",
+                            "gateway_keys"}) {
     FERRY_ASSIGN_OR_RETURN(
         Stmt st, db_->Prepare(std::string("DELETE FROM ") + table + " WHERE job = ?"));
     FERRY_RETURN_IF_ERROR(st.Bind(id).Run());

@@ -87,6 +87,16 @@ class SqliteStateStore : public StateStore {
   Status DeleteUpload(const std::string& job, const std::string& key) override;
   Result<std::vector<std::pair<std::string, UploadRecord>>> ListUploads(
       const std::string& job) override;
+  Result<KeyClaim> ClaimKey(const std::string& job, const std::string& key,
+                            const std::string& owner, int64_t now_ms, int64_t lease_until_ms,
+                            bool insert) override;
+  Result<bool> MarkKey(const std::string& job, const std::string& key, const std::string& owner,
+                       KeyMark mark, uint64_t size, const std::string& etag,
+                       int64_t now_ms) override;
+  Status ReleaseKey(const std::string& job, const std::string& key,
+                    const std::string& owner) override;
+  Result<std::map<std::string, KeyMark>> KeyMarks(const std::string& job,
+                                                  const std::vector<std::string>& keys) override;
   Result<int64_t> CountRows(const std::string& job) override;
   Status SetJobLive(const std::string& job, const JobLive& live) override;
   Result<std::map<std::string, JobLive>> ListJobLive() override;
@@ -96,6 +106,17 @@ class SqliteStateStore : public StateStore {
   Result<JobRecord> ReadJobLocked(const std::string& id);
   Status InsertShardLocked(const std::string& job, const ShardRecord& s);
   Result<std::vector<ShardRecord>> ReadShardsLocked(const std::string& job);
+  // A listed key that has a gateway mark (KeyMark): enqueued leased to the
+  // mark's owner (kClaimed), or counted once and not enqueued (a final
+  // mark). Returns whether it was handled; adds to the counts.
+  struct ListedMarkCounts {
+    int64_t enqueued = 0, listed = 0, transferred = 0, skipped = 0, bytes = 0;
+  };
+  Result<int64_t> EnqueueLocked(const std::string& job, const std::vector<ListedObject>& objects,
+                                bool relist);
+  Result<bool> HasMarksLocked(const std::string& job);
+  Result<bool> ApplyMarkLocked(const std::string& job, const ListedObject& o,
+                               ListedMarkCounts& counts);
   Status DeleteUploadRowsLocked(const std::string& job, const std::string& key);
   // Adds the deltas to the job's counter columns.
   Status AddCountersLocked(const std::string& job, int64_t listed, int64_t transferred,

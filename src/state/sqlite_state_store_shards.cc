@@ -65,6 +65,50 @@ Result<std::vector<ShardRecord>> SqliteStateStore::GetShards(const std::string& 
   return ReadShardsLocked(job);
 }
 
+// Inserts a page's keys as pending rows (those already present are not
+// counted again) and returns how many rows it added.
+Result<int64_t> SqliteStateStore::EnqueueLocked(const std::string& job,
+                                                const std::vector<ListedObject>& objects,
+                                                bool relist) {
+  int64_t enqueued = 0;
+  // Keys a gateway marked (sqlite_state_store_gateway.cc): most jobs have
+  // none, so one look spares a lookup per listed key.
+  FERRY_ASSIGN_OR_RETURN(const bool has_marks, HasMarksLocked(job));
+  ListedMarkCounts marked;
+  {
+    // A relisting shard's keys count as claimed once: their transfer asks
+    // the destination first (policy.h NeedDestinationCheck).
+    // and a key it finds in the dead-letter queue stays there.
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt st, db_->Prepare(relist ? "INSERT INTO objects(job, key, size, etag, "
+                                       "last_modified_ms, owner, lease_until_ms, not_before_ms, "
+                                       "attempts, claims, last_error) "
+                                       "SELECT ?1, ?2, ?3, ?4, ?5, '', 0, 0, 0, 1, '' WHERE NOT "
+                                       "EXISTS(SELECT 1 FROM dlq WHERE job = ?1 AND key = ?2) "
+                                       "ON CONFLICT(job, key) DO NOTHING"
+                                     : "INSERT INTO objects(job, key, size, etag, "
+                                       "last_modified_ms, owner, lease_until_ms, not_before_ms, "
+                                       "attempts, claims, last_error) "
+                                       "VALUES(?, ?, ?, ?, ?, '', 0, 0, 0, 0, '') "
+                                       "ON CONFLICT(job, key) DO NOTHING"));
+    for (const ListedObject& o : objects) {
+      if (has_marks) {
+        FERRY_ASSIGN_OR_RETURN(bool handled, ApplyMarkLocked(job, o, marked));
+        if (handled) continue;
+      }
+      FERRY_RETURN_IF_ERROR(
+          st.Bind(job, o.key, static_cast<int64_t>(o.size), o.etag, o.last_modified_ms).Run());
+      enqueued += st.Changes();
+    }
+  }
+  enqueued += marked.enqueued;
+  if (marked.listed > 0) {
+    FERRY_RETURN_IF_ERROR(AddCountersLocked(job, marked.listed, marked.transferred,
+                                            marked.skipped, 0, marked.bytes, 0));
+  }
+  return enqueued;
+}
+
 Result<ListPageResult> SqliteStateStore::CommitListPage(const std::string& job,
                                                         const ListPageCommit& page) {
   std::lock_guard lock(mu_);
@@ -84,28 +128,7 @@ Result<ListPageResult> SqliteStateStore::CommitListPage(const std::string& job,
     if (page.seq != st.Int(0) + 1 || page.upper != st.Text(1)) return result;
     relist = st.Int(2) != 0;
   }
-  {
-    // A relisting shard's keys count as claimed once: their transfer asks
-    // the destination first (policy.h NeedDestinationCheck).
-    // and a key it finds in the dead-letter queue stays there.
-    FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare(relist ? "INSERT INTO objects(job, key, size, etag, "
-                                       "last_modified_ms, owner, lease_until_ms, not_before_ms, "
-                                       "attempts, claims, last_error) "
-                                       "SELECT ?1, ?2, ?3, ?4, ?5, '', 0, 0, 0, 1, '' WHERE NOT "
-                                       "EXISTS(SELECT 1 FROM dlq WHERE job = ?1 AND key = ?2) "
-                                       "ON CONFLICT(job, key) DO NOTHING"
-                                     : "INSERT INTO objects(job, key, size, etag, "
-                                       "last_modified_ms, owner, lease_until_ms, not_before_ms, "
-                                       "attempts, claims, last_error) "
-                                       "VALUES(?, ?, ?, ?, ?, '', 0, 0, 0, 0, '') "
-                                       "ON CONFLICT(job, key) DO NOTHING"));
-    for (const ListedObject& o : page.objects) {
-      FERRY_RETURN_IF_ERROR(
-          st.Bind(job, o.key, static_cast<int64_t>(o.size), o.etag, o.last_modified_ms).Run());
-      result.enqueued += st.Changes();
-    }
-  }
+  FERRY_ASSIGN_OR_RETURN(result.enqueued, EnqueueLocked(job, page.objects, relist));
   {
     FERRY_ASSIGN_OR_RETURN(
         Stmt st, db_->Prepare("UPDATE shards SET seq = ?, token = ?, done = ?, "

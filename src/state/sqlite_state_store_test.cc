@@ -29,9 +29,9 @@ INSTANTIATE_TEST_SUITE_P(Sqlite, StateStoreConformanceTest,
                          StateStoreParamName);
 
 // Takes a current database's shards back to schema version 2.
-// What versions 3 and 4 added, taken away again (an older ferry's file).
+// What versions 3, 4 and 5 added, taken away again (an older ferry's file).
 constexpr const char* kDropV3 =
-    "DROP TABLE job_live; ALTER TABLE objects DROP COLUMN force; ALTER TABLE shards DROP COLUMN ranged; ALTER TABLE shards DROP COLUMN lower; "
+    "DROP TABLE gateway_keys; DROP TABLE job_live; ALTER TABLE objects DROP COLUMN force; ALTER TABLE shards DROP COLUMN ranged; ALTER TABLE shards DROP COLUMN lower; "
     "ALTER TABLE shards DROP COLUMN upper; ALTER TABLE shards DROP COLUMN cursor; "
     "ALTER TABLE shards DROP COLUMN relist; ";
 
@@ -245,7 +245,7 @@ TEST_F(SqliteStateStoreTest, AVersionOneFileIsUpgradedWithItsJobsKept) {
                                nullptr),
             SQLITE_OK);
   ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "4");
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "5");
   sqlite3_finalize(st);
   sqlite3_close(db);
 }
@@ -281,7 +281,7 @@ TEST_F(SqliteStateStoreTest, ANewerSchemaIsRefusedUnchanged) {
   const std::string path = Path("state.db");
   MakeFerryDb(path, 1);
   ExecRaw(path,
-          "PRAGMA journal_mode = DELETE; UPDATE meta SET value = '5' "
+          "PRAGMA journal_mode = DELETE; UPDATE meta SET value = '6' "
           "WHERE key = 'schema_version';");
   const std::string before = ReadBytes(path);
   auto store = OpenSqliteStateStore(path);

@@ -416,8 +416,9 @@ Result<int64_t> SqliteStateStore::CountRows(const std::string& job) {
                          db_->Prepare("SELECT (SELECT COUNT(*) FROM objects WHERE job = ?) + "
                                       "(SELECT COUNT(*) FROM dlq WHERE job = ?) + "
                                       "(SELECT COUNT(*) FROM uploads WHERE job = ?) + "
-                                      "(SELECT COUNT(*) FROM parts WHERE job = ?)"));
-  FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(job, job, job, job).Step());
+                                      "(SELECT COUNT(*) FROM parts WHERE job = ?) + "
+                                      "(SELECT COUNT(*) FROM gateway_keys WHERE job = ?)"));
+  FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(job, job, job, job, job).Step());
   return row ? st.Int(0) : 0;
 }
 

@@ -26,6 +26,40 @@ std::optional<JobState> JobStateFromString(const std::string& s) {
   return std::nullopt;
 }
 
+const char* ToString(KeyMark m) {
+  switch (m) {
+    case KeyMark::kClaimed: return "claimed";
+    case KeyMark::kCopied: return "copied";
+    case KeyMark::kWritten: return "written";
+    case KeyMark::kDeleted: return "deleted";
+  }
+  return "unknown";
+}
+
+// The gateway's marks are kept by the SQLite store only, so far.
+namespace {
+Status NoKeyMarks() {
+  return Status::Unsupported(
+      "this state store keeps no gateway marks (ferry gateway needs the SQLite state for now)");
+}
+}  // namespace
+
+Result<KeyClaim> StateStore::ClaimKey(const std::string&, const std::string&, const std::string&,
+                                      int64_t, int64_t, bool) {
+  return NoKeyMarks();
+}
+Result<bool> StateStore::MarkKey(const std::string&, const std::string&, const std::string&,
+                                 KeyMark, uint64_t, const std::string&, int64_t) {
+  return NoKeyMarks();
+}
+Status StateStore::ReleaseKey(const std::string&, const std::string&, const std::string&) {
+  return NoKeyMarks();
+}
+Result<std::map<std::string, KeyMark>> StateStore::KeyMarks(const std::string&,
+                                                            const std::vector<std::string>&) {
+  return NoKeyMarks();
+}
+
 Status CheckClaimArguments(const std::string& owner, int64_t now_ms, int64_t lease_until_ms) {
   if (owner.empty()) return Status::InvalidArgument("claim owner is empty");
   if (lease_until_ms <= now_ms || lease_until_ms <= 0) {

@@ -189,6 +189,39 @@ struct UploadRecord {
   std::vector<Part> parts;  // ascending number
 };
 
+// What a gateway in front of a running job (`ferry gateway`) knows of one
+// key beyond the job's own rows, kept until the job is archived:
+//  - kClaimed: the gateway is copying it on demand, or writing it, under a
+//    lease (owner, lease_until); a listing that meets the key enqueues it
+//    leased to that owner, so no worker copies it meanwhile, and takes it
+//    over when the lease ends (the gateway died: the bulk copy does it).
+//  - kCopied, kWritten, kDeleted: final. The destination holds the source's
+//    object (copied on demand), an object written through the gateway, or
+//    nothing (deleted through it); a listing that meets the key counts it
+//    (transferred for kCopied, skipped otherwise) and never enqueues it, so
+//    the bulk copy neither copies it twice nor overwrites or resurrects it.
+// A key is counted in the job's counters once: when its final mark
+// finishes a row, or when a listing first meets a final mark.
+enum class KeyMark { kClaimed, kCopied, kWritten, kDeleted };
+const char* ToString(KeyMark m);
+
+struct KeyClaim {
+  enum class Kind {
+    kClaimed,   // the caller owns the key now (a row, a mark, or a new mark)
+    kBusy,      // another owner's live lease (a worker mid-copy, another gateway)
+    kRecorded,  // a final mark: `mark`, `size`, `etag`
+    kNone,      // no row and no mark (finished long ago, or never listed)
+  };
+  Kind kind = Kind::kNone;
+  KeyMark mark = KeyMark::kClaimed;
+  bool from_row = false;   // kClaimed: the key was a pending row (listed)
+  ListedObject object;     // kClaimed from a row: the listed object
+  uint64_t size = 0;       // kRecorded
+  std::string etag;        // kRecorded
+  bool listing_done = false;
+  JobState state = JobState::kCreated;
+};
+
 class StateStore {
  public:
   virtual ~StateStore() = default;
@@ -317,6 +350,30 @@ class StateStore {
   // Every upload recorded for the job: (key, record), for cleanup.
   virtual Result<std::vector<std::pair<std::string, UploadRecord>>> ListUploads(
       const std::string& job) = 0;
+
+  // The gateway's keys (KeyMark). ClaimKey, in one transaction: a pending
+  // row not under another owner's live lease is leased to `owner` (claims
+  // + 1); else a kClaimed mark not under another's live lease is taken
+  // over; a final mark is reported; with neither, `insert` makes a kClaimed
+  // mark for `owner` (the caller copies or writes a key the job has not
+  // listed), else kNone. kNotFound for no such job.
+  virtual Result<KeyClaim> ClaimKey(const std::string& job, const std::string& key,
+                                    const std::string& owner, int64_t now_ms,
+                                    int64_t lease_until_ms, bool insert);
+  // Ends `owner`'s claim with a final mark (not kClaimed): the key's row, if
+  // any, is deleted and counted (transferred with `size` bytes for kCopied,
+  // skipped otherwise). Returns false, changing nothing, while another owner
+  // holds a live lease on the row or mark.
+  virtual Result<bool> MarkKey(const std::string& job, const std::string& key,
+                               const std::string& owner, KeyMark mark, uint64_t size,
+                               const std::string& etag, int64_t now_ms);
+  // Gives up `owner`'s claim without a result (the source failed): its row
+  // is claimable again, its uncounted kClaimed mark is dropped.
+  virtual Status ReleaseKey(const std::string& job, const std::string& key,
+                            const std::string& owner);
+  // The final marks of these keys (absent: none), for merged listings.
+  virtual Result<std::map<std::string, KeyMark>> KeyMarks(const std::string& job,
+                                                          const std::vector<std::string>& keys);
 
   // Rows left in the per-object tables for the job (objects, uploads, parts,
   // dead letters), for tests and the benchmark's "rows left behind".

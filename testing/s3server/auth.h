@@ -1,5 +1,6 @@
 #pragma once
-// SigV4 verification of incoming requests (Authorization header form).
+// SigV4 verification of incoming requests (Authorization header form), by
+// ferry's own verifier (src/s3/sigv4_verify.h, which the gateway runs too).
 //
 // The canonical request is rebuilt from what was received: the decoded path
 // re-encoded with s3::UriEncode, the decoded query re-encoded and sorted, and
@@ -54,10 +55,6 @@ class Authenticator {
   const AuthConfig& config() const { return config_; }
 
  private:
-  Status CheckSignature(const HttpRequest& req, const S3Target& target,
-                        const s3::AuthorizationHeader& auth,
-                        std::string_view payload_hash) const;
-
   AuthConfig config_;
 };
 

@@ -1,58 +1,17 @@
 #pragma once
-// Request routing: from method, target and Host to the S3 operation, bucket
-// and key. Path-style ("/bucket/key") and virtual-host style (Host
-// "bucket.localhost[:port]") addressing are both accepted.
-
-#include <string>
-#include <string_view>
+// Request routing for the test server: ferry's own S3 router
+// (src/s3/route.h, which the gateway uses too) on the server's request view.
 
 #include "base/status.h"
 #include "http_types.h"
-#include "s3/sigv4.h"
+#include "s3/route.h"
 
 namespace ferry::s3server {
 
-enum class Op {
-  kListBuckets,
-  kCreateBucket,
-  kDeleteBucket,
-  kHeadBucket,
-  kListObjectsV2,
-  kListObjectsV1,
-  kListUploads,
-  kBucketLocation,
-  kDeleteObjects,
-  kPutObject,
-  kCopyObject,
-  kGetObject,
-  kHeadObject,
-  kDeleteObject,
-  kCreateMultipart,
-  kUploadPart,
-  kCompleteMultipart,
-  kAbortMultipart,
-  kListParts,
-  kUnsupported,  // a subresource this server does not implement (501)
-};
-
-// Stable name for counters and fault selection: "list-buckets",
-// "create-bucket", "delete-bucket", "head-bucket", "list" (both ListObjects
-// versions), "list-uploads", "bucket-location", "delete-objects", "put",
-// "copy", "get", "head", "delete", "create-multipart", "upload-part",
-// "complete", "abort", "list-parts", "unsupported".
-std::string_view OpName(Op op);
-bool IsOpName(std::string_view name);
-
-struct S3Target {
-  Op op = Op::kUnsupported;
-  std::string bucket;          // "" for service-level requests
-  std::string key;             // decoded; "" for bucket-level requests
-  std::string canonical_path;  // decoded request path as received (SigV4 input)
-  s3::KeyValues query;         // decoded names and values, in arrival order
-
-  const std::string* Query(std::string_view name) const;
-  bool HasQuery(std::string_view name) const { return Query(name) != nullptr; }
-};
+using s3::IsOpName;
+using s3::Op;
+using s3::OpName;
+using s3::S3Target;
 
 // Fails with 400 InvalidURI for undecodable targets.
 Result<S3Target> Route(const HttpRequest& req);

@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "base/unix_time.h"
+#include "s3/sigv4_verify.h"
 
 namespace ferry::s3server {
 namespace {
@@ -35,29 +36,6 @@ std::string IsoDate(TimePoint t) {
   return out;
 }
 
-std::optional<TimePoint> ParseAmzDate(std::string_view s) {
-  if (s.size() != 16 || s[8] != 'T' || s[15] != 'Z') return std::nullopt;
-  for (size_t i = 0; i < 15; ++i) {
-    if (i != 8 && (s[i] < '0' || s[i] > '9')) return std::nullopt;
-  }
-  auto num = [&](size_t pos, size_t len) {
-    int v = 0;
-    for (size_t i = pos; i < pos + len; ++i) v = v * 10 + (s[i] - '0');
-    return v;
-  };
-  std::tm tm{};
-  tm.tm_year = num(0, 4) - 1900;
-  tm.tm_mon = num(4, 2) - 1;
-  tm.tm_mday = num(6, 2);
-  tm.tm_hour = num(9, 2);
-  tm.tm_min = num(11, 2);
-  tm.tm_sec = num(13, 2);
-  if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
-      tm.tm_min > 59 || tm.tm_sec > 60) {
-    return std::nullopt;
-  }
-  // Clamped: a year past 2262 overflows a nanosecond clock (UBSan, fuzz.s3server).
-  return ClampedTimePoint(std::chrono::sys_seconds(std::chrono::seconds(timegm(&tm))));
-}
+std::optional<TimePoint> ParseAmzDate(std::string_view s) { return s3::ParseAmzDate(s); }
 
 }  // namespace ferry::s3server

@@ -1,0 +1,241 @@
+// The gateway's front: metrics, routing, SigV4, the one bucket, dispatch.
+
+#include "gateway/gateway.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "base/prom_text.h"
+#include "crypto/digest.h"
+#include "gateway/gateway_internal.h"
+#include "gateway/s3_xml.h"
+
+namespace ferry::gateway {
+namespace {
+
+constexpr std::string_view kMetricsPath = "/_ferry/metrics";
+
+bool IsLoopback(const std::string& peer) {
+  return peer == "::1" || peer.rfind("127.", 0) == 0 || peer.rfind("::ffff:127.", 0) == 0;
+}
+
+s3::KeyValues LowerCaseNames(const http::Headers& h) {
+  s3::KeyValues out;
+  out.reserve(h.size());
+  for (const auto& [name, value] : h) {
+    std::string n = name;
+    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
+    out.emplace_back(std::move(n), value);
+  }
+  return out;
+}
+
+bool IsLowerHex64(std::string_view s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+// The request's signature, and its body against the hash it signed.
+Status Authenticate(const http::ServerRequest& req, const s3::S3Target& t,
+                    const s3::VerifyKeys& keys) {
+  const s3::KeyValues headers = LowerCaseNames(req.headers);
+  s3::ReceivedRequest rr{req.method, t.canonical_path, &t.query, &headers};
+  FERRY_ASSIGN_OR_RETURN(s3::Verified v, s3::Verify(rr, keys, std::chrono::system_clock::now()));
+  const std::string claimed = http::HeaderValue(req.headers, "x-amz-content-sha256");
+  if (claimed.rfind("STREAMING-", 0) == 0) {
+    return s3::S3ErrorStatus(501, "NotImplemented",
+                             "aws-chunked uploads are not taken by this gateway; sign the payload "
+                             "or send UNSIGNED-PAYLOAD");
+  }
+  if (v.deferred || IsLowerHex64(claimed)) {
+    const std::string actual = HexLower(Sha256(req.body));
+    if (v.deferred) return s3::VerifyDeferred(rr, keys, actual);
+    if (actual != claimed) {
+      return s3::S3ErrorStatus(400, "XAmzContentSHA256Mismatch",
+                               "The provided 'x-amz-content-sha256' header does not match what "
+                               "was computed.");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* FromName(From f) {
+  switch (f) {
+    case From::kDestination:
+      return "destination";
+    case From::kOnDemand:
+      return "on_demand";
+    case From::kPassthrough:
+      return "passthrough";
+    case From::kWrite:
+      return "write";
+    case From::kListing:
+      return "listing";
+    case From::kError:
+      return "error";
+  }
+  return "unknown";
+}
+
+Gateway::Impl::Impl(GatewayOptions o, GatewayStores s)
+    : options(std::move(o)),
+      stores(std::move(s)),
+      persist(static_cast<size_t>(std::max(1, options.persist_threads)), 256) {}
+
+Result<state::JobRecord> Gateway::Impl::Job(bool refresh) {
+  std::lock_guard lock(job_mu);
+  const auto now = std::chrono::steady_clock::now();
+  if (refresh || job.id.empty() || now - job_read > std::chrono::milliseconds(200)) {
+    FERRY_ASSIGN_OR_RETURN(job, stores.state->GetJob(options.job));
+    job_read = now;
+  }
+  return job;
+}
+
+std::optional<state::JobState> Gateway::Impl::Ended(bool refresh) {
+  auto j = Job(refresh);
+  if (j.ok() && (j->archived || state::IsFinal(j->state))) return j->state;
+  return std::nullopt;
+}
+
+http::ServerResponse Gateway::Impl::Count(http::ServerResponse resp, From from, uint64_t bytes) {
+  if (resp.status >= 400) from = From::kError;
+  metrics.answers[static_cast<int>(from)]++;
+  metrics.bytes[static_cast<int>(from)] += bytes;
+  http::SetHeader(&resp.headers, "x-ferry-answer", FromName(from));
+  return resp;
+}
+
+http::ServerResponse Gateway::Impl::Error(const Request& r, const Status& st) {
+  return Count(ErrorAnswer(st, r.http->target), From::kError);
+}
+
+Gateway::Gateway(GatewayOptions options, GatewayStores stores)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(stores))) {}
+
+Gateway::~Gateway() { Drain(); }
+
+void Gateway::Drain() {
+  std::unique_lock lock(impl_->copies_mu);
+  impl_->drained.wait(lock, [&] { return impl_->copies.empty(); });
+}
+
+http::ServerResponse Gateway::Handle(const http::ServerRequest& req) {
+  Impl& g = *impl_;
+  Request r;
+  r.http = &req;
+  if (req.target == kMetricsPath && req.method == "GET") {
+    if (!IsLoopback(req.peer)) {
+      return g.Error(r, s3::S3ErrorStatus(403, "AccessDenied", "metrics are for loopback clients"));
+    }
+    http::ServerResponse resp;
+    http::SetHeader(&resp.headers, "Content-Type", "text/plain; version=0.0.4");
+    resp.SetBody(MetricsText());
+    return resp;
+  }
+  auto target =
+      s3::Route(s3::RouteInput{req.method, req.target, http::HeaderValue(req.headers, "host"),
+                               !http::HeaderValue(req.headers, "x-amz-copy-source").empty()});
+  if (!target.ok()) return g.Error(r, target.status());
+  r.target = std::move(*target);
+  r.key = r.target.key;
+  if (Status st = Authenticate(req, r.target, g.options.keys); !st.ok()) {
+    g.metrics.auth_failures++;
+    return g.Error(r, st);
+  }
+  using s3::Op;
+  if (r.target.op == Op::kListBuckets) {
+    http::ServerResponse resp;
+    http::SetHeader(&resp.headers, "Content-Type", "application/xml");
+    resp.SetBody(ListBucketsXml(g.options.bucket));
+    return g.Count(std::move(resp), From::kListing);
+  }
+  if (r.target.bucket != g.options.bucket) {
+    return g.Error(r, s3::S3ErrorStatus(404, "NoSuchBucket",
+                                        "The specified bucket does not exist (this gateway serves "
+                                        "only " +
+                                            g.options.bucket + ")"));
+  }
+  switch (r.target.op) {
+    case Op::kHeadBucket: {
+      http::ServerResponse resp;
+      http::SetHeader(&resp.headers, "x-amz-bucket-region", g.options.region);
+      return g.Count(std::move(resp), From::kListing);
+    }
+    case Op::kBucketLocation: {
+      http::ServerResponse resp;
+      http::SetHeader(&resp.headers, "Content-Type", "application/xml");
+      resp.SetBody(LocationXml(g.options.region));
+      return g.Count(std::move(resp), From::kListing);
+    }
+    case Op::kListObjectsV2:
+    case Op::kListObjectsV1:
+      return g.List(r);
+    case Op::kGetObject:
+    case Op::kHeadObject:
+      return g.GetOrHead(r);
+    case Op::kPutObject:
+      return g.Put(r);
+    case Op::kCopyObject:
+      return g.CopyObject(r);
+    case Op::kDeleteObject:
+      return g.Delete(r);
+    case Op::kDeleteObjects:
+      return g.DeleteMany(r);
+    case Op::kCreateMultipart:
+      return g.CreateMultipart(r);
+    case Op::kUploadPart:
+      return g.UploadPart(r);
+    case Op::kCompleteMultipart:
+      return g.CompleteMultipart(r);
+    case Op::kAbortMultipart:
+      return g.AbortMultipart(r);
+    default:
+      return g.Error(r, s3::S3ErrorStatus(501, "NotImplemented",
+                                          "ferry gateway does not implement " +
+                                              std::string(s3::OpName(r.target.op))));
+  }
+}
+
+std::string Gateway::MetricsText() const {
+  const Metrics& m = impl_->metrics;
+  PromText t;
+  t.Family("ferry_gateway_requests_total", "counter",
+           "Answers, by where they came from (destination, on_demand, passthrough, write, "
+           "listing, error).");
+  for (int i = 0; i < kFromCount; ++i) {
+    t.Sample(static_cast<double>(m.answers[i].load()), {{"answer", FromName(From(i))}});
+  }
+  t.Family("ferry_gateway_response_bytes_total", "counter",
+           "Object bytes answered, by where they came from.");
+  for (int i = 0; i < kFromCount; ++i) {
+    t.Sample(static_cast<double>(m.bytes[i].load()), {{"answer", FromName(From(i))}});
+  }
+  t.Family("ferry_gateway_on_demand_copies_total", "counter",
+           "Objects copied from the source by the gateway ahead of the bulk copy, written and "
+           "marked in the job.")
+      .Sample(static_cast<double>(m.on_demand_copies.load()));
+  t.Family("ferry_gateway_on_demand_bytes_total", "counter", "Bytes of those copies.")
+      .Sample(static_cast<double>(m.on_demand_bytes.load()));
+  t.Family("ferry_gateway_shared_fetches_total", "counter",
+           "Reads answered from another read's on-demand fetch of the same key.")
+      .Sample(static_cast<double>(m.shared_fetches.load()));
+  t.Family("ferry_gateway_busy_waits_total", "counter",
+           "Reads that waited for a worker's copy of their key.")
+      .Sample(static_cast<double>(m.busy_waits.load()));
+  t.Family("ferry_gateway_source_errors_total", "counter",
+           "Reads answered 503 because the source failed.")
+      .Sample(static_cast<double>(m.source_errors.load()));
+  t.Family("ferry_gateway_persist_failures_total", "counter",
+           "On-demand copies answered but not written or not marked (the bulk copy does them).")
+      .Sample(static_cast<double>(m.persist_failures.load()));
+  t.Family("ferry_gateway_auth_failures_total", "counter", "Requests refused by SigV4.")
+      .Sample(static_cast<double>(m.auth_failures.load()));
+  return t.Take();
+}
+
+}  // namespace ferry::gateway

@@ -1,0 +1,146 @@
+#pragma once
+// The gateway's insides (gateway.h), shared by its .cc files: requests and
+// routing in gateway.cc, reads and on-demand copies in gateway_read.cc,
+// writes in gateway_write.cc, listings in gateway_list.cc, answers in
+// gateway_answer.cc.
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+
+#include "engine/bounded_pool.h"
+#include "gateway/conditions.h"
+#include "gateway/gateway.h"
+#include "s3/route.h"
+
+namespace ferry::gateway {
+
+// Where an answer came from, for the metrics (ferry_gateway_requests_total's
+// "answer" label).
+enum class From {
+  kDestination,  // the destination, the job had copied it (or it was written)
+  kOnDemand,     // the source, copied on demand by this answer (or shared with it)
+  kPassthrough,  // the source, not copied (waited too long, or not in the job)
+  kWrite,        // a write or delete, to the destination
+  kListing,      // a merged listing
+  kError,        // an error answer
+};
+constexpr int kFromCount = 6;
+const char* FromName(From f);
+
+// One request as the handlers see it.
+struct Request {
+  const http::ServerRequest* http = nullptr;
+  s3::S3Target target;
+  std::string key;  // the client's key (target.key)
+  std::string Header(std::string_view name) const;
+  RequestConditions Conditions() const;
+};
+
+// An object held in memory: its info and its whole body.
+struct Held {
+  ObjectInfo info;
+  std::shared_ptr<const std::string> body;
+};
+
+// An on-demand copy in flight in this process: readers of the same key wait
+// for its bytes instead of fetching again; writers of the key wait until it
+// is written to the destination (so a late copy never lands on a write).
+struct Copy {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool fetched = false;    // `status` and, when ok, `held` are set
+  bool persisted = false;  // written and marked (or given up): the entry goes
+  Status status;
+  Held held;
+};
+
+struct Metrics {
+  std::atomic<uint64_t> answers[kFromCount] = {};
+  std::atomic<uint64_t> bytes[kFromCount] = {};
+  std::atomic<uint64_t> on_demand_copies{0};  // fetched from the source and persisted
+  std::atomic<uint64_t> on_demand_bytes{0};
+  std::atomic<uint64_t> shared_fetches{0};    // readers served by another's fetch
+  std::atomic<uint64_t> busy_waits{0};        // reads that waited for a worker's copy
+  std::atomic<uint64_t> source_errors{0};     // 503s for a failing source
+  std::atomic<uint64_t> persist_failures{0};  // copies answered but not written
+  std::atomic<uint64_t> auth_failures{0};
+};
+
+struct Gateway::Impl {
+  Impl(GatewayOptions o, GatewayStores s);
+
+  GatewayOptions options;
+  GatewayStores stores;
+  Metrics metrics;
+  engine::BoundedPool persist;
+
+  std::mutex copies_mu;
+  std::map<std::string, std::shared_ptr<Copy>> copies;  // by client key
+  std::condition_variable drained;
+
+  // The job as last read (refreshed at most every 200 ms).
+  std::mutex job_mu;
+  state::JobRecord job;
+  std::chrono::steady_clock::time_point job_read{};
+  Result<state::JobRecord> Job(bool refresh = false);
+  // The job's state once it has ended (completed, failed, cancelled;
+  // archived jobs too): no bulk copy is left to guard against, and no
+  // claim or mark can be made any more.
+  std::optional<state::JobState> Ended(bool refresh = false);
+
+  std::string SrcKey(const std::string& key) const { return stores.src_prefix + key; }
+  std::string DstKey(const std::string& key) const { return stores.dst_prefix + key; }
+
+  // Handlers (each returns the whole answer).
+  http::ServerResponse GetOrHead(const Request& r);
+  http::ServerResponse List(const Request& r);
+  http::ServerResponse Put(const Request& r);
+  http::ServerResponse CopyObject(const Request& r);
+  http::ServerResponse Delete(const Request& r);
+  http::ServerResponse DeleteMany(const Request& r);
+  http::ServerResponse CreateMultipart(const Request& r);
+  http::ServerResponse UploadPart(const Request& r);
+  http::ServerResponse CompleteMultipart(const Request& r);
+  http::ServerResponse AbortMultipart(const Request& r);
+
+  // Reads: the key made present at the destination (copied on demand when
+  // the job has not), or held in memory, or an error; `from` says how.
+  struct Found {
+    std::optional<Held> held;  // the bytes in memory (small objects)
+    bool at_destination = false;
+    From from = From::kDestination;
+  };
+  Result<Found> Find(const std::string& key, bool want_body);
+  Result<Found> AfterTheJob(const std::string& key, bool want_body, state::JobState ended);
+  Result<Found> OnDemand(const std::string& key, const state::KeyClaim& claim);
+  Result<Found> FromDestination(const std::string& key, bool want_body);
+  Result<Found> Passthrough(const std::string& key, bool want_body);
+  Result<Held> Fetch(ObjectStore& store, const std::string& store_key, bool want_body);
+  void Persist(const std::string& key, std::shared_ptr<Copy> copy, bool from_row);
+  void EndCopy(const std::string& key, const std::shared_ptr<Copy>& copy);
+
+  // Writes: the key claimed for a write (waiting out another's copy), run
+  // `write`, then marked `mark`. ReleaseKey when `write` fails.
+  Result<ObjectInfo> Write(const std::string& key, state::KeyMark mark,
+                           const std::function<Result<ObjectInfo>()>& write);
+
+  http::ServerResponse Error(const Request& r, const Status& st);
+  http::ServerResponse Count(http::ServerResponse resp, From from, uint64_t bytes = 0);
+};
+
+// Answers (gateway_answer.cc).
+// An S3 error document for `st` (its remote status and code when set, else
+// one matched to its ErrorCode).
+http::ServerResponse ErrorAnswer(const Status& st, std::string_view resource);
+// GET or HEAD of a held object, with the request's conditions and range.
+http::ServerResponse ObjectAnswer(const Request& r, const Held& held, bool head);
+// GET or HEAD of a large object at the destination, read in ranges as sent.
+http::ServerResponse StreamAnswer(const Request& r, ObjectStore& dst, const std::string& dst_key,
+                                  const ObjectInfo& info, bool head);
+// The object headers of a PUT (Content-Type, x-amz-meta-*...).
+ObjectHeaders HeadersOfPut(const http::ServerRequest& req);
+void AddObjectHeaders(const ObjectInfo& info, http::Headers* h);
+
+}  // namespace ferry::gateway

@@ -1,0 +1,327 @@
+// The gateway's reads: where a key's answer comes from (the destination, an
+// on-demand copy, or the source passed through), the claim in the job's
+// state that makes each key copied once, and the copy's write to the
+// destination after the client has its answer.
+
+#include <spdlog/spdlog.h>
+
+#include <thread>
+
+#include "base/crash_point.h"
+#include "base/unix_time.h"
+#include "gateway/gateway_internal.h"
+#include "ops/copy.h"
+
+namespace ferry::gateway {
+namespace {
+
+// A sink that keeps a body in memory up to `cap` bytes and fails past it.
+class CappedSink : public ByteSink {
+ public:
+  explicit CappedSink(uint64_t cap) : cap_(cap) {}
+  Status Write(std::string_view data) override {
+    if (inner_.data().size() + data.size() > cap_) return Over();
+    return inner_.Write(data);
+  }
+  char* Lend(size_t n) override {
+    if (inner_.data().size() + n > cap_) return nullptr;
+    return inner_.Lend(n);
+  }
+  Status Commit(size_t n) override { return inner_.Commit(n); }
+  bool over() const { return over_; }
+  std::string Take() { return std::move(inner_.data()); }
+
+ private:
+  Status Over() {
+    over_ = true;
+    return Status(ErrorCode::kCancelled, "larger than the gateway's inline limit");
+  }
+  uint64_t cap_;
+  StringSink inner_;
+  bool over_ = false;
+};
+
+Status NoSuchKey(const std::string& key) {
+  return s3::S3ErrorStatus(404, "NoSuchKey", "The specified key does not exist: " + key);
+}
+
+// A failing source as the client sees it: 503, retry later.
+Status SourceUnavailable(const std::string& key, const Status& st) {
+  return s3::S3ErrorStatus(
+      503, "ServiceUnavailable",
+      "the migration's source is unavailable for " + key + " (not copied yet): " + st.message());
+}
+
+}  // namespace
+
+Result<Held> Gateway::Impl::Fetch(ObjectStore& store, const std::string& store_key,
+                                  bool want_body) {
+  if (!want_body) {
+    FERRY_ASSIGN_OR_RETURN(ObjectInfo info, store.Head(store_key));
+    return Held{std::move(info), nullptr};
+  }
+  CappedSink sink(options.inline_limit);
+  auto info = store.Get(store_key, GetOptions{}, sink);
+  if (!info.ok()) {
+    if (sink.over()) return Status(ErrorCode::kCancelled, "large");
+    return info.status();
+  }
+  return Held{std::move(*info), std::make_shared<const std::string>(sink.Take())};
+}
+
+Result<Gateway::Impl::Found> Gateway::Impl::FromDestination(const std::string& key,
+                                                            bool want_body) {
+  Found f;
+  f.from = From::kDestination;
+  f.at_destination = true;
+  auto held = Fetch(*stores.dst, DstKey(key), want_body);
+  if (held.ok()) {
+    f.held = std::move(*held);
+    return f;
+  }
+  if (held.status().code() == ErrorCode::kCancelled) return f;  // large: streamed
+  return held.status();
+}
+
+Result<Gateway::Impl::Found> Gateway::Impl::Passthrough(const std::string& key, bool want_body) {
+  auto held = Fetch(*stores.src, SrcKey(key), want_body);
+  if (!held.ok()) {
+    if (held.status().code() == ErrorCode::kNotFound) return NoSuchKey(key);
+    if (held.status().code() == ErrorCode::kCancelled) {
+      return s3::S3ErrorStatus(503, "SlowDown",
+                               "the object is being copied by the migration; retry shortly");
+    }
+    metrics.source_errors++;
+    return SourceUnavailable(key, held.status());
+  }
+  Found f;
+  f.from = From::kPassthrough;
+  f.held = std::move(*held);
+  return f;
+}
+
+void Gateway::Impl::EndCopy(const std::string& key, const std::shared_ptr<Copy>& copy) {
+  {
+    std::lock_guard lock(copy->mu);
+    copy->persisted = true;
+  }
+  copy->cv.notify_all();
+  std::lock_guard lock(copies_mu);
+  auto it = copies.find(key);
+  if (it != copies.end() && it->second == copy) copies.erase(it);
+  drained.notify_all();
+}
+
+void Gateway::Impl::Persist(const std::string& key, std::shared_ptr<Copy> copy, bool from_row) {
+  const Held& held = copy->held;
+  PutOptions po;
+  po.headers = held.info.headers;
+  ViewSource body(*held.body);
+  auto put = stores.dst->Put(DstKey(key), body, held.body->size(), po);
+  const int64_t now = NowUnixMs();
+  if (put.ok()) {
+    CrashPoint("gateway-copied");  // written, not yet marked: the worst place to die
+    auto marked =
+        stores.state->MarkKey(options.job, SrcKey(key), options.owner, state::KeyMark::kCopied,
+                              held.body->size(), held.info.etag, now);
+    if (marked.ok() && *marked) {
+      metrics.on_demand_copies++;
+      metrics.on_demand_bytes += held.body->size();
+    } else {
+      // The lease ended first and another party took the key: it copies it
+      // again; nothing is counted twice.
+      metrics.persist_failures++;
+      spdlog::warn("gateway: {} copied but not marked ({})", key,
+                   marked.ok() ? "its claim was taken over" : marked.status().ToString());
+    }
+  } else {
+    metrics.persist_failures++;
+    spdlog::warn("gateway: on-demand copy of {} not written to the destination: {}", key,
+                 put.status().ToString());
+    (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
+  }
+  (void)from_row;
+  EndCopy(key, copy);
+}
+
+Result<Gateway::Impl::Found> Gateway::Impl::OnDemand(const std::string& key,
+                                                     const state::KeyClaim& claim) {
+  auto copy = std::make_shared<Copy>();
+  {
+    std::lock_guard lock(copies_mu);
+    auto [it, fresh] = copies.emplace(key, copy);
+    if (!fresh) copy = nullptr;  // another thread of ours got there first
+  }
+  if (!copy) return Find(key, true);
+  auto held = Fetch(*stores.src, SrcKey(key), true);
+  if (!held.ok() && held.status().code() == ErrorCode::kCancelled) {
+    // Large: copied store to store (multipart), then served from there.
+    CopyOptions co;
+    auto copied = ferry::CopyObject(*stores.src, SrcKey(key), *stores.dst, DstKey(key), false, co);
+    if (copied.ok()) {
+      auto marked =
+          stores.state->MarkKey(options.job, SrcKey(key), options.owner, state::KeyMark::kCopied,
+                                copied->bytes, copied->etag, NowUnixMs());
+      if (marked.ok() && *marked) {
+        metrics.on_demand_copies++;
+        metrics.on_demand_bytes += copied->bytes;
+      }
+      {
+        std::lock_guard lock(copy->mu);
+        copy->fetched = true;
+        copy->status = Status(ErrorCode::kCancelled, "large");
+      }
+      EndCopy(key, copy);
+      Found f;
+      f.from = From::kOnDemand;
+      f.at_destination = true;
+      return f;
+    }
+    held = copied.status();
+  }
+  {
+    std::lock_guard lock(copy->mu);
+    copy->fetched = true;
+    if (held.ok()) {
+      copy->held = *held;
+    } else {
+      copy->status = held.status();
+    }
+  }
+  copy->cv.notify_all();
+  if (!held.ok()) {
+    (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
+    EndCopy(key, copy);
+    if (held.status().code() == ErrorCode::kNotFound) return NoSuchKey(key);
+    metrics.source_errors++;
+    return SourceUnavailable(key, held.status());
+  }
+  Found f;
+  f.from = From::kOnDemand;
+  f.held = *held;
+  // Written to the destination after the client has its answer; a full
+  // pool writes it now.
+  const bool from_row = claim.from_row;
+  if (!persist.TrySubmit([this, key, copy, from_row] { Persist(key, copy, from_row); })) {
+    Persist(key, copy, from_row);
+  }
+  return f;
+}
+
+Result<Gateway::Impl::Found> Gateway::Impl::AfterTheJob(const std::string& key, bool want_body,
+                                                        state::JobState ended) {
+  auto dst = FromDestination(key, want_body);
+  if (dst.ok() || dst.status().code() != ErrorCode::kNotFound) return dst;
+  // Completed: the destination has every key. Failed or cancelled: what it
+  // left behind is still at the source.
+  if (ended == state::JobState::kCompleted) return dst;
+  return Passthrough(key, want_body);
+}
+
+Result<Gateway::Impl::Found> Gateway::Impl::Find(const std::string& key, bool want_body) {
+  if (auto ended = Ended()) return AfterTheJob(key, want_body, *ended);
+  const auto deadline = std::chrono::steady_clock::now() + options.busy_wait;
+  auto pause = std::chrono::milliseconds(5);
+  bool waited = false;
+  for (;;) {
+    // A copy of ours in flight: its bytes, or the destination once written.
+    std::shared_ptr<Copy> mine;
+    {
+      std::lock_guard lock(copies_mu);
+      auto it = copies.find(key);
+      if (it != copies.end()) mine = it->second;
+    }
+    if (mine) {
+      std::unique_lock lock(mine->mu);
+      mine->cv.wait(lock, [&] { return mine->fetched; });
+      if (mine->status.ok()) {
+        metrics.shared_fetches++;
+        Found f;
+        f.from = From::kOnDemand;
+        f.held = mine->held;
+        return f;
+      }
+      if (mine->status.code() != ErrorCode::kCancelled) {
+        if (mine->status.code() == ErrorCode::kNotFound) return NoSuchKey(key);
+        return SourceUnavailable(key, mine->status);
+      }
+      mine->cv.wait(lock, [&] { return mine->persisted; });
+      return FromDestination(key, want_body);
+    }
+    const int64_t now = NowUnixMs();
+    const int64_t lease_until = now + options.lease.count();
+    auto claim =
+        stores.state->ClaimKey(options.job, SrcKey(key), options.owner, now, lease_until, false);
+    if (!claim.ok() && claim.status().code() == ErrorCode::kNotFound) {
+      // The job ended and was archived since it was last read.
+      if (auto ended = Ended(true)) return AfterTheJob(key, want_body, *ended);
+    }
+    if (!claim.ok()) return claim.status();
+    using Kind = state::KeyClaim::Kind;
+    if (claim->kind == Kind::kNone && !claim->listing_done) {
+      // Copied before (then the destination has it) or not listed yet.
+      auto dst = FromDestination(key, want_body);
+      if (dst.ok() || dst.status().code() != ErrorCode::kNotFound) return dst;
+      if (!want_body) return Passthrough(key, false);  // a HEAD copies nothing
+      claim =
+          stores.state->ClaimKey(options.job, SrcKey(key), options.owner, now, lease_until, true);
+      if (!claim.ok() && claim.status().code() == ErrorCode::kNotFound) {
+        if (auto ended = Ended(true)) return AfterTheJob(key, want_body, *ended);
+      }
+      if (!claim.ok()) return claim.status();
+    }
+    switch (claim->kind) {
+      case Kind::kClaimed:
+        if (!want_body) {  // a HEAD copies nothing: the claim goes back
+          (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
+          return Passthrough(key, false);
+        }
+        if (!claim->from_row) {
+          // Not listed when claimed: a worker may have listed, copied and
+          // finished it since the destination said 404 (its row is gone
+          // only after its copy landed). Look once more before copying.
+          auto landed = FromDestination(key, true);
+          if (landed.ok() || landed.status().code() != ErrorCode::kNotFound) {
+            (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
+            return landed;
+          }
+        }
+        return OnDemand(key, *claim);
+      case Kind::kRecorded:
+        if (claim->mark == state::KeyMark::kDeleted) return NoSuchKey(key);
+        return FromDestination(key, want_body);
+      case Kind::kNone: {
+        // Listed and finished (or never in the job): the destination, else
+        // the source as it is (a dead-lettered key, one added since).
+        auto dst = FromDestination(key, want_body);
+        if (dst.ok() || dst.status().code() != ErrorCode::kNotFound) return dst;
+        return Passthrough(key, want_body);
+      }
+      case Kind::kBusy:
+        break;
+    }
+    // A worker (or another gateway) is copying it: wait, then look again.
+    if (!waited) metrics.busy_waits++;
+    waited = true;
+    if (std::chrono::steady_clock::now() + pause > deadline) return Passthrough(key, want_body);
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(100));
+  }
+}
+
+http::ServerResponse Gateway::Impl::GetOrHead(const Request& r) {
+  const bool head = r.http->method == "HEAD";
+  auto found = Find(r.key, !head);
+  if (!found.ok()) return Error(r, found.status());
+  if (found->held) {
+    const uint64_t bytes = head || !found->held->body ? 0 : found->held->body->size();
+    return Count(ObjectAnswer(r, *found->held, head), found->from, bytes);
+  }
+  // Large, at the destination: its size and version, then ranges as sent.
+  auto info = stores.dst->Head(DstKey(r.key));
+  if (!info.ok()) return Error(r, info.status());
+  return Count(StreamAnswer(r, *stores.dst, DstKey(r.key), *info, head), found->from,
+               head ? 0 : info->size);
+}
+
+}  // namespace ferry::gateway

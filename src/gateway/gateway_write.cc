@@ -1,0 +1,224 @@
+// The gateway's writes: each goes to the destination under the key's claim
+// in the job's state and is marked there (written or deleted), so the bulk
+// copy never overwrites or resurrects it.
+
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+#include <thread>
+
+#include "base/unix_time.h"
+#include "gateway/gateway_internal.h"
+#include "gateway/s3_xml.h"
+#include "ops/copy.h"
+#include "s3/sigv4.h"
+
+namespace ferry::gateway {
+namespace {
+
+http::ServerResponse XmlAnswer(std::string xml) {
+  http::ServerResponse resp;
+  http::SetHeader(&resp.headers, "Content-Type", "application/xml");
+  resp.SetBody(std::move(xml));
+  return resp;
+}
+
+Status SlowDown(const std::string& key) {
+  return s3::S3ErrorStatus(503, "SlowDown",
+                           "the migration is copying " + key + " right now; retry shortly");
+}
+
+}  // namespace
+
+Result<ObjectInfo> Gateway::Impl::Write(const std::string& key, state::KeyMark mark,
+                                        const std::function<Result<ObjectInfo>()>& write) {
+  // An on-demand copy of ours still being written lands first.
+  for (;;) {
+    std::shared_ptr<Copy> mine;
+    {
+      std::lock_guard lock(copies_mu);
+      auto it = copies.find(key);
+      if (it != copies.end()) mine = it->second;
+    }
+    if (!mine) break;
+    std::unique_lock lock(mine->mu);
+    mine->cv.wait(lock, [&] { return mine->persisted; });
+  }
+  if (Ended()) return write();  // no bulk copy left to guard against
+  const auto deadline = std::chrono::steady_clock::now() + options.busy_wait;
+  auto pause = std::chrono::milliseconds(5);
+  bool claimed = false;
+  for (;;) {
+    const int64_t now = NowUnixMs();
+    auto claim = stores.state->ClaimKey(options.job, SrcKey(key), options.owner, now,
+                                        now + options.lease.count(), true);
+    if (!claim.ok() && claim.status().code() == ErrorCode::kNotFound && Ended(true)) {
+      return write();  // the job ended (and was archived) meanwhile
+    }
+    if (!claim.ok()) return claim.status();
+    if (claim->kind != state::KeyClaim::Kind::kBusy) {
+      claimed = claim->kind == state::KeyClaim::Kind::kClaimed;
+      break;
+    }
+    if (std::chrono::steady_clock::now() + pause > deadline) return SlowDown(key);
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(100));
+  }
+  auto result = write();
+  if (!result.ok()) {
+    if (claimed) (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
+    return result;
+  }
+  auto marked = stores.state->MarkKey(options.job, SrcKey(key), options.owner, mark, result->size,
+                                      result->etag, NowUnixMs());
+  if (!marked.ok() || !*marked) {
+    spdlog::warn("gateway: {} {} at the destination but not marked in the job ({})", key,
+                 state::ToString(mark),
+                 marked.ok() ? "its claim was taken over" : marked.status().ToString());
+  }
+  return result;
+}
+
+http::ServerResponse Gateway::Impl::Put(const Request& r) {
+  PutOptions po;
+  po.headers = HeadersOfPut(*r.http);
+  po.content_md5 = r.Header("Content-MD5");
+  const std::string& body = r.http->body;
+  auto put = Write(r.key, state::KeyMark::kWritten, [&]() -> Result<ObjectInfo> {
+    ViewSource src(body);
+    FERRY_ASSIGN_OR_RETURN(ObjectInfo info, stores.dst->Put(DstKey(r.key), src, body.size(), po));
+    info.size = body.size();
+    return info;
+  });
+  if (!put.ok()) return Error(r, put.status());
+  http::ServerResponse resp;
+  http::SetHeader(&resp.headers, "ETag", "\"" + put->etag + "\"");
+  return Count(std::move(resp), From::kWrite, body.size());
+}
+
+http::ServerResponse Gateway::Impl::CopyObject(const Request& r) {
+  std::string source;
+  std::string raw = r.Header("x-amz-copy-source");
+  raw = raw.substr(0, raw.find('?'));  // ?versionId: one version here
+  if (!s3::UriDecode(raw, &source)) {
+    return Error(r, s3::S3ErrorStatus(400, "InvalidArgument", "bad x-amz-copy-source"));
+  }
+  if (!source.empty() && source.front() == '/') source.erase(0, 1);
+  const size_t slash = source.find('/');
+  if (slash == std::string::npos || source.substr(0, slash) != options.bucket) {
+    return Error(r, s3::S3ErrorStatus(403, "AccessDenied", "copies only within " + options.bucket));
+  }
+  const std::string from = source.substr(slash + 1);
+  auto found = Find(from, true);
+  if (!found.ok()) return Error(r, found.status());
+  const bool replace = r.Header("x-amz-metadata-directive") == "REPLACE";
+  auto copied = Write(r.key, state::KeyMark::kWritten, [&]() -> Result<ObjectInfo> {
+    if (found->held) {
+      PutOptions po;
+      po.headers = replace ? HeadersOfPut(*r.http) : found->held->info.headers;
+      ViewSource src(*found->held->body);
+      FERRY_ASSIGN_OR_RETURN(ObjectInfo info,
+                             stores.dst->Put(DstKey(r.key), src, found->held->body->size(), po));
+      info.size = found->held->body->size();
+      return info;
+    }
+    if (stores.dst->Features().server_side_copy) {
+      std::optional<ObjectHeaders> headers;
+      if (replace) headers = HeadersOfPut(*r.http);
+      return stores.dst->Copy(DstKey(from), DstKey(r.key), headers);
+    }
+    FERRY_ASSIGN_OR_RETURN(auto c, ferry::CopyObject(*stores.dst, DstKey(from), *stores.dst,
+                                                     DstKey(r.key), false, CopyOptions{}));
+    ObjectInfo info;
+    info.etag = c.etag;
+    info.size = c.bytes;
+    info.last_modified = std::chrono::system_clock::now();
+    return info;
+  });
+  if (!copied.ok()) return Error(r, copied.status());
+  TimePoint when = copied->last_modified == TimePoint{} ? std::chrono::system_clock::now()
+                                                        : copied->last_modified;
+  return Count(XmlAnswer(CopyObjectXml(copied->etag, when)), From::kWrite);
+}
+
+http::ServerResponse Gateway::Impl::Delete(const Request& r) {
+  auto del = Write(r.key, state::KeyMark::kDeleted, [&]() -> Result<ObjectInfo> {
+    FERRY_RETURN_IF_ERROR(stores.dst->Delete(DstKey(r.key)));
+    return ObjectInfo{};
+  });
+  if (!del.ok()) return Error(r, del.status());
+  http::ServerResponse resp;
+  resp.status = 204;
+  return Count(std::move(resp), From::kWrite);
+}
+
+http::ServerResponse Gateway::Impl::DeleteMany(const Request& r) {
+  auto req = ParseDeleteRequest(r.http->body);
+  if (!req.ok()) {
+    return Error(r, s3::S3ErrorStatus(400, "MalformedXML", req.status().message()));
+  }
+  std::vector<DeleteOutcome> outcomes;
+  for (const std::string& key : req->keys) {
+    auto del = Write(key, state::KeyMark::kDeleted, [&]() -> Result<ObjectInfo> {
+      FERRY_RETURN_IF_ERROR(stores.dst->Delete(DstKey(key)));
+      return ObjectInfo{};
+    });
+    DeleteOutcome o{key, "", ""};
+    if (!del.ok()) {
+      o.error_code =
+          del.status().remote_code().empty() ? "InternalError" : del.status().remote_code();
+      o.error_message = del.status().message();
+    }
+    outcomes.push_back(std::move(o));
+  }
+  return Count(XmlAnswer(DeleteResultXml(outcomes, req->quiet)), From::kWrite);
+}
+
+http::ServerResponse Gateway::Impl::CreateMultipart(const Request& r) {
+  PutOptions po;
+  po.headers = HeadersOfPut(*r.http);
+  auto id = stores.dst->CreateMultipart(DstKey(r.key), po);
+  if (!id.ok()) return Error(r, id.status());
+  return Count(XmlAnswer(InitiateMultipartXml(options.bucket, r.key, *id)), From::kWrite);
+}
+
+http::ServerResponse Gateway::Impl::UploadPart(const Request& r) {
+  const std::string* id = r.target.Query("uploadId");
+  const std::string* n = r.target.Query("partNumber");
+  int number = 0;
+  if (n != nullptr) std::from_chars(n->data(), n->data() + n->size(), number);
+  if (id == nullptr || number < 1 || number > 10000) {
+    return Error(r, s3::S3ErrorStatus(400, "InvalidArgument",
+                                      "Part number must be an integer between 1 and 10000"));
+  }
+  ViewSource body(r.http->body);
+  auto part = stores.dst->UploadPart(DstKey(r.key), *id, number, body, r.http->body.size(),
+                                     r.Header("Content-MD5"));
+  if (!part.ok()) return Error(r, part.status());
+  http::ServerResponse resp;
+  http::SetHeader(&resp.headers, "ETag", "\"" + part->etag + "\"");
+  return Count(std::move(resp), From::kWrite, r.http->body.size());
+}
+
+http::ServerResponse Gateway::Impl::CompleteMultipart(const Request& r) {
+  const std::string* id = r.target.Query("uploadId");
+  auto parts = ParseCompleteParts(r.http->body);
+  if (!parts.ok()) {
+    return Error(r, s3::S3ErrorStatus(400, "MalformedXML", parts.status().message()));
+  }
+  auto done = Write(r.key, state::KeyMark::kWritten, [&]() -> Result<ObjectInfo> {
+    return stores.dst->CompleteMultipart(DstKey(r.key), *id, *parts);
+  });
+  if (!done.ok()) return Error(r, done.status());
+  return Count(XmlAnswer(CompleteMultipartXml(options.bucket, r.key, done->etag)), From::kWrite);
+}
+
+http::ServerResponse Gateway::Impl::AbortMultipart(const Request& r) {
+  const std::string* id = r.target.Query("uploadId");
+  if (Status st = stores.dst->AbortMultipart(DstKey(r.key), *id); !st.ok()) return Error(r, st);
+  http::ServerResponse resp;
+  resp.status = 204;
+  return Count(std::move(resp), From::kWrite);
+}
+
+}  // namespace ferry::gateway

@@ -1,0 +1,181 @@
+#include "s3/sigv4_verify.h"
+
+#include <openssl/crypto.h>
+
+#include <ctime>
+
+#include "base/unix_time.h"
+
+namespace ferry::s3 {
+namespace {
+
+ErrorCode CodeForHttp(int http_status) {
+  switch (http_status) {
+    case 400:
+    case 416:
+      return ErrorCode::kInvalidArgument;
+    case 403:
+      return ErrorCode::kAccessDenied;
+    case 404:
+      return ErrorCode::kNotFound;
+    case 409:
+      return ErrorCode::kAlreadyExists;
+    case 412:
+      return ErrorCode::kPreconditionFailed;
+    case 501:
+      return ErrorCode::kUnsupported;
+    case 503:
+      return ErrorCode::kThrottled;
+    default:
+      return http_status >= 500 ? ErrorCode::kServerError : ErrorCode::kInvalidArgument;
+  }
+}
+
+bool IsLowerHex64(std::string_view s) {
+  if (s.size() != 64) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+const std::string* Header(const ReceivedRequest& req, std::string_view name) {
+  if (req.headers == nullptr) return nullptr;
+  for (const auto& [k, v] : *req.headers) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
+
+Status AccessDenied(std::string message) {
+  return S3ErrorStatus(403, "AccessDenied", std::move(message));
+}
+
+Status CheckSignature(const ReceivedRequest& req, const std::string& secret,
+                      const AuthorizationHeader& auth, std::string_view payload_hash) {
+  static const KeyValues kNone;
+  const std::string* amz_date = Header(req, "x-amz-date");
+  RequestToSign r{std::string(req.method), std::string(req.path), req.query ? *req.query : kNone,
+                  req.headers ? *req.headers : kNone, std::string(payload_hash)};
+  std::string canonical = CanonicalRequest(r, auth.signed_headers);
+  std::string scope = CredentialScope(auth.date, auth.region, auth.service);
+  std::string sts = StringToSign(amz_date ? *amz_date : "", scope, canonical);
+  std::string want = ComputeSignature(secret, auth.date, auth.region, auth.service, sts);
+  if (want.size() != auth.signature.size() ||
+      CRYPTO_memcmp(want.data(), auth.signature.data(), want.size()) != 0) {
+    return S3ErrorStatus(403, "SignatureDoesNotMatch",
+                         "The request signature we calculated does not match the signature you "
+                         "provided. Check your key and signing method.");
+  }
+  return Status::Ok();
+}
+
+// The Authorization header, parsed, and the secret of its access key.
+Result<std::pair<AuthorizationHeader, std::string>> KeyOf(const ReceivedRequest& req,
+                                                          const VerifyKeys& keys) {
+  const std::string* header = Header(req, "authorization");
+  if (header == nullptr) return AccessDenied("Access Denied");
+  auto parsed = ParseAuthorization(*header);
+  if (!parsed.ok()) return AccessDenied(parsed.status().message());
+  auto it = keys.secrets.find(parsed->access_key_id);
+  if (it == keys.secrets.end()) {
+    return S3ErrorStatus(403, "InvalidAccessKeyId",
+                         "The AWS Access Key Id you provided does not exist in our records.");
+  }
+  return std::make_pair(std::move(*parsed), it->second);
+}
+
+}  // namespace
+
+Status S3ErrorStatus(int http_status, std::string code, std::string message) {
+  Status st(CodeForHttp(http_status), std::move(message));
+  st.set_remote(http_status, std::move(code));
+  return st;
+}
+
+std::optional<std::chrono::system_clock::time_point> ParseAmzDate(std::string_view s) {
+  if (s.size() != 16 || s[8] != 'T' || s[15] != 'Z') return std::nullopt;
+  for (size_t i = 0; i < 15; ++i) {
+    if (i != 8 && (s[i] < '0' || s[i] > '9')) return std::nullopt;
+  }
+  auto num = [&](size_t pos, size_t len) {
+    int v = 0;
+    for (size_t i = pos; i < pos + len; ++i) v = v * 10 + (s[i] - '0');
+    return v;
+  };
+  std::tm tm{};
+  tm.tm_year = num(0, 4) - 1900;
+  tm.tm_mon = num(4, 2) - 1;
+  tm.tm_mday = num(6, 2);
+  tm.tm_hour = num(9, 2);
+  tm.tm_min = num(11, 2);
+  tm.tm_sec = num(13, 2);
+  if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+      tm.tm_sec > 60) {
+    return std::nullopt;
+  }
+  // Clamped: a year past 2262 overflows a nanosecond clock (UBSan, fuzz.s3server).
+  return ClampedTimePoint(std::chrono::sys_seconds(std::chrono::seconds(timegm(&tm))));
+}
+
+Result<Verified> Verify(const ReceivedRequest& req, const VerifyKeys& keys,
+                        std::chrono::system_clock::time_point now) {
+  FERRY_ASSIGN_OR_RETURN(auto key, KeyOf(req, keys));
+  const AuthorizationHeader& auth = key.first;
+  Verified v;
+  v.access_key = auth.access_key_id;
+  if (!keys.session_token.empty()) {
+    const std::string* token = Header(req, "x-amz-security-token");
+    if (token == nullptr || *token != keys.session_token) {
+      return S3ErrorStatus(400, "InvalidToken",
+                           "The provided token is malformed or otherwise invalid.");
+    }
+  }
+  if (auth.service != "s3") {
+    return AccessDenied("credential scope names service '" + auth.service + "', not s3");
+  }
+  if (!keys.signing_region.empty() && auth.region != keys.signing_region) {
+    return S3ErrorStatus(
+        400, "AuthorizationHeaderMalformed",
+        "the region '" + auth.region + "' is wrong; expecting '" + keys.signing_region + "'");
+  }
+  bool host_signed = false;
+  for (const auto& h : auth.signed_headers) host_signed |= (h == "host");
+  if (!host_signed) return AccessDenied("SignedHeaders must include host");
+
+  const std::string* amz_date = Header(req, "x-amz-date");
+  auto when = amz_date ? ParseAmzDate(*amz_date) : std::nullopt;
+  if (!when || amz_date->substr(0, 8) != auth.date) {
+    return AccessDenied(
+        "x-amz-date is missing, malformed or does not match the credential "
+        "scope");
+  }
+  auto skew = now > *when ? now - *when : *when - now;
+  if (skew > keys.max_skew) {
+    return S3ErrorStatus(403, "RequestTimeTooSkewed",
+                         "The difference between the request time and the current time is too "
+                         "large.");
+  }
+
+  const std::string* content_sha = Header(req, "x-amz-content-sha256");
+  if (content_sha == nullptr) {
+    v.deferred = true;
+    return v;
+  }
+  if (*content_sha != kUnsignedPayload && content_sha->rfind("STREAMING-", 0) != 0 &&
+      !IsLowerHex64(*content_sha)) {
+    return S3ErrorStatus(400, "InvalidArgument",
+                         "x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-..., or a "
+                         "lower-hex SHA-256");
+  }
+  FERRY_RETURN_IF_ERROR(CheckSignature(req, key.second, auth, *content_sha));
+  return v;
+}
+
+Status VerifyDeferred(const ReceivedRequest& req, const VerifyKeys& keys,
+                      std::string_view body_sha256) {
+  FERRY_ASSIGN_OR_RETURN(auto key, KeyOf(req, keys));
+  return CheckSignature(req, key.second, key.first, body_sha256);
+}
+
+}  // namespace ferry::s3

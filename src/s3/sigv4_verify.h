@@ -1,0 +1,75 @@
+#pragma once
+// SigV4 verification of a received request (Authorization header form),
+// shared by every ferry server that speaks S3: the gateway (`ferry gateway`)
+// and the project's test server (testing/s3server). Pure: the request as
+// received, the keys, a clock reading in; an S3 error out.
+//
+// The canonical request is rebuilt from what was received: the decoded path
+// re-encoded with UriEncode, the decoded query re-encoded and sorted, and
+// exactly the headers named in SignedHeaders (sigv4.h); the signature is
+// computed with the secret of the access key named and compared in
+// constant time.
+//
+// Payload hashes: whatever x-amz-content-sha256 says (a hex SHA-256,
+// UNSIGNED-PAYLOAD, STREAMING-*) is signed as is; checking a body against a
+// hex hash is the caller's job. Without the header the signature covers
+// the body's hash, so the caller finishes with VerifyDeferred once it has
+// the body.
+//
+// Errors are Statuses carrying the S3 answer (Status::http_status and
+// remote_code): 403 AccessDenied (no or malformed Authorization, a scope
+// not for s3, host not signed, a bad x-amz-date), 403 InvalidAccessKeyId,
+// 403 SignatureDoesNotMatch, 403 RequestTimeTooSkewed, 400 InvalidToken,
+// 400 AuthorizationHeaderMalformed (a region not accepted), 400
+// InvalidArgument (a malformed x-amz-content-sha256).
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "s3/sigv4.h"
+
+namespace ferry::s3 {
+
+// What a server accepts.
+struct VerifyKeys {
+  std::map<std::string, std::string> secrets;  // access key id -> secret
+  std::string session_token;                   // "" = not required
+  std::chrono::seconds max_skew{15 * 60};      // allowed |x-amz-date - now|
+  // When set, a signature scoped to another region is refused (as AWS does);
+  // "" accepts any region.
+  std::string signing_region;
+};
+
+// A request as received.
+struct ReceivedRequest {
+  std::string_view method;
+  std::string_view path;               // decoded, as received: "/bucket/my key"
+  const KeyValues* query = nullptr;    // decoded names and values
+  const KeyValues* headers = nullptr;  // names lower-case
+};
+
+struct Verified {
+  std::string access_key;
+  // No x-amz-content-sha256: finish with VerifyDeferred once the body is read.
+  bool deferred = false;
+};
+
+Result<Verified> Verify(const ReceivedRequest& req, const VerifyKeys& keys,
+                        std::chrono::system_clock::time_point now);
+// Completes a deferred verification with the body's lower-hex SHA-256.
+Status VerifyDeferred(const ReceivedRequest& req, const VerifyKeys& keys,
+                      std::string_view body_sha256);
+
+// The Status of an S3 error answer: `http_status` and `code` as its remote
+// parts, an ErrorCode that matches the status.
+Status S3ErrorStatus(int http_status, std::string code, std::string message);
+
+// "20240101T120000Z" as a time (clamped to the clock's range); nullopt when
+// malformed.
+std::optional<std::chrono::system_clock::time_point> ParseAmzDate(std::string_view s);
+
+}  // namespace ferry::s3
