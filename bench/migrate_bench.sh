@@ -3,7 +3,7 @@
 # bucket to bucket between two ferry-test-s3 servers (memory mode, loopback),
 # in the same run on the same machine.
 #
-#   bench/migrate_bench.sh BUILD_DIR [75k|2m|pool|listing|verify|all]   (default: all)
+#   bench/migrate_bench.sh BUILD_DIR [75k|2m|pool|listing|verify|gateway|all]   (default: all)
 #
 #   75k  Source filled with /_admin/populate: N75K objects (95% of 1-32 KiB,
 #        5% of 32 KiB-1 MiB, fixed seed) plus BIG_COUNT of BIG_SIZE bytes.
@@ -18,6 +18,8 @@
 #   pool 75k with the state in PostgreSQL and 1, 2, 4 `ferry worker`
 #        processes, beside the SQLite state (see bench_pool).
 #   listing, verify: see migrate_bench_verify.sh.
+#   gateway: the 75k job with a reader through `ferry gateway`
+#        (migrate_bench_gateway.sh).
 #
 # The servers run with --retain-memory, and before the first run the
 # destination is filled once with as many bytes as a run brings (objects of
@@ -44,7 +46,7 @@ set -euo pipefail
 BUILD=${1:-build}
 BUILD=$(cd "$BUILD" && pwd)
 WHAT=${2:-all}
-case "$WHAT" in 75k | 2m | pool | listing | verify | all) ;; *) echo "usage: $0 BUILD_DIR [75k|2m|pool|listing|verify|all]" >&2; exit 2 ;; esac
+case "$WHAT" in 75k | 2m | pool | listing | verify | gateway | all) ;; *) echo "usage: $0 BUILD_DIR [75k|2m|pool|listing|verify|gateway|all]" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.."
 
 N75K=${N75K:-75000}
@@ -475,6 +477,7 @@ SH
 }
 
 source bench/migrate_bench_verify.sh  # (the working directory is the checkout)
+source bench/migrate_bench_gateway.sh
 
 case "$WHAT" in
   75k) bench_75k ;;
@@ -482,6 +485,7 @@ case "$WHAT" in
   pool) bench_pool ;;
   listing) bench_listing ;;
   verify) bench_verify ;;
-  all) bench_75k; bench_2m; bench_listing; bench_verify ;;
+  gateway) bench_gateway ;;
+  all) bench_75k; bench_2m; bench_listing; bench_verify; bench_gateway ;;
 esac
 echo "tables appended to $OUT"

@@ -104,9 +104,7 @@ Result<JobStores> OpenJob(const GatewayArgs& a) {
   JobStores js;
   FERRY_ASSIGN_OR_RETURN(js.state, OpenState(a.migrate));
   FERRY_ASSIGN_OR_RETURN(state::JobRecord job, js.state->GetJob(a.job));
-  if (job.archived) {
-    return Status::InvalidArgument("the job is archived; serve its destination directly");
-  }
+  // A finished (even archived) job is served too: the destination alone.
   FERRY_ASSIGN_OR_RETURN(migrate::JobSpec spec, migrate::SpecFromJson(job.spec));
   FERRY_ASSIGN_OR_RETURN(Location src_loc, ParseLocation(spec.src));
   FERRY_ASSIGN_OR_RETURN(js.dst_loc, ParseLocation(spec.dst));

@@ -114,6 +114,14 @@ struct Gateway::Impl {
   };
   Result<Found> Find(const std::string& key, bool want_body);
   Result<Found> AfterTheJob(const std::string& key, bool want_body, state::JobState ended);
+  // A copy of ours in flight for the key: its answer; else nullopt.
+  std::optional<Result<Found>> FromOurCopy(const std::string& key, bool want_body);
+  // What a claim's outcome answers; nullopt while another party holds it.
+  std::optional<Result<Found>> Answer(const std::string& key, bool want_body,
+                                      const state::KeyClaim& claim);
+  // ClaimKey for this gateway; nullopt once the job has ended (and its
+  // rows are archived).
+  Result<std::optional<state::KeyClaim>> ClaimFor(const std::string& key, bool insert);
   Result<Found> OnDemand(const std::string& key, const state::KeyClaim& claim);
   Result<Found> FromDestination(const std::string& key, bool want_body);
   Result<Found> Passthrough(const std::string& key, bool want_body);

@@ -218,88 +218,94 @@ Result<Gateway::Impl::Found> Gateway::Impl::AfterTheJob(const std::string& key, 
   return Passthrough(key, want_body);
 }
 
+std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::FromOurCopy(const std::string& key,
+                                                                       bool want_body) {
+  std::shared_ptr<Copy> mine;
+  {
+    std::lock_guard lock(copies_mu);
+    auto it = copies.find(key);
+    if (it != copies.end()) mine = it->second;
+  }
+  if (!mine) return std::nullopt;
+  std::unique_lock lock(mine->mu);
+  mine->cv.wait(lock, [&] { return mine->fetched; });
+  if (mine->status.ok()) {
+    metrics.shared_fetches++;
+    Found f;
+    f.from = From::kOnDemand;
+    f.held = mine->held;
+    return f;
+  }
+  if (mine->status.code() != ErrorCode::kCancelled) {
+    if (mine->status.code() == ErrorCode::kNotFound) return NoSuchKey(key);
+    return SourceUnavailable(key, mine->status);
+  }
+  mine->cv.wait(lock, [&] { return mine->persisted; });  // large: once written
+  return FromDestination(key, want_body);
+}
+
+std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::Answer(const std::string& key,
+                                                                  bool want_body,
+                                                                  const state::KeyClaim& claim) {
+  using Kind = state::KeyClaim::Kind;
+  switch (claim.kind) {
+    case Kind::kClaimed:
+      if (!want_body) {  // a HEAD copies nothing: the claim goes back
+        (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
+        return Passthrough(key, false);
+      }
+      if (!claim.from_row && !claim.unlisted) {
+        // Not listed when claimed, as far as can be told: a worker may have
+        // listed, copied and finished it since the destination said 404
+        // (its row is gone only after its copy landed). Look once more
+        // before copying. (Unlisted when the mark was made: no one else
+        // can have copied it.)
+        auto landed = FromDestination(key, true);
+        if (landed.ok() || landed.status().code() != ErrorCode::kNotFound) {
+          (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
+          return landed;
+        }
+      }
+      return OnDemand(key, claim);
+    case Kind::kRecorded:
+      if (claim.mark == state::KeyMark::kDeleted) return Result<Found>(NoSuchKey(key));
+      return FromDestination(key, want_body);
+    case Kind::kNone: {
+      // Listed and finished (or never in the job): the destination, else
+      // the source as it is (a dead-lettered key, one added since).
+      auto dst = FromDestination(key, want_body);
+      if (dst.ok() || dst.status().code() != ErrorCode::kNotFound) return dst;
+      return Passthrough(key, want_body);
+    }
+    case Kind::kBusy:
+      break;
+  }
+  return std::nullopt;
+}
+
 Result<Gateway::Impl::Found> Gateway::Impl::Find(const std::string& key, bool want_body) {
   if (auto ended = Ended()) return AfterTheJob(key, want_body, *ended);
   const auto deadline = std::chrono::steady_clock::now() + options.busy_wait;
   auto pause = std::chrono::milliseconds(5);
   bool waited = false;
   for (;;) {
-    // A copy of ours in flight: its bytes, or the destination once written.
-    std::shared_ptr<Copy> mine;
-    {
-      std::lock_guard lock(copies_mu);
-      auto it = copies.find(key);
-      if (it != copies.end()) mine = it->second;
-    }
-    if (mine) {
-      std::unique_lock lock(mine->mu);
-      mine->cv.wait(lock, [&] { return mine->fetched; });
-      if (mine->status.ok()) {
-        metrics.shared_fetches++;
-        Found f;
-        f.from = From::kOnDemand;
-        f.held = mine->held;
-        return f;
-      }
-      if (mine->status.code() != ErrorCode::kCancelled) {
-        if (mine->status.code() == ErrorCode::kNotFound) return NoSuchKey(key);
-        return SourceUnavailable(key, mine->status);
-      }
-      mine->cv.wait(lock, [&] { return mine->persisted; });
-      return FromDestination(key, want_body);
-    }
-    const int64_t now = NowUnixMs();
-    const int64_t lease_until = now + options.lease.count();
-    auto claim =
-        stores.state->ClaimKey(options.job, SrcKey(key), options.owner, now, lease_until, false);
-    if (!claim.ok() && claim.status().code() == ErrorCode::kNotFound) {
-      // The job ended and was archived since it was last read.
-      if (auto ended = Ended(true)) return AfterTheJob(key, want_body, *ended);
-    }
+    if (auto ours = FromOurCopy(key, want_body)) return std::move(*ours);
+    auto claim = ClaimFor(key, false);
     if (!claim.ok()) return claim.status();
-    using Kind = state::KeyClaim::Kind;
-    if (claim->kind == Kind::kNone && !claim->listing_done) {
-      // Copied before (then the destination has it) or not listed yet.
-      auto dst = FromDestination(key, want_body);
-      if (dst.ok() || dst.status().code() != ErrorCode::kNotFound) return dst;
-      if (!want_body) return Passthrough(key, false);  // a HEAD copies nothing
-      claim =
-          stores.state->ClaimKey(options.job, SrcKey(key), options.owner, now, lease_until, true);
-      if (!claim.ok() && claim.status().code() == ErrorCode::kNotFound) {
-        if (auto ended = Ended(true)) return AfterTheJob(key, want_body, *ended);
-      }
-      if (!claim.ok()) return claim.status();
-    }
-    switch (claim->kind) {
-      case Kind::kClaimed:
-        if (!want_body) {  // a HEAD copies nothing: the claim goes back
-          (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
-          return Passthrough(key, false);
-        }
-        if (!claim->from_row) {
-          // Not listed when claimed: a worker may have listed, copied and
-          // finished it since the destination said 404 (its row is gone
-          // only after its copy landed). Look once more before copying.
-          auto landed = FromDestination(key, true);
-          if (landed.ok() || landed.status().code() != ErrorCode::kNotFound) {
-            (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
-            return landed;
-          }
-        }
-        return OnDemand(key, *claim);
-      case Kind::kRecorded:
-        if (claim->mark == state::KeyMark::kDeleted) return NoSuchKey(key);
-        return FromDestination(key, want_body);
-      case Kind::kNone: {
-        // Listed and finished (or never in the job): the destination, else
-        // the source as it is (a dead-lettered key, one added since).
+    if (!*claim) return AfterTheJob(key, want_body, *Ended());
+    if ((*claim)->kind == state::KeyClaim::Kind::kNone && !(*claim)->listing_done) {
+      // Copied before (then the destination has it) or not listed yet; a
+      // key its range shard has not reached needs no look.
+      if (!(*claim)->unlisted) {
         auto dst = FromDestination(key, want_body);
         if (dst.ok() || dst.status().code() != ErrorCode::kNotFound) return dst;
-        return Passthrough(key, want_body);
       }
-      case Kind::kBusy:
-        break;
+      if (!want_body) return Passthrough(key, false);  // a HEAD copies nothing
+      claim = ClaimFor(key, true);
+      if (!claim.ok()) return claim.status();
+      if (!*claim) return AfterTheJob(key, want_body, *Ended());
     }
+    if (auto answer = Answer(key, want_body, **claim)) return std::move(*answer);
     // A worker (or another gateway) is copying it: wait, then look again.
     if (!waited) metrics.busy_waits++;
     waited = true;
@@ -307,6 +313,19 @@ Result<Gateway::Impl::Found> Gateway::Impl::Find(const std::string& key, bool wa
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(100));
   }
+}
+
+Result<std::optional<state::KeyClaim>> Gateway::Impl::ClaimFor(const std::string& key,
+                                                               bool insert) {
+  const int64_t now = NowUnixMs();
+  auto claim = stores.state->ClaimKey(options.job, SrcKey(key), options.owner, now,
+                                      now + options.lease.count(), insert);
+  if (claim.ok()) return std::optional<state::KeyClaim>(std::move(*claim));
+  // The job ended and was archived since it was last read: no claim.
+  if (claim.status().code() == ErrorCode::kNotFound && Ended(true)) {
+    return std::optional<state::KeyClaim>();
+  }
+  return claim.status();
 }
 
 http::ServerResponse Gateway::Impl::GetOrHead(const Request& r) {

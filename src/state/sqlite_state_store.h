@@ -112,6 +112,11 @@ class SqliteStateStore : public StateStore {
   struct ListedMarkCounts {
     int64_t enqueued = 0, listed = 0, transferred = 0, skipped = 0, bytes = 0;
   };
+  // ClaimKey's decision (`write`: and its changes) inside the caller's
+  // transaction.
+  Result<KeyClaim> ClaimKeyLocked(const std::string& job, const std::string& key,
+                                  const std::string& owner, int64_t now_ms, int64_t lease_until_ms,
+                                  bool insert, bool write);
   Result<int64_t> EnqueueLocked(const std::string& job, const std::vector<ListedObject>& objects,
                                 bool relist);
   Result<bool> HasMarksLocked(const std::string& job);

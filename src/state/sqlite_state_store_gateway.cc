@@ -96,6 +96,28 @@ Status UpsertMark(sqlite::Db& db, const std::string& job, const std::string& key
       .Run();
 }
 
+// Whether `key` lies beyond where its range shard's listing has reached.
+// Ranged shards tile the job's key space (state_store.h ShardRecord); with
+// any prefix shard nothing can be told.
+Result<bool> Unlisted(sqlite::Db& db, const std::string& job, const std::string& key) {
+  FERRY_ASSIGN_OR_RETURN(Stmt st,
+                         db.Prepare("SELECT ranged, done, lower, upper, cursor, prefix FROM shards "
+                                    "WHERE job = ?"));
+  st.Bind(job);
+  bool unlisted = false, known = true;
+  for (;;) {
+    FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    if (st.Int(0) == 0) known = false;
+    if (!known) continue;
+    const std::string lower = st.Text(2), upper = st.Text(3), cursor = st.Text(4);
+    if (key.compare(0, st.Text(5).size(), st.Text(5)) != 0) continue;
+    if (key <= lower || (!upper.empty() && key > upper)) continue;
+    unlisted = st.Int(1) == 0 && key > std::max(lower, cursor);
+  }
+  return known && unlisted;
+}
+
 }  // namespace
 
 Result<bool> SqliteStateStore::HasMarksLocked(const std::string& job) {
@@ -140,17 +162,40 @@ Result<bool> SqliteStateStore::ApplyMarkLocked(const std::string& job, const Lis
   return true;
 }
 
+// Most answers change nothing (the key is finished, marked, or busy), so
+// they are read in a read transaction, which in WAL mode never waits for
+// the job's writers; only a claim takes the write lock, and decides again
+// under it.
 Result<KeyClaim> SqliteStateStore::ClaimKey(const std::string& job, const std::string& key,
                                             const std::string& owner, int64_t now_ms,
                                             int64_t lease_until_ms, bool insert) {
   FERRY_RETURN_IF_ERROR(CheckClaimArguments(owner, now_ms, lease_until_ms));
   std::lock_guard lock(mu_);
+  {
+    Txn txn(*db_);
+    FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kRead));
+    FERRY_ASSIGN_OR_RETURN(KeyClaim peek,
+                           ClaimKeyLocked(job, key, owner, now_ms, lease_until_ms, insert, false));
+    if (peek.kind != KeyClaim::Kind::kClaimed) return peek;
+  }
   Txn txn(*db_);
   FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
+  FERRY_ASSIGN_OR_RETURN(KeyClaim claim,
+                         ClaimKeyLocked(job, key, owner, now_ms, lease_until_ms, insert, true));
+  if (claim.kind == KeyClaim::Kind::kClaimed) FERRY_RETURN_IF_ERROR(txn.Commit());
+  return claim;
+}
+
+Result<KeyClaim> SqliteStateStore::ClaimKeyLocked(const std::string& job, const std::string& key,
+                                                  const std::string& owner, int64_t now_ms,
+                                                  int64_t lease_until_ms, bool insert, bool write) {
   FERRY_ASSIGN_OR_RETURN(JobRecord rec, ReadJobLocked(job));
   KeyClaim claim;
   claim.listing_done = rec.listing_done;
   claim.state = rec.state;
+  if (!rec.listing_done) {
+    FERRY_ASSIGN_OR_RETURN(claim.unlisted, Unlisted(*db_, job, key));
+  }
   FERRY_ASSIGN_OR_RETURN(auto row, ReadObject(*db_, job, key));
   FERRY_ASSIGN_OR_RETURN(auto mark, ReadMark(*db_, job, key));
   if (row) {
@@ -158,6 +203,10 @@ Result<KeyClaim> SqliteStateStore::ClaimKey(const std::string& job, const std::s
       claim.kind = KeyClaim::Kind::kBusy;
       return claim;
     }
+    claim.kind = KeyClaim::Kind::kClaimed;
+    claim.from_row = true;
+    claim.object = row->object;
+    if (!write) return claim;
     FERRY_ASSIGN_OR_RETURN(Stmt st,
                            db_->Prepare("UPDATE objects SET owner = ?, lease_until_ms = ?, "
                                         "claims = claims + 1 WHERE job = ? AND key = ?"));
@@ -166,10 +215,6 @@ Result<KeyClaim> SqliteStateStore::ClaimKey(const std::string& job, const std::s
       FERRY_RETURN_IF_ERROR(UpsertMark(*db_, job, key, KeyMark::kClaimed, owner, lease_until_ms, 0,
                                        "", mark->counted, now_ms));
     }
-    FERRY_RETURN_IF_ERROR(txn.Commit());
-    claim.kind = KeyClaim::Kind::kClaimed;
-    claim.from_row = true;
-    claim.object = row->object;
     return claim;
   }
   if (mark && mark->mark != KeyMark::kClaimed) {
@@ -184,10 +229,10 @@ Result<KeyClaim> SqliteStateStore::ClaimKey(const std::string& job, const std::s
     return claim;
   }
   if (!mark && !insert) return claim;  // kNone
+  claim.kind = KeyClaim::Kind::kClaimed;
+  if (!write) return claim;
   FERRY_RETURN_IF_ERROR(UpsertMark(*db_, job, key, KeyMark::kClaimed, owner, lease_until_ms, 0, "",
                                    mark && mark->counted, now_ms));
-  FERRY_RETURN_IF_ERROR(txn.Commit());
-  claim.kind = KeyClaim::Kind::kClaimed;
   return claim;
 }
 

@@ -204,5 +204,39 @@ TEST_F(GatewayMarksTest, MarksLeaveWithTheArchivedJob) {
             ErrorCode::kNotFound);
 }
 
+// With range shards the store can tell a key not listed yet (no worker can
+// have copied it, so the gateway need not look at the destination first).
+TEST_F(GatewayMarksTest, ARangeShardTellsWhetherAKeyIsListedYet) {
+  ShardRecord low, high;
+  low.ranged = high.ranged = true;
+  low.upper = "m";
+  high.shard = 1;
+  high.lower = "m";
+  JobRecord job;
+  job.id = "r";
+  ASSERT_TRUE(store_->CreateJob(job, {low, high}).ok());
+  auto unlisted = [&](const std::string& key) {
+    auto c = store_->ClaimKey("r", key, "gw", kNow, kLease, false);
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return c->unlisted;
+  };
+  EXPECT_TRUE(unlisted("c"));
+  EXPECT_TRUE(unlisted("x"));
+  ListPageCommit page;
+  page.shard = 0;
+  page.seq = 1;
+  page.upper = "m";
+  page.cursor = "d";
+  page.next_token = "d";
+  page.objects.push_back({"d", 1, "e", 1});
+  ASSERT_TRUE(store_->CommitListPage("r", page)->applied);
+  EXPECT_FALSE(unlisted("c")) << "listed (and finished, or never there)";
+  EXPECT_FALSE(unlisted("d"));
+  EXPECT_TRUE(unlisted("e"));
+  EXPECT_TRUE(unlisted("x"));
+  // The prefix shard of the other jobs here: nothing can be told.
+  EXPECT_FALSE(store_->ClaimKey("j", "zzz", "gw", kNow, kLease, false)->unlisted);
+}
+
 }  // namespace
 }  // namespace ferry::state

@@ -219,6 +219,10 @@ struct KeyClaim {
   uint64_t size = 0;       // kRecorded
   std::string etag;        // kRecorded
   bool listing_done = false;
+  // The key provably has not been listed yet: the range shard holding it
+  // has not reached it (so no worker can have copied it). False when that
+  // cannot be known (prefix shards) or the key was listed.
+  bool unlisted = false;
   JobState state = JobState::kCreated;
 };
 

@@ -3,11 +3,14 @@
 and checks each body against the local file it was made from.
 
 Usage: gateway_reader.py ENDPOINT ACCESS_KEY SECRET BUCKET EXPECT_DIR
-         [--keys FILE] [--threads N] [--random SECONDS] [--seed N]
+         [--keys FILE] [--threads N] [--random SECONDS] [--until FILE]
+         [--seed N] [--list-to FILE --prefix P]
 
 Every key of FILE (one per line; default: every file under EXPECT_DIR) is
 read once, in a shuffled order, by N threads; with --random, random keys
-are read for SECONDS instead. Prints one JSON line: reads, mismatches,
+are read for SECONDS instead, or until FILE exists with --until. EXPECT_DIR
+"-" reads without checking bodies. --list-to writes the bucket's keys under
+--prefix to FILE and reads nothing. Prints one JSON line: reads, mismatches,
 errors (by S3 code) and, by the endpoint's x-ferry-answer header (one label
 per answer source; "none" for an endpoint without it), the count and the
 p50/p99 latency in milliseconds. Exit status 0 when every read matched.
@@ -49,12 +52,17 @@ def main():
     p.add_argument("--threads", type=int, default=8)
     p.add_argument("--random", type=float, default=0)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--until")
+    p.add_argument("--list-to")
+    p.add_argument("--prefix", default="")
     a = p.parse_args()
+    check = a.expect_dir != "-"
 
+    keys = []
     if a.keys:
         with open(a.keys) as f:
             keys = [line.strip() for line in f if line.strip()]
-    else:
+    elif check:
         keys = []
         for root, _, files in os.walk(a.expect_dir):
             for name in files:
@@ -68,15 +76,26 @@ def main():
         aws_access_key_id=a.access_key, aws_secret_access_key=a.secret,
         config=Config(max_pool_connections=a.threads, retries={"max_attempts": 1},
                       s3={"addressing_style": "path"}))
+    if a.list_to:
+        with open(a.list_to, "w") as out:
+            for page in client.get_paginator("list_objects_v2").paginate(Bucket=a.bucket,
+                                                                          Prefix=a.prefix):
+                for o in page.get("Contents", []):
+                    out.write(o["Key"] + "\n")
+        return 0
 
     lock = threading.Lock()
     stats = {"reads": 0, "mismatches": 0, "errors": {}, "latency": {}}
     bad = []
     cursor = [0]
     stop_at = time.monotonic() + a.random if a.random > 0 else None
+    if a.until:
+        stop_at = float("inf")
 
     def next_key(r):
         if stop_at is not None:
+            if a.until and os.path.exists(a.until):
+                return None
             return r.choice(keys) if time.monotonic() < stop_at else None
         with lock:
             if cursor[0] >= len(keys):
@@ -96,8 +115,10 @@ def main():
                 body = resp["Body"].read()
                 ms = (time.monotonic() - t0) * 1000
                 answer = resp["ResponseMetadata"]["HTTPHeaders"].get("x-ferry-answer", "none")
-                with open(os.path.join(a.expect_dir, key), "rb") as f:
-                    same = hashlib.md5(f.read()).digest() == hashlib.md5(body).digest()
+                same = True
+                if check:
+                    with open(os.path.join(a.expect_dir, key), "rb") as f:
+                        same = hashlib.md5(f.read()).digest() == hashlib.md5(body).digest()
                 with lock:
                     stats["reads"] += 1
                     stats["latency"].setdefault(answer, []).append(ms)

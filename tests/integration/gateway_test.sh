@@ -14,7 +14,8 @@
 #    writes (which the job left alone), and the source served each object
 #    once and the destination stored each once (the test servers' counters),
 #    the one re-copy after the crash aside;
-#  - after the job: the destination alone answers.
+#  - after the job: the destination alone answers; over HTTPS (h2 by ALPN)
+#    too, with awscli checking the certificate.
 source "$(dirname "$0")/lib.sh"
 need curl
 [ -x "$AWS" ] || skip "awscli not installed"
@@ -164,4 +165,19 @@ same_bytes "$TMP/src/$K2" "$TMP/k2b"
 [ "$(metric ferry_gateway_requests_total '{answer="destination"}')" = $((before + 1)) ] ||
   fail "after the job the destination did not answer"
 [ "$(awsp gw s3 ls s3://bkt --recursive | wc -l)" = "$N" ] || fail "listing after the job"
+
+# HTTPS beside plain HTTP (HTTP/2 by ALPN), awscli checking the certificate.
+self_signed_cert gw
+kill "$GW"; wait "$GW" || true
+start_gateway --listen-tls 127.0.0.1:0 --tls-port-file "$TMP/gw.tls.port" --tls-cert "$TMP/gw.pem" \
+  --tls-key "$TMP/gw.key"
+TLS_URL="https://127.0.0.1:$(cat "$TMP/gw.tls.port")"
+"$AWS" --profile gw --endpoint-url "$TLS_URL" --ca-bundle "$TMP/gw.pem" s3api get-object --bucket bkt \
+  --key "$K3" "$TMP/k3tls" >/dev/null || fail "GET over HTTPS"
+same_bytes "$TMP/src/$K3" "$TMP/k3tls"
+err=$("$AWS" --profile gw --endpoint-url "$TLS_URL" s3api head-bucket --bucket bkt 2>&1) &&
+  fail "awscli accepted a certificate it was not given"
+grep -q -i certificate <<<"$err" || fail "untrusted certificate: $err"
+[ "$(curl -s --cacert "$TMP/gw.pem" --http2 -o /dev/null -w '%{http_version}' "$TLS_URL/_ferry/metrics")" = 2 ] ||
+  fail "no HTTP/2 over TLS"
 echo "PASS"

@@ -255,6 +255,15 @@ start_migrate_pair() {
   M=("$FERRY" migrate --state "$STATE")
 }
 
+# self_signed_cert NAME: $TMP/NAME.pem and $TMP/NAME.key, an EC P-256
+# certificate for 127.0.0.1 and localhost (the server's and the client's CA).
+self_signed_cert() {
+  need openssl
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+    -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1,DNS:localhost \
+    -keyout "$TMP/$1.key" -out "$TMP/$1.pem" 2>/dev/null || fail "openssl could not make a certificate"
+}
+
 # stat_of URL OP FIELD: one counter of a test server's /_admin/stats.
 stat_of() {
   curl -sf "$1/_admin/stats" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['ops'].get('$2',{}).get('$3',0))"
