@@ -10,7 +10,7 @@ SERVER_PID=
 OTHER_PIDS=()
 cleanup() {
   [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null
-  for p in "${OTHER_PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done
+  for p in "${OTHER_PIDS[@]:-}"; do [ -n "$p" ] && { kill "$p" 2>/dev/null || true; }; done
   rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -113,6 +113,31 @@ print("GET /v1/jobs/%s: %s, %d listed, %d transferred, %d bytes" % (j["job"], j[
 curl -sf "$API/" | grep -o '<title>[^<]*</title>' | sed "s|^|dashboard at $API/: |"
 kill "$API_PID"
 wait "$API_PID" 2>/dev/null || true
+
+step "ferry gateway: an S3 endpoint in front of a running migration"
+# The job is made, not run: reads through the gateway copy on demand what it
+# has not copied, a write through it is kept, then a worker finishes the job.
+GWJOB=$("$FERRY" migrate --state "$STATE" --concurrency 8 --detach --json s3://demo/tree/ "$TMP/gw-tree" |
+  /usr/bin/python3 -c 'import json,sys; print(json.loads(sys.stdin.read().splitlines()[-1])["job"])')
+printf 'gwkey gwsecret\n' >"$TMP/gw.keys"
+"$FERRY" gateway --job "$GWJOB" --state "$STATE" --listen 127.0.0.1:0 --port-file "$TMP/gw.port" \
+  --credentials "$TMP/gw.keys" >"$TMP/gw.log" 2>&1 &
+GW_PID=$!
+OTHER_PIDS+=("$GW_PID")
+for _ in $(seq 1 50); do [ -s "$TMP/gw.port" ] && break; sleep 0.1; done
+GW="http://127.0.0.1:$(cat "$TMP/gw.port")/gw-tree"
+gw() { curl -sf --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret "$@"; }
+KEY=$(cd "$TMP/tree" && find . -type f -printf '%P\n' | sort | sed -n 1p)
+gw -D - -o "$TMP/gw-read" "$GW/$KEY" | grep -i '^x-ferry-answer' | sed "s|^|GET $KEY: |"
+cmp "$TMP/gw-read" "$TMP/tree/$KEY" && echo "same bytes as the source"
+echo "written through the gateway" >"$TMP/gw-put"
+gw -X PUT --data-binary @"$TMP/gw-put" "$GW/$KEY" -o /dev/null && echo "PUT $KEY through the gateway"
+"$FERRY" worker --state "$STATE" --once -q
+"$FERRY" migrate --state "$STATE" status "$GWJOB"
+echo "after the job, $KEY holds: $(cat "$TMP/gw-tree/$KEY") (the job did not overwrite it)"
+gw -D - -o /dev/null "$GW/$KEY" | grep -i '^x-ferry-answer' | sed "s|^|GET $KEY now: |"
+kill "$GW_PID"
+wait "$GW_PID" 2>/dev/null || true
 
 step "ferry cache serve: a caching proxy that keeps text zstd-compressed at rest"
 mkdir -p "$TMP/site"

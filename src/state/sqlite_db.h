@@ -117,11 +117,15 @@ class Db {
 
  private:
   Db(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
+  // The busy handler (sqlite3_busy_handler): short sleeps, then gives up
+  // after busy_timeout_ms_ in all.
+  static int OnBusy(void* self, int count);
 
   const std::string path_;
   sqlite3* db_;
   std::unordered_map<std::string, sqlite3_stmt*> cache_;
   mutable int last_error_rc_ = SQLITE_OK;
+  int busy_timeout_ms_ = 0;
 };
 
 // A transaction; rolls back on destruction unless Commit() succeeded.

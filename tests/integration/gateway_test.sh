@@ -28,6 +28,23 @@ seed_source $N 40 2048
 JOB=$(json_field job <"$TMP/job.json")
 
 printf '# the gateway'"'"'s own keys\ngwkey gwsecret\n' >"$TMP/gw.keys"
+# Bad input: one line each, nothing started.
+one_line_error() {  # one_line_error WHAT PATTERN ARGS...: ferry gateway ARGS fails so
+  local what=$1 pattern=$2 out rc=0
+  shift 2
+  out=$("$FERRY" gateway "$@" 2>&1) || rc=$?
+  [ $rc != 0 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q -- "$pattern" <<<"$out" ||
+    fail "$what: exit $rc: $out"
+}
+one_line_error "no credentials" "--credentials FILE is required" --job "$JOB" --state "$STATE"
+one_line_error "unknown job" "no job nope" --job nope --state "$STATE" --credentials "$TMP/gw.keys"
+printf 'onlyakey\n' >"$TMP/bad.keys"
+one_line_error "bad credentials" "line 1: expected ACCESS_KEY_ID SECRET_ACCESS_KEY" --job "$JOB" \
+  --state "$STATE" --credentials "$TMP/bad.keys"
+one_line_error "PostgreSQL state" "SQLite state only" --job "$JOB" --state postgres://nowhere/db \
+  --credentials "$TMP/gw.keys"
+one_line_error "bad size" "--inline-limit" --job "$JOB" --state "$STATE" --credentials "$TMP/gw.keys" \
+  --inline-limit lots
 GW_LISTEN=127.0.0.1:0  # then the first one's port, so clients find a restarted gateway
 start_gateway() {
   rm -f "$TMP/gw.port"
@@ -40,7 +57,16 @@ start_gateway() {
   GW_URL="http://127.0.0.1:$(cat "$TMP/gw.port")"
   GW_LISTEN="127.0.0.1:$(cat "$TMP/gw.port")"
 }
-start_gateway
+# The first one from a config file, as the packaged service runs it.
+printf 'job = "%s"\nstate = "%s"\ncredentials = "%s"\nlease = 3\nretries = 1\ntimeout = 3\n' \
+  "$JOB" "$STATE" "$TMP/gw.keys" >"$TMP/gateway.toml"
+rm -f "$TMP/gw.port"
+"$FERRY" gateway --config "$TMP/gateway.toml" --listen 127.0.0.1:0 --port-file "$TMP/gw.port" >>"$TMP/gw.log" 2>&1 &
+GW=$!
+PIDS+=($GW)
+for _ in $(seq 1 100); do [ -s "$TMP/gw.port" ] && break; sleep 0.1; done
+[ -s "$TMP/gw.port" ] || { cat "$TMP/gw.log" >&2; fail "the gateway did not start from its config"; }
+GW_URL="http://127.0.0.1:$(cat "$TMP/gw.port")" GW_LISTEN="127.0.0.1:$(cat "$TMP/gw.port")"
 add_profile gw "$GW_URL" gwkey gwsecret
 add_profile badsecret "$GW_URL" gwkey wrong
 add_profile badkey "$GW_URL" nokey gwsecret

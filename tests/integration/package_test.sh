@@ -18,6 +18,7 @@ DEB=$("$FERRY_SOURCE/scripts/make_deb.sh" "$FERRY_BUILD" "$TMP")
 dpkg-deb -c "$DEB" | awk '{ print $6 }' >"$TMP/files"
 for f in ./usr/bin/ferry ./lib/systemd/system/ferry-cache@.service ./lib/systemd/system/ferry-volume.service \
   ./lib/systemd/system/ferry-worker@.service ./lib/systemd/system/ferry-server.service ./etc/ferry/cache-default.toml ./usr/share/man/man1/ferry-cache-serve.1.gz \
+  ./lib/systemd/system/ferry-gateway@.service ./etc/ferry/gateway-default.toml ./usr/share/man/man1/ferry-gateway.1.gz \
   ./usr/share/man/man1/ferry-migrate-verify.1.gz ./usr/share/bash-completion/completions/ferry; do
   grep -qx "$f" "$TMP/files" || fail "package lacks $f"
 done
@@ -38,7 +39,7 @@ bash -c 'source /usr/share/bash-completion/completions/ferry; COMP_WORDS=(ferry 
 grep -qx -- "--config" "$TMP/complete" || fail "completion of 'ferry cache serve --con': $(cat "$TMP/complete")"
 # Templates are verified as the instances the example configs name.
 (cd /lib/systemd/system && systemd-analyze verify ferry-volume.service ferry-cache@default.service \
-  ferry-worker@default.service ferry-server.service) >"$TMP/verify" 2>&1 || fail "systemd-analyze verify: $(cat "$TMP/verify")"
+  ferry-worker@default.service ferry-server.service ferry-gateway@default.service) >"$TMP/verify" 2>&1 || fail "systemd-analyze verify: $(cat "$TMP/verify")"
 grep -q "ProtectSystem=strict" /lib/systemd/system/ferry-cache@.service || fail "unit not hardened"
 
 # --- the installed binary at work -----------------------------------------------------
