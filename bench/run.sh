@@ -31,7 +31,7 @@
 #      flight) and block status (copies of a half-empty fresh volume beside
 #      nbdkit) (bench/volume_nbd_bench.sh; VOLUME_NBD_BENCH=none skips it).
 #   5. Bulk copy, bucket to bucket: ferry migrate beside rclone copy
-#      (bench/migrate_bench.sh; MIGRATE_BENCH=75k|2m|listing|verify|all|none,
+#      (bench/migrate_bench.sh; MIGRATE_BENCH=75k|2m|listing|verify|gateway|all|none,
 #      default all).
 #
 # Machines are noisy: read the ratios within one run, not absolute figures
