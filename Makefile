@@ -51,7 +51,7 @@ tsan: setup
 	cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFERRY_TSAN=ON
 	cmake --build $(TSAN_DIR) -j$(JOBS)
 	cd $(TSAN_DIR) && $(TSAN_ENV) ctest --output-on-failure -j$(JOBS) --timeout 900 -L unit
-	cd $(TSAN_DIR) && $(TSAN_ENV) ctest --output-on-failure -j$(JOBS) --timeout 900 \
+	cd $(TSAN_DIR) && GATEWAY_TEST_N=2000 $(TSAN_ENV) ctest --output-on-failure -j$(JOBS) --timeout 900 \
 	  -R "^($$(grep -v '^#' $(CURDIR)/scripts/tsan_tests.txt | paste -sd'|'))$$"
 
 # Every fuzz target built with clang, libFuzzer, ASan and UBSan, each run
