@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "base/prom_text.h"
+#include "base/unix_time.h"
 #include "crypto/digest.h"
 #include "gateway/gateway_internal.h"
 #include "gateway/s3_xml.h"
@@ -84,7 +85,34 @@ const char* FromName(From f) {
 Gateway::Impl::Impl(GatewayOptions o, GatewayStores s)
     : options(std::move(o)),
       stores(std::move(s)),
-      persist(static_cast<size_t>(std::max(1, options.persist_threads)), 256) {}
+      persist(static_cast<size_t>(std::max(1, options.persist_threads)), 256) {
+  renewer = std::thread([this] { RenewLoop(); });
+}
+
+Gateway::Impl::~Impl() {
+  {
+    std::lock_guard lock(renew_mu);
+    stopping = true;
+  }
+  renew_cv.notify_all();
+  renewer.join();
+}
+
+void Gateway::Impl::RenewLoop() {
+  const auto every = std::max(options.lease / 3, std::chrono::milliseconds(100));
+  std::unique_lock lock(renew_mu);
+  while (!renew_cv.wait_for(lock, every, [&] { return stopping; })) {
+    bool busy = writes_in_flight.load() > 0;
+    {
+      std::lock_guard copies_lock(copies_mu);
+      busy |= !copies.empty();
+    }
+    if (!busy) continue;
+    Status st =
+        stores.state->RenewLeases(options.job, options.owner, NowUnixMs() + options.lease.count());
+    if (!st.ok()) spdlog::warn("gateway: renewing its claims failed: {}", st.ToString());
+  }
+}
 
 Result<state::JobRecord> Gateway::Impl::Job(bool refresh) {
   std::lock_guard lock(job_mu);
@@ -124,7 +152,19 @@ void Gateway::Drain() {
   impl_->drained.wait(lock, [&] { return impl_->copies.empty(); });
 }
 
+// A HEAD's answer carries no body, errors included: what a GET would have
+// sent is its Content-Length.
 http::ServerResponse Gateway::Handle(const http::ServerRequest& req) {
+  http::ServerResponse resp = Dispatch(req);
+  if (req.method == "HEAD" && !resp.body.empty()) {
+    resp.head_length = resp.body.size();
+    resp.body = {};
+    resp.keep.reset();
+  }
+  return resp;
+}
+
+http::ServerResponse Gateway::Dispatch(const http::ServerRequest& req) {
   Impl& g = *impl_;
   Request r;
   r.http = &req;

@@ -83,6 +83,7 @@ class Gateway : public http::Handler {
   struct Impl;
 
  private:
+  http::ServerResponse Dispatch(const http::ServerRequest& req);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -4,10 +4,12 @@
 // writes in gateway_write.cc, listings in gateway_list.cc, answers in
 // gateway_answer.cc.
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "engine/bounded_pool.h"
 #include "gateway/conditions.h"
@@ -70,6 +72,7 @@ struct Metrics {
 
 struct Gateway::Impl {
   Impl(GatewayOptions o, GatewayStores s);
+  ~Impl();
 
   GatewayOptions options;
   GatewayStores stores;
@@ -79,6 +82,27 @@ struct Gateway::Impl {
   std::mutex copies_mu;
   std::map<std::string, std::shared_ptr<Copy>> copies;  // by client key
   std::condition_variable drained;
+  bool HasCopy(const std::string& key);
+
+  // Every thread of this gateway claims as one owner, so the state store
+  // cannot keep them apart: a key's lock (striped) is held from a claim to
+  // its mark (a write), or until its copy is registered in `copies` (a
+  // read), so a read and a write of one key never both hold its claim.
+  static constexpr size_t kKeyLocks = 1024;
+  std::array<std::mutex, kKeyLocks> key_locks;
+  std::mutex& KeyLock(const std::string& key) {
+    return key_locks[std::hash<std::string>{}(key) % kKeyLocks];
+  }
+
+  // Claims last `options.lease`; while copies or writes are in flight they
+  // are renewed every third of it (StateStore::RenewLeases), so a long copy
+  // keeps its key and a dead gateway's claims lapse.
+  std::atomic<int> writes_in_flight{0};
+  std::mutex renew_mu;
+  std::condition_variable renew_cv;
+  bool stopping = false;
+  std::thread renewer;
+  void RenewLoop();
 
   // The job as last read (refreshed at most every 200 ms).
   std::mutex job_mu;
@@ -108,8 +132,8 @@ struct Gateway::Impl {
   // Reads: the key made present at the destination (copied on demand when
   // the job has not), or held in memory, or an error; `from` says how.
   struct Found {
-    std::optional<Held> held;  // the bytes in memory (small objects)
-    bool at_destination = false;
+    std::optional<Held> held;     // the bytes in memory (small objects)
+    bool at_destination = false;  // else, without `held`: large, at the source
     From from = From::kDestination;
   };
   Result<Found> Find(const std::string& key, bool want_body);
@@ -118,11 +142,15 @@ struct Gateway::Impl {
   std::optional<Result<Found>> FromOurCopy(const std::string& key, bool want_body);
   // What a claim's outcome answers; nullopt while another party holds it.
   std::optional<Result<Found>> Answer(const std::string& key, bool want_body,
-                                      const state::KeyClaim& claim);
+                                      const state::KeyClaim& claim,
+                                      std::unique_lock<std::mutex>& key_lock);
   // ClaimKey for this gateway; nullopt once the job has ended (and its
   // rows are archived).
   Result<std::optional<state::KeyClaim>> ClaimFor(const std::string& key, bool insert);
-  Result<Found> OnDemand(const std::string& key, const state::KeyClaim& claim);
+  // Copies a claimed key: registers the copy (then releases `key_lock`),
+  // fetches, answers and has it written and marked.
+  Result<Found> OnDemand(const std::string& key, const state::KeyClaim& claim,
+                         std::unique_lock<std::mutex>& key_lock);
   Result<Found> FromDestination(const std::string& key, bool want_body);
   Result<Found> Passthrough(const std::string& key, bool want_body);
   Result<Held> Fetch(ObjectStore& store, const std::string& store_key, bool want_body);

@@ -21,14 +21,19 @@ Result<SideListing> ListSide(ObjectStore& store, const std::string& store_prefix
   FERRY_ASSIGN_OR_RETURN(ListPage page, store.List(o));
   SideListing side;
   side.truncated = page.truncated;
+  // Nothing at or before `after` (a store may name again the common prefix
+  // a page ended with).
   for (ObjectInfo& info : page.objects) {
     if (info.key.compare(0, store_prefix.size(), store_prefix) != 0) continue;
     info.key.erase(0, store_prefix.size());
+    if (!after.empty() && info.key <= after) continue;
     side.objects.push_back(std::move(info));
   }
   for (std::string& cp : page.common_prefixes) {
     if (cp.compare(0, store_prefix.size(), store_prefix) != 0) continue;
-    side.prefixes.push_back(cp.substr(store_prefix.size()));
+    std::string name = cp.substr(store_prefix.size());
+    if (!after.empty() && name <= after) continue;
+    side.prefixes.push_back(std::move(name));
   }
   return side;
 }
@@ -70,6 +75,11 @@ http::ServerResponse Gateway::Impl::List(const Request& r) {
   } else {
     p.start_after = q("marker");
     after = p.start_after;
+    // V1's NextMarker after a common prefix is the prefix: go past it.
+    if (!p.delimiter.empty() && after.size() >= p.delimiter.size() &&
+        after.compare(after.size() - p.delimiter.size(), p.delimiter.size(), p.delimiter) == 0) {
+      after += '\xff';
+    }
   }
   auto dst = ListSide(*stores.dst, stores.dst_prefix, p, after);
   if (!dst.ok()) return Error(r, dst.status());

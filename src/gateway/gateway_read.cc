@@ -88,8 +88,9 @@ Result<Gateway::Impl::Found> Gateway::Impl::Passthrough(const std::string& key, 
   if (!held.ok()) {
     if (held.status().code() == ErrorCode::kNotFound) return NoSuchKey(key);
     if (held.status().code() == ErrorCode::kCancelled) {
-      return s3::S3ErrorStatus(503, "SlowDown",
-                               "the object is being copied by the migration; retry shortly");
+      Found large;  // streamed from the source in ranges
+      large.from = From::kPassthrough;
+      return large;
     }
     metrics.source_errors++;
     return SourceUnavailable(key, held.status());
@@ -144,15 +145,21 @@ void Gateway::Impl::Persist(const std::string& key, std::shared_ptr<Copy> copy, 
   EndCopy(key, copy);
 }
 
+bool Gateway::Impl::HasCopy(const std::string& key) {
+  std::lock_guard lock(copies_mu);
+  return copies.count(key) != 0;
+}
+
 Result<Gateway::Impl::Found> Gateway::Impl::OnDemand(const std::string& key,
-                                                     const state::KeyClaim& claim) {
+                                                     const state::KeyClaim& claim,
+                                                     std::unique_lock<std::mutex>& key_lock) {
   auto copy = std::make_shared<Copy>();
   {
+    // Under the key's lock no other thread of ours has registered one.
     std::lock_guard lock(copies_mu);
-    auto [it, fresh] = copies.emplace(key, copy);
-    if (!fresh) copy = nullptr;  // another thread of ours got there first
+    copies[key] = copy;
   }
-  if (!copy) return Find(key, true);
+  key_lock.unlock();
   auto held = Fetch(*stores.src, SrcKey(key), true);
   if (!held.ok() && held.status().code() == ErrorCode::kCancelled) {
     // Large: copied store to store (multipart), then served from there.
@@ -244,14 +251,16 @@ std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::FromOurCopy(const std
   return FromDestination(key, want_body);
 }
 
-std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::Answer(const std::string& key,
-                                                                  bool want_body,
-                                                                  const state::KeyClaim& claim) {
+std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::Answer(
+    const std::string& key, bool want_body, const state::KeyClaim& claim,
+    std::unique_lock<std::mutex>& key_lock) {
   using Kind = state::KeyClaim::Kind;
+  if (claim.kind != Kind::kClaimed) key_lock.unlock();
   switch (claim.kind) {
     case Kind::kClaimed:
       if (!want_body) {  // a HEAD copies nothing: the claim goes back
         (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
+        key_lock.unlock();
         return Passthrough(key, false);
       }
       if (!claim.from_row && !claim.unlisted) {
@@ -263,10 +272,11 @@ std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::Answer(const std::str
         auto landed = FromDestination(key, true);
         if (landed.ok() || landed.status().code() != ErrorCode::kNotFound) {
           (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
+          key_lock.unlock();
           return landed;
         }
       }
-      return OnDemand(key, claim);
+      return OnDemand(key, claim, key_lock);
     case Kind::kRecorded:
       if (claim.mark == state::KeyMark::kDeleted) return Result<Found>(NoSuchKey(key));
       return FromDestination(key, want_body);
@@ -290,22 +300,36 @@ Result<Gateway::Impl::Found> Gateway::Impl::Find(const std::string& key, bool wa
   bool waited = false;
   for (;;) {
     if (auto ours = FromOurCopy(key, want_body)) return std::move(*ours);
+    std::unique_lock key_lock(KeyLock(key));
+    if (HasCopy(key)) continue;  // registered meanwhile: wait for it
     auto claim = ClaimFor(key, false);
     if (!claim.ok()) return claim.status();
-    if (!*claim) return AfterTheJob(key, want_body, *Ended());
+    if (!*claim) {
+      key_lock.unlock();
+      return AfterTheJob(key, want_body, Ended(true).value_or(state::JobState::kCompleted));
+    }
     if ((*claim)->kind == state::KeyClaim::Kind::kNone && !(*claim)->listing_done) {
       // Copied before (then the destination has it) or not listed yet; a
       // key its range shard has not reached needs no look.
       if (!(*claim)->unlisted) {
+        key_lock.unlock();
         auto dst = FromDestination(key, want_body);
         if (dst.ok() || dst.status().code() != ErrorCode::kNotFound) return dst;
+        key_lock.lock();
+        if (HasCopy(key)) continue;
       }
-      if (!want_body) return Passthrough(key, false);  // a HEAD copies nothing
+      if (!want_body) {  // a HEAD copies nothing
+        key_lock.unlock();
+        return Passthrough(key, false);
+      }
       claim = ClaimFor(key, true);
       if (!claim.ok()) return claim.status();
-      if (!*claim) return AfterTheJob(key, want_body, *Ended());
+      if (!*claim) {
+        key_lock.unlock();
+        return AfterTheJob(key, want_body, Ended(true).value_or(state::JobState::kCompleted));
+      }
     }
-    if (auto answer = Answer(key, want_body, **claim)) return std::move(*answer);
+    if (auto answer = Answer(key, want_body, **claim, key_lock)) return std::move(*answer);
     // A worker (or another gateway) is copying it: wait, then look again.
     if (!waited) metrics.busy_waits++;
     waited = true;
@@ -336,11 +360,13 @@ http::ServerResponse Gateway::Impl::GetOrHead(const Request& r) {
     const uint64_t bytes = head || !found->held->body ? 0 : found->held->body->size();
     return Count(ObjectAnswer(r, *found->held, head), found->from, bytes);
   }
-  // Large, at the destination: its size and version, then ranges as sent.
-  auto info = stores.dst->Head(DstKey(r.key));
+  // Large, at the destination (or the source, passed through): its size
+  // and version, then ranges as sent.
+  ObjectStore& store = found->at_destination ? *stores.dst : *stores.src;
+  const std::string store_key = found->at_destination ? DstKey(r.key) : SrcKey(r.key);
+  auto info = store.Head(store_key);
   if (!info.ok()) return Error(r, info.status());
-  return Count(StreamAnswer(r, *stores.dst, DstKey(r.key), *info, head), found->from,
-               head ? 0 : info->size);
+  return Count(StreamAnswer(r, store, store_key, *info, head), found->from, head ? 0 : info->size);
 }
 
 }  // namespace ferry::gateway

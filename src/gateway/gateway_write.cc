@@ -32,7 +32,9 @@ Status SlowDown(const std::string& key) {
 
 Result<ObjectInfo> Gateway::Impl::Write(const std::string& key, state::KeyMark mark,
                                         const std::function<Result<ObjectInfo>()>& write) {
-  // An on-demand copy of ours still being written lands first.
+  // An on-demand copy of ours still being written lands first; then the
+  // key's lock is held from the claim to the mark.
+  std::unique_lock key_lock(KeyLock(key), std::defer_lock);
   for (;;) {
     std::shared_ptr<Copy> mine;
     {
@@ -40,10 +42,20 @@ Result<ObjectInfo> Gateway::Impl::Write(const std::string& key, state::KeyMark m
       auto it = copies.find(key);
       if (it != copies.end()) mine = it->second;
     }
-    if (!mine) break;
-    std::unique_lock lock(mine->mu);
-    mine->cv.wait(lock, [&] { return mine->persisted; });
+    if (mine) {
+      std::unique_lock lock(mine->mu);
+      mine->cv.wait(lock, [&] { return mine->persisted; });
+      continue;
+    }
+    key_lock.lock();
+    if (!HasCopy(key)) break;
+    key_lock.unlock();
   }
+  writes_in_flight++;
+  struct Done {
+    std::atomic<int>& n;
+    ~Done() { n--; }
+  } done{writes_in_flight};
   if (Ended()) return write();  // no bulk copy left to guard against
   const auto deadline = std::chrono::steady_clock::now() + options.busy_wait;
   auto pause = std::chrono::milliseconds(5);

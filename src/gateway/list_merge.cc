@@ -7,6 +7,10 @@
 namespace ferry::gateway {
 namespace {
 
+// After a common prefix the next page starts past every key under it: no
+// byte of a UTF-8 key is 0xff.
+constexpr char kPastPrefix = '\xff';
+
 struct Item {
   const ObjectInfo* object = nullptr;  // null: a common prefix
 };
@@ -53,10 +57,11 @@ MergedListing MergeListings(const SideListing& dst, const SideListing* src,
     }
     if (item.object) {
       out.objects.push_back(*item.object);
+      out.next_after = name;
     } else {
       out.prefixes.push_back(name);
+      out.next_after = name + kPastPrefix;  // past every key under it
     }
-    out.next_after = name;
     ++taken;
   }
   // A truncated side whose every item was taken still has more.

@@ -25,7 +25,9 @@ struct MergedListing {
   std::vector<ObjectInfo> objects;
   std::vector<std::string> prefixes;
   bool truncated = false;
-  std::string next_after;  // with truncated: list again after this name
+  // With truncated: list again after this name (after a common prefix,
+  // the prefix and a 0xff byte: past every key under it).
+  std::string next_after;
 };
 
 // Items (objects and prefixes, by name) of `dst` and `src` (null: the

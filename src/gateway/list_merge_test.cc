@@ -74,6 +74,11 @@ TEST(ListMergeTest, MaxKeysCutsThePageAndPrefixesCountAsItems) {
   EXPECT_EQ(Names(m), (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_TRUE(m.truncated);
   EXPECT_EQ(m.next_after, "c");
+  // A page that ends with a common prefix goes on past every key under it.
+  m = MergeListings(dst, &src, {}, 4);
+  EXPECT_EQ(m.prefixes, std::vector<std::string>{"p/"});
+  EXPECT_TRUE(m.truncated);
+  EXPECT_EQ(m.next_after, "p/\xff");
   m = MergeListings(dst, &src, {}, 10);
   EXPECT_EQ(m.prefixes, (std::vector<std::string>{"p/", "q/"}));
   EXPECT_FALSE(m.truncated);

@@ -72,7 +72,9 @@ std::string ListXml(const ListParams& params, const MergedListing& page,
     if (page.truncated) Element(out, "NextContinuationToken", next_token);
   } else {
     Element(out, "Marker", enc(params.start_after));
-    if (page.truncated) Element(out, "NextMarker", enc(page.next_after));
+    std::string next = page.next_after;
+    if (!next.empty() && next.back() == '\xff') next.pop_back();  // a prefix's
+    if (page.truncated) Element(out, "NextMarker", enc(next));
   }
   for (const ObjectInfo& o : page.objects) {
     out += "<Contents>";

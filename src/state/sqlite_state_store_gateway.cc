@@ -253,6 +253,12 @@ Result<bool> SqliteStateStore::MarkKey(const std::string& job, const std::string
       HeldByOther(old->owner, old->lease_until_ms, owner, now_ms)) {
     return false;
   }
+  // A copy never replaces what a client wrote or deleted meanwhile (a copy
+  // whose claim lapsed and was taken by a write).
+  if (mark == KeyMark::kCopied && old && old->mark != KeyMark::kClaimed &&
+      old->mark != KeyMark::kCopied) {
+    return false;
+  }
   bool counted = old && old->counted;
   if (row) {
     FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare("DELETE FROM objects WHERE job = ? AND key = ?"));

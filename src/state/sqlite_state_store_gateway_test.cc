@@ -204,6 +204,45 @@ TEST_F(GatewayMarksTest, MarksLeaveWithTheArchivedJob) {
             ErrorCode::kNotFound);
 }
 
+// A copy whose claim lapsed never lands its mark over a client's write, and
+// renewed claims do not lapse.
+TEST_F(GatewayMarksTest, ACopyNeverReplacesAWriteAndRenewedClaimsHold) {
+  ASSERT_EQ(store_->ClaimKey("j", "k", "gw", kNow, kLease, true)->kind, KeyClaim::Kind::kClaimed);
+  ASSERT_TRUE(*store_->MarkKey("j", "k", "gw", KeyMark::kWritten, 3, "w", kNow));
+  EXPECT_FALSE(*store_->MarkKey("j", "k", "gw", KeyMark::kCopied, 10, "e", kNow));
+  auto marks = store_->KeyMarks("j", {"k"});
+  ASSERT_TRUE(marks.ok());
+  EXPECT_EQ(marks->at("k"), KeyMark::kWritten);
+  // A claim renewed past its first lease is still the owner's.
+  ASSERT_EQ(store_->ClaimKey("j", "r", "gw", kNow, kLease, true)->kind, KeyClaim::Kind::kClaimed);
+  ASSERT_TRUE(store_->RenewLeases("j", "gw", kLease + 60'000).ok());
+  EXPECT_EQ(store_->ClaimKey("j", "r", "other", kLease + 1, kLease + 2, true)->kind,
+            KeyClaim::Kind::kBusy);
+}
+
+// A fallback to a flat listing starts the counters over: marked keys are
+// counted again when the relisting meets them.
+TEST_F(GatewayMarksTest, MarkedKeysAreCountedAgainAfterAFallBack) {
+  ASSERT_TRUE(store_->ClaimKey("j", "a", "gw", kNow, kLease, true).ok());
+  ASSERT_TRUE(*store_->MarkKey("j", "a", "gw", KeyMark::kCopied, 4, "e", kNow));
+  List({"a", "b"});
+  ASSERT_TRUE(store_->Finish("j", "worker", {}).ok());
+  EXPECT_EQ(WorkerClaims(), std::vector<std::string>{"b"});
+  ASSERT_TRUE(store_->Finish("j", "worker", {{"b", Outcome::kTransferred, 10}}).ok());
+  auto flat = store_->FallBackToFlatListing("j", "", "", "");
+  ASSERT_TRUE(flat.ok()) << flat.status().ToString();
+  ListPageCommit page;
+  page.shard = flat->shard;
+  page.seq = 1;
+  page.done = true;
+  page.objects = {{"a", 4, "e", 1}, {"b", 10, "e-b", 1}};
+  ASSERT_TRUE(store_->CommitListPage("j", page)->applied);
+  JobCounters k = Counters();
+  EXPECT_EQ(k.listed, 2);
+  EXPECT_EQ(k.transferred, 1) << "a counted again; b relisted as pending";
+  ExpectBalanced();
+}
+
 // With range shards the store can tell a key not listed yet (no worker can
 // have copied it, so the gateway need not look at the destination first).
 TEST_F(GatewayMarksTest, ARangeShardTellsWhetherAKeyIsListedYet) {

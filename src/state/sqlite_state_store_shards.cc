@@ -218,6 +218,12 @@ Result<ShardRecord> SqliteStateStore::FallBackToFlatListing(const std::string& j
                                           "transferred = 0, skipped = 0, bytes = 0 WHERE id = ?"
                                         : "UPDATE jobs SET listing_done = 0 WHERE id = ?"));
   FERRY_RETURN_IF_ERROR(st.Bind(job).Run());
+  if (flat.relist) {
+    // Marked keys are counted again when the relisting meets them.
+    FERRY_ASSIGN_OR_RETURN(Stmt marks,
+                           db_->Prepare("UPDATE gateway_keys SET counted = 0 WHERE job = ?"));
+    FERRY_RETURN_IF_ERROR(marks.Bind(job).Run());
+  }
   FERRY_RETURN_IF_ERROR(txn.Commit());
   return flat;
 }

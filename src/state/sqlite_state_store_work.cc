@@ -105,10 +105,18 @@ Status SqliteStateStore::RenewLeases(const std::string& job, const std::string& 
                                      int64_t lease_until_ms) {
   if (lease_until_ms <= 0) return Status::InvalidArgument("lease must end after 0");
   std::lock_guard lock(mu_);
+  Txn txn(*db_);
+  FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
   FERRY_ASSIGN_OR_RETURN(Stmt st,
                          db_->Prepare("UPDATE objects SET lease_until_ms = ? "
                                       "WHERE job = ? AND lease_until_ms > 0 AND owner = ?"));
-  return st.Bind(lease_until_ms, job, owner).Run();
+  FERRY_RETURN_IF_ERROR(st.Bind(lease_until_ms, job, owner).Run());
+  // A gateway's claimed marks are leases too (sqlite_state_store_gateway.cc).
+  FERRY_ASSIGN_OR_RETURN(Stmt marks,
+                         db_->Prepare("UPDATE gateway_keys SET lease_until_ms = ? WHERE job = ? "
+                                      "AND mark = 'claimed' AND owner = ?"));
+  FERRY_RETURN_IF_ERROR(marks.Bind(lease_until_ms, job, owner).Run());
+  return txn.Commit();
 }
 
 Result<int64_t> SqliteStateStore::ReleaseOwner(const std::string& job, const std::string& owner) {

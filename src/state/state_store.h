@@ -367,7 +367,8 @@ class StateStore {
   // Ends `owner`'s claim with a final mark (not kClaimed): the key's row, if
   // any, is deleted and counted (transferred with `size` bytes for kCopied,
   // skipped otherwise). Returns false, changing nothing, while another owner
-  // holds a live lease on the row or mark.
+  // holds a live lease on the row or mark, and for kCopied over a written
+  // or deleted mark. RenewLeases extends an owner's claimed marks too.
   virtual Result<bool> MarkKey(const std::string& job, const std::string& key,
                                const std::string& owner, KeyMark mark, uint64_t size,
                                const std::string& etag, int64_t now_ms);

@@ -127,6 +127,15 @@ awsp gw s3 cp "s3://bkt/$OVER" "$TMP/over" >/dev/null || fail "GET $OVER"
 same_bytes "$TMP/new.bin" "$TMP/over"
 listed=$(awsp gw s3 ls s3://bkt --recursive | wc -l)
 [ "$listed" = "$N" ] || fail "the gateway lists $listed keys, want $N (one deleted, one new)"
+# Delimited listings paged three at a time: every top-level prefix once.
+tops=$(awsp gw s3 ls s3://bkt/ --page-size 3 | awk '{print $NF}' | sort)
+[ "$(wc -l <<<"$tops")" = 41 ] && [ "$(sort -u <<<"$tops" | wc -l)" = 41 ] ||
+  fail "a delimited listing in pages of 3: $(wc -l <<<"$tops") lines: $(head -3 <<<"$tops")"
+# A HEAD's error carries no body: the next answer on the same connection is whole.
+codes=$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -w 'code=%{http_code}\n' \
+  -I "$GW_URL/bkt/no/such/key" -I "$GW_URL/bkt/$K1" -I "$GW_URL/bkt/no/such/key" |
+  grep -o 'code=[0-9]*' | tr '\n' ' ')
+[ "$codes" = "code=404 code=200 code=404 " ] || fail "HEADs on one connection: $codes"
 
 # A source outage: 503 for a key not copied yet, copied keys still served.
 curl -sf -XPOST "$A_URL/_admin/faults" -d '{"kind":"503"}' >/dev/null
