@@ -82,7 +82,8 @@ struct Gateway::Impl {
   std::mutex copies_mu;
   std::map<std::string, std::shared_ptr<Copy>> copies;  // by client key
   std::condition_variable drained;
-  bool HasCopy(const std::string& key);
+  std::shared_ptr<Copy> CopyOf(const std::string& key);  // null: none in flight
+  bool HasCopy(const std::string& key) { return CopyOf(key) != nullptr; }
 
   // Every thread of this gateway claims as one owner, so the state store
   // cannot keep them apart: a key's lock (striped) is held from a claim to

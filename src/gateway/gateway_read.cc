@@ -145,9 +145,10 @@ void Gateway::Impl::Persist(const std::string& key, std::shared_ptr<Copy> copy, 
   EndCopy(key, copy);
 }
 
-bool Gateway::Impl::HasCopy(const std::string& key) {
+std::shared_ptr<Copy> Gateway::Impl::CopyOf(const std::string& key) {
   std::lock_guard lock(copies_mu);
-  return copies.count(key) != 0;
+  auto it = copies.find(key);
+  return it == copies.end() ? nullptr : it->second;
 }
 
 Result<Gateway::Impl::Found> Gateway::Impl::OnDemand(const std::string& key,
@@ -227,12 +228,7 @@ Result<Gateway::Impl::Found> Gateway::Impl::AfterTheJob(const std::string& key, 
 
 std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::FromOurCopy(const std::string& key,
                                                                        bool want_body) {
-  std::shared_ptr<Copy> mine;
-  {
-    std::lock_guard lock(copies_mu);
-    auto it = copies.find(key);
-    if (it != copies.end()) mine = it->second;
-  }
+  std::shared_ptr<Copy> mine = CopyOf(key);
   if (!mine) return std::nullopt;
   std::unique_lock lock(mine->mu);
   mine->cv.wait(lock, [&] { return mine->fetched; });

@@ -36,13 +36,7 @@ Result<ObjectInfo> Gateway::Impl::Write(const std::string& key, state::KeyMark m
   // key's lock is held from the claim to the mark.
   std::unique_lock key_lock(KeyLock(key), std::defer_lock);
   for (;;) {
-    std::shared_ptr<Copy> mine;
-    {
-      std::lock_guard lock(copies_mu);
-      auto it = copies.find(key);
-      if (it != copies.end()) mine = it->second;
-    }
-    if (mine) {
+    if (std::shared_ptr<Copy> mine = CopyOf(key)) {
       std::unique_lock lock(mine->mu);
       mine->cv.wait(lock, [&] { return mine->persisted; });
       continue;

@@ -27,6 +27,16 @@ void Element(std::string& out, std::string_view name, std::string_view text) {
   out += '>';
 }
 
+// The declaration and `root`'s opening tag in S3's namespace.
+std::string Begin(std::string_view root) {
+  std::string out(kDecl);
+  out += '<';
+  out += root;
+  out += kNs;
+  out += '>';
+  return out;
+}
+
 std::string Quoted(std::string_view etag) { return "\"" + std::string(etag) + "\""; }
 
 std::string Iso(TimePoint t) { return Rfc3339Utc(UnixMs(t)); }
@@ -53,10 +63,7 @@ std::string ListXml(const ListParams& params, const MergedListing& page,
   auto enc = [&](std::string_view v) {
     return params.url_encoding ? s3::UriEncode(v, false) : std::string(v);
   };
-  std::string out(kDecl);
-  out += "<ListBucketResult";
-  out += kNs;
-  out += '>';
+  std::string out = Begin("ListBucketResult");
   Element(out, "Name", params.bucket);
   Element(out, "Prefix", enc(params.prefix));
   if (!params.delimiter.empty()) Element(out, "Delimiter", enc(params.delimiter));
@@ -95,10 +102,8 @@ std::string ListXml(const ListParams& params, const MergedListing& page,
 }
 
 std::string ListBucketsXml(std::string_view bucket) {
-  std::string out(kDecl);
-  out += "<ListAllMyBucketsResult";
-  out += kNs;
-  out += "><Owner><ID>ferry</ID><DisplayName>ferry</DisplayName></Owner><Buckets><Bucket>";
+  std::string out = Begin("ListAllMyBucketsResult");
+  out += "<Owner><ID>ferry</ID><DisplayName>ferry</DisplayName></Owner><Buckets><Bucket>";
   Element(out, "Name", bucket);
   Element(out, "CreationDate", Rfc3339Utc(0));
   out += "</Bucket></Buckets></ListAllMyBucketsResult>";
@@ -106,10 +111,7 @@ std::string ListBucketsXml(std::string_view bucket) {
 }
 
 std::string LocationXml(std::string_view region) {
-  std::string out(kDecl);
-  out += "<LocationConstraint";
-  out += kNs;
-  out += '>';
+  std::string out = Begin("LocationConstraint");
   if (region != "us-east-1") out += s3::XmlEscape(region);
   out += "</LocationConstraint>";
   return out;
@@ -117,10 +119,7 @@ std::string LocationXml(std::string_view region) {
 
 std::string InitiateMultipartXml(std::string_view bucket, std::string_view key,
                                  std::string_view upload_id) {
-  std::string out(kDecl);
-  out += "<InitiateMultipartUploadResult";
-  out += kNs;
-  out += '>';
+  std::string out = Begin("InitiateMultipartUploadResult");
   Element(out, "Bucket", bucket);
   Element(out, "Key", key);
   Element(out, "UploadId", upload_id);
@@ -130,10 +129,7 @@ std::string InitiateMultipartXml(std::string_view bucket, std::string_view key,
 
 std::string CompleteMultipartXml(std::string_view bucket, std::string_view key,
                                  std::string_view etag) {
-  std::string out(kDecl);
-  out += "<CompleteMultipartUploadResult";
-  out += kNs;
-  out += '>';
+  std::string out = Begin("CompleteMultipartUploadResult");
   Element(out, "Bucket", bucket);
   Element(out, "Key", key);
   Element(out, "ETag", Quoted(etag));
@@ -142,10 +138,7 @@ std::string CompleteMultipartXml(std::string_view bucket, std::string_view key,
 }
 
 std::string CopyObjectXml(std::string_view etag, TimePoint last_modified) {
-  std::string out(kDecl);
-  out += "<CopyObjectResult";
-  out += kNs;
-  out += '>';
+  std::string out = Begin("CopyObjectResult");
   Element(out, "LastModified", Iso(last_modified));
   Element(out, "ETag", Quoted(etag));
   out += "</CopyObjectResult>";
@@ -153,10 +146,7 @@ std::string CopyObjectXml(std::string_view etag, TimePoint last_modified) {
 }
 
 std::string DeleteResultXml(const std::vector<DeleteOutcome>& outcomes, bool quiet) {
-  std::string out(kDecl);
-  out += "<DeleteResult";
-  out += kNs;
-  out += '>';
+  std::string out = Begin("DeleteResult");
   for (const DeleteOutcome& o : outcomes) {
     if (o.error_code.empty()) {
       if (quiet) continue;
