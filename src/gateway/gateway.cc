@@ -84,12 +84,16 @@ const char* FromName(From f) {
 
 Gateway::Impl::Impl(GatewayOptions o, GatewayStores s)
     : options(std::move(o)),
-      stores(std::move(s)),
-      persist(static_cast<size_t>(std::max(1, options.persist_threads)), 256) {
+      stores(std::move(s)) {
+  // No queue: a copy never waits behind others; past the threads it runs
+  // on the request's worker.
+  copiers = std::make_unique<engine::BoundedPool>(
+      static_cast<size_t>(std::max(1, options.copy_threads)), 0);
   renewer = std::thread([this] { RenewLoop(); });
 }
 
 Gateway::Impl::~Impl() {
+  copiers.reset();  // copies in flight end first (their claims renewed meanwhile)
   {
     std::lock_guard lock(renew_mu);
     stopping = true;

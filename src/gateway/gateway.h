@@ -52,12 +52,14 @@ struct GatewayOptions {
   // How long a read waits for another party's copy of the same key before
   // answering from the source without copying.
   std::chrono::milliseconds busy_wait{30'000};
-  // Objects up to this size are copied on demand through memory and
-  // answered before they are written to the destination; larger ones are
-  // copied store to store (multipart) and then served from the destination.
+  // Objects up to this size are copied on demand through memory: answered
+  // as their bytes arrive from the source, then written to the destination;
+  // larger ones are copied store to store (multipart) and then served from
+  // the destination.
   uint64_t inline_limit = 64ull << 20;
-  // Threads that write on-demand copies to the destination after answering.
-  int persist_threads = 4;
+  // On-demand copies running at once on their own threads; past them a
+  // copy runs on the request's worker, answered once its body is whole.
+  int copy_threads = 16;
 };
 
 struct GatewayStores {

@@ -200,8 +200,8 @@ http::ServerResponse ObjectAnswer(const Request& r, const Held& held, bool head)
   return resp;
 }
 
-http::ServerResponse StreamAnswer(const Request& r, ObjectStore& dst, const std::string& dst_key,
-                                  const ObjectInfo& info, bool head) {
+http::ServerResponse StreamAnswer(const Request& r, const ObjectInfo& info, bool head,
+                                  const ReaderFor& reader) {
   if (auto c = ConditionAnswer(r, info)) return *c;
   Held sized{info, nullptr};
   http::ServerResponse resp = ObjectAnswer(r, sized, true);
@@ -214,9 +214,14 @@ http::ServerResponse StreamAnswer(const Request& r, ObjectStore& dst, const std:
   const uint64_t length = *resp.head_length;
   resp.head_length.reset();
   resp.stream_length = length;
-  resp.stream = std::make_shared<RangeReader>(dst, dst_key, info.etag, first, first + length - 1);
-  if (length == 0) resp.stream.reset();
+  if (length > 0) resp.stream = reader(first, first + length - 1);
   return resp;
+}
+
+ReaderFor RangesOf(ObjectStore& store, const std::string& store_key, const std::string& etag) {
+  return [&store, store_key, etag](uint64_t first, uint64_t last) {
+    return std::make_shared<RangeReader>(store, store_key, etag, first, last);
+  };
 }
 
 }  // namespace ferry::gateway

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "engine/bounded_pool.h"
+#include "gateway/arrival.h"
 #include "gateway/conditions.h"
 #include "gateway/gateway.h"
 #include "s3/route.h"
@@ -46,16 +47,17 @@ struct Held {
   std::shared_ptr<const std::string> body;
 };
 
-// An on-demand copy in flight in this process: readers of the same key wait
-// for its bytes instead of fetching again; writers of the key wait until it
-// is written to the destination (so a late copy never lands on a write).
+// An on-demand copy in flight in this process: readers of the same key
+// read its body as it arrives instead of fetching again; writers of the key
+// wait until it is written to the destination (so a late copy never lands
+// on a write).
 struct Copy {
+  explicit Copy(uint64_t cap) : body(std::make_shared<Arrival>(cap)) {}
+  std::shared_ptr<Arrival> body;
   std::mutex mu;
   std::condition_variable cv;
-  bool fetched = false;    // `status` and, when ok, `held` are set
   bool persisted = false;  // written and marked (or given up): the entry goes
-  Status status;
-  Held held;
+  Status large;            // a large body's copy store to store, once persisted
 };
 
 struct Metrics {
@@ -77,7 +79,6 @@ struct Gateway::Impl {
   GatewayOptions options;
   GatewayStores stores;
   Metrics metrics;
-  engine::BoundedPool persist;
 
   std::mutex copies_mu;
   std::map<std::string, std::shared_ptr<Copy>> copies;  // by client key
@@ -115,6 +116,11 @@ struct Gateway::Impl {
   // claim or mark can be made any more.
   std::optional<state::JobState> Ended(bool refresh = false);
 
+  // On-demand copies run here: fetched from the source (answering as the
+  // bytes arrive), then written to the destination and marked. Last, so
+  // its threads are joined before the members they use go.
+  std::unique_ptr<engine::BoundedPool> copiers;
+
   std::string SrcKey(const std::string& key) const { return stores.src_prefix + key; }
   std::string DstKey(const std::string& key) const { return stores.dst_prefix + key; }
 
@@ -133,8 +139,9 @@ struct Gateway::Impl {
   // Reads: the key made present at the destination (copied on demand when
   // the job has not), or held in memory, or an error; `from` says how.
   struct Found {
-    std::optional<Held> held;     // the bytes in memory (small objects)
-    bool at_destination = false;  // else, without `held`: large, at the source
+    std::optional<Held> held;           // the bytes in memory (small objects)
+    std::shared_ptr<Arrival> arriving;  // or arriving from the source (on demand)
+    bool at_destination = false;        // else, without either: large, at the source
     From from = From::kDestination;
   };
   Result<Found> Find(const std::string& key, bool want_body);
@@ -149,13 +156,17 @@ struct Gateway::Impl {
   // rows are archived).
   Result<std::optional<state::KeyClaim>> ClaimFor(const std::string& key, bool insert);
   // Copies a claimed key: registers the copy (then releases `key_lock`),
-  // fetches, answers and has it written and marked.
-  Result<Found> OnDemand(const std::string& key, const state::KeyClaim& claim,
-                         std::unique_lock<std::mutex>& key_lock);
+  // has it fetched, written and marked (RunCopy), and answers as soon as
+  // its info has arrived.
+  Result<Found> OnDemand(const std::string& key, std::unique_lock<std::mutex>& key_lock);
+  // What a copy in flight answers, once its info has arrived (or it failed).
+  Result<Found> FromCopy(const std::string& key, const std::shared_ptr<Copy>& copy, bool want_body);
+  void RunCopy(const std::string& key, const std::shared_ptr<Copy>& copy);
+  void CopyLarge(const std::string& key, const std::shared_ptr<Copy>& copy);
   Result<Found> FromDestination(const std::string& key, bool want_body);
   Result<Found> Passthrough(const std::string& key, bool want_body);
   Result<Held> Fetch(ObjectStore& store, const std::string& store_key, bool want_body);
-  void Persist(const std::string& key, std::shared_ptr<Copy> copy, bool from_row);
+  void Persist(const std::string& key, const std::shared_ptr<Copy>& copy);
   void EndCopy(const std::string& key, const std::shared_ptr<Copy>& copy);
 
   // Writes: the key claimed for a write (waiting out another's copy), run
@@ -173,9 +184,13 @@ struct Gateway::Impl {
 http::ServerResponse ErrorAnswer(const Status& st, std::string_view resource);
 // GET or HEAD of a held object, with the request's conditions and range.
 http::ServerResponse ObjectAnswer(const Request& r, const Held& held, bool head);
-// GET or HEAD of a large object at the destination, read in ranges as sent.
-http::ServerResponse StreamAnswer(const Request& r, ObjectStore& dst, const std::string& dst_key,
-                                  const ObjectInfo& info, bool head);
+// GET or HEAD of an object whose body is read while it is sent: the bytes
+// [first, last] the request's range asks for come from `reader(first, last)`.
+using ReaderFor = std::function<std::shared_ptr<http::BodyReader>(uint64_t first, uint64_t last)>;
+http::ServerResponse StreamAnswer(const Request& r, const ObjectInfo& info, bool head,
+                                  const ReaderFor& reader);
+// A reader of a large object at a store, in ranges (pinned to its ETag).
+ReaderFor RangesOf(ObjectStore& store, const std::string& store_key, const std::string& etag);
 // The object headers of a PUT (Content-Type, x-amz-meta-*...).
 ObjectHeaders HeadersOfPut(const http::ServerRequest& req);
 void AddObjectHeaders(const ObjectInfo& info, http::Headers* h);

@@ -113,21 +113,21 @@ void Gateway::Impl::EndCopy(const std::string& key, const std::shared_ptr<Copy>&
   drained.notify_all();
 }
 
-void Gateway::Impl::Persist(const std::string& key, std::shared_ptr<Copy> copy, bool from_row) {
-  const Held& held = copy->held;
+void Gateway::Impl::Persist(const std::string& key, const std::shared_ptr<Copy>& copy) {
+  auto whole = copy->body->WaitEnd();  // ok: RunCopy calls this only then
+  const std::string_view body = copy->body->Body();
   PutOptions po;
-  po.headers = held.info.headers;
-  ViewSource body(*held.body);
-  auto put = stores.dst->Put(DstKey(key), body, held.body->size(), po);
-  const int64_t now = NowUnixMs();
+  po.headers = whole->headers;
+  ViewSource source(body);
+  auto put = stores.dst->Put(DstKey(key), source, body.size(), po);
   if (put.ok()) {
     CrashPoint("gateway-copied");  // written, not yet marked: the worst place to die
-    auto marked =
-        stores.state->MarkKey(options.job, SrcKey(key), options.owner, state::KeyMark::kCopied,
-                              held.body->size(), held.info.etag, now);
+    auto marked = stores.state->MarkKey(options.job, SrcKey(key), options.owner,
+                                        state::KeyMark::kCopied, body.size(), whole->etag,
+                                        NowUnixMs());
     if (marked.ok() && *marked) {
       metrics.on_demand_copies++;
-      metrics.on_demand_bytes += held.body->size();
+      metrics.on_demand_bytes += body.size();
     } else {
       // The lease ended first and another party took the key: it copies it
       // again; nothing is counted twice.
@@ -141,7 +141,43 @@ void Gateway::Impl::Persist(const std::string& key, std::shared_ptr<Copy> copy, 
                  put.status().ToString());
     (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
   }
-  (void)from_row;
+  EndCopy(key, copy);
+}
+
+// Too large to hold: copied store to store (multipart), then served from
+// the destination; its readers wait for that.
+void Gateway::Impl::CopyLarge(const std::string& key, const std::shared_ptr<Copy>& copy) {
+  auto copied = ferry::CopyObject(*stores.src, SrcKey(key), *stores.dst, DstKey(key), false,
+                                  CopyOptions{});
+  Status outcome = copied.status();
+  if (copied.ok()) {
+    auto marked = stores.state->MarkKey(options.job, SrcKey(key), options.owner,
+                                        state::KeyMark::kCopied, copied->bytes, copied->etag,
+                                        NowUnixMs());
+    if (marked.ok() && *marked) {
+      metrics.on_demand_copies++;
+      metrics.on_demand_bytes += copied->bytes;
+    }
+  } else {
+    (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
+  }
+  {
+    std::lock_guard lock(copy->mu);
+    copy->large = outcome;
+  }
+  EndCopy(key, copy);
+}
+
+// On a copier thread (or the request's worker when they are all busy): the
+// source read once into the copy's body, which its readers take as it
+// arrives; then written and marked.
+void Gateway::Impl::RunCopy(const std::string& key, const std::shared_ptr<Copy>& copy) {
+  auto got = stores.src->Get(SrcKey(key), GetOptions{}, *copy->body);
+  copy->body->End(got);
+  if (got.ok()) return Persist(key, copy);
+  if (copy->body->large()) return CopyLarge(key, copy);
+  if (got.status().code() != ErrorCode::kNotFound) metrics.source_errors++;
+  (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
   EndCopy(key, copy);
 }
 
@@ -151,69 +187,46 @@ std::shared_ptr<Copy> Gateway::Impl::CopyOf(const std::string& key) {
   return it == copies.end() ? nullptr : it->second;
 }
 
+Result<Gateway::Impl::Found> Gateway::Impl::FromCopy(const std::string& key,
+                                                     const std::shared_ptr<Copy>& copy,
+                                                     bool want_body) {
+  auto info = copy->body->WaitInfo();
+  if (info.ok()) {
+    Found f;
+    f.from = From::kOnDemand;
+    f.arriving = copy->body;
+    return f;
+  }
+  if (!copy->body->large()) {
+    if (info.status().code() == ErrorCode::kNotFound) return NoSuchKey(key);
+    return SourceUnavailable(key, info.status());
+  }
+  Status large;
+  {
+    std::unique_lock lock(copy->mu);
+    copy->cv.wait(lock, [&] { return copy->persisted; });
+    large = copy->large;
+  }
+  if (!large.ok()) {
+    if (large.code() == ErrorCode::kNotFound) return NoSuchKey(key);
+    return SourceUnavailable(key, large);
+  }
+  auto f = FromDestination(key, want_body);
+  if (f.ok()) f->from = From::kOnDemand;
+  return f;
+}
+
 Result<Gateway::Impl::Found> Gateway::Impl::OnDemand(const std::string& key,
-                                                     const state::KeyClaim& claim,
                                                      std::unique_lock<std::mutex>& key_lock) {
-  auto copy = std::make_shared<Copy>();
+  auto copy = std::make_shared<Copy>(options.inline_limit);
   {
     // Under the key's lock no other thread of ours has registered one.
     std::lock_guard lock(copies_mu);
     copies[key] = copy;
   }
   key_lock.unlock();
-  auto held = Fetch(*stores.src, SrcKey(key), true);
-  if (!held.ok() && held.status().code() == ErrorCode::kCancelled) {
-    // Large: copied store to store (multipart), then served from there.
-    CopyOptions co;
-    auto copied = ferry::CopyObject(*stores.src, SrcKey(key), *stores.dst, DstKey(key), false, co);
-    if (copied.ok()) {
-      auto marked =
-          stores.state->MarkKey(options.job, SrcKey(key), options.owner, state::KeyMark::kCopied,
-                                copied->bytes, copied->etag, NowUnixMs());
-      if (marked.ok() && *marked) {
-        metrics.on_demand_copies++;
-        metrics.on_demand_bytes += copied->bytes;
-      }
-      {
-        std::lock_guard lock(copy->mu);
-        copy->fetched = true;
-        copy->status = Status(ErrorCode::kCancelled, "large");
-      }
-      EndCopy(key, copy);
-      Found f;
-      f.from = From::kOnDemand;
-      f.at_destination = true;
-      return f;
-    }
-    held = copied.status();
-  }
-  {
-    std::lock_guard lock(copy->mu);
-    copy->fetched = true;
-    if (held.ok()) {
-      copy->held = *held;
-    } else {
-      copy->status = held.status();
-    }
-  }
-  copy->cv.notify_all();
-  if (!held.ok()) {
-    (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
-    EndCopy(key, copy);
-    if (held.status().code() == ErrorCode::kNotFound) return NoSuchKey(key);
-    metrics.source_errors++;
-    return SourceUnavailable(key, held.status());
-  }
-  Found f;
-  f.from = From::kOnDemand;
-  f.held = *held;
-  // Written to the destination after the client has its answer; a full
-  // pool writes it now.
-  const bool from_row = claim.from_row;
-  if (!persist.TrySubmit([this, key, copy, from_row] { Persist(key, copy, from_row); })) {
-    Persist(key, copy, from_row);
-  }
-  return f;
+  if (!copiers->TrySubmit([this, key, copy] { RunCopy(key, copy); })) RunCopy(key, copy);
+  return FromCopy(key, copy, true);
 }
 
 Result<Gateway::Impl::Found> Gateway::Impl::AfterTheJob(const std::string& key, bool want_body,
@@ -230,21 +243,8 @@ std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::FromOurCopy(const std
                                                                        bool want_body) {
   std::shared_ptr<Copy> mine = CopyOf(key);
   if (!mine) return std::nullopt;
-  std::unique_lock lock(mine->mu);
-  mine->cv.wait(lock, [&] { return mine->fetched; });
-  if (mine->status.ok()) {
-    metrics.shared_fetches++;
-    Found f;
-    f.from = From::kOnDemand;
-    f.held = mine->held;
-    return f;
-  }
-  if (mine->status.code() != ErrorCode::kCancelled) {
-    if (mine->status.code() == ErrorCode::kNotFound) return NoSuchKey(key);
-    return SourceUnavailable(key, mine->status);
-  }
-  mine->cv.wait(lock, [&] { return mine->persisted; });  // large: once written
-  return FromDestination(key, want_body);
+  metrics.shared_fetches++;
+  return FromCopy(key, mine, want_body);
 }
 
 std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::Answer(
@@ -272,7 +272,7 @@ std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::Answer(
           return landed;
         }
       }
-      return OnDemand(key, claim, key_lock);
+      return OnDemand(key, key_lock);
     case Kind::kRecorded:
       if (claim.mark == state::KeyMark::kDeleted) return Result<Found>(NoSuchKey(key));
       return FromDestination(key, want_body);
@@ -356,13 +356,23 @@ http::ServerResponse Gateway::Impl::GetOrHead(const Request& r) {
     const uint64_t bytes = head || !found->held->body ? 0 : found->held->body->size();
     return Count(ObjectAnswer(r, *found->held, head), found->from, bytes);
   }
+  if (found->arriving) {  // answered as its bytes arrive from the source
+    auto info = found->arriving->WaitInfo();
+    if (!info.ok()) return Error(r, SourceUnavailable(r.key, info.status()));
+    std::shared_ptr<Arrival> body = found->arriving;
+    auto resp = StreamAnswer(r, *info, head, [body](uint64_t first, uint64_t last) {
+      return body->Reader(first, last - first + 1);
+    });
+    return Count(std::move(resp), found->from, head ? 0 : info->size);
+  }
   // Large, at the destination (or the source, passed through): its size
   // and version, then ranges as sent.
   ObjectStore& store = found->at_destination ? *stores.dst : *stores.src;
   const std::string store_key = found->at_destination ? DstKey(r.key) : SrcKey(r.key);
   auto info = store.Head(store_key);
   if (!info.ok()) return Error(r, info.status());
-  return Count(StreamAnswer(r, store, store_key, *info, head), found->from, head ? 0 : info->size);
+  return Count(StreamAnswer(r, *info, head, RangesOf(store, store_key, info->etag)), found->from,
+               head ? 0 : info->size);
 }
 
 }  // namespace ferry::gateway

@@ -117,6 +117,11 @@ http::ServerResponse Gateway::Impl::CopyObject(const Request& r) {
   const std::string from = source.substr(slash + 1);
   auto found = Find(from, true);
   if (!found.ok()) return Error(r, found.status());
+  if (found->arriving) {  // copied on demand just now: once it is whole
+    auto whole = found->arriving->WaitEnd();
+    if (!whole.ok()) return Error(r, whole.status());
+    found->held = Held{*whole, std::make_shared<const std::string>(found->arriving->Body())};
+  }
   const bool replace = r.Header("x-amz-metadata-directive") == "REPLACE";
   auto copied = Write(r.key, state::KeyMark::kWritten, [&]() -> Result<ObjectInfo> {
     if (found->held) {

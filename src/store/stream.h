@@ -12,6 +12,8 @@
 
 namespace ferry {
 
+struct ObjectInfo;
+
 class ByteSource {
  public:
   virtual ~ByteSource() = default;
@@ -41,6 +43,13 @@ class ByteSink {
   virtual Status Commit(size_t /*n*/) {
     return Status(ErrorCode::kInternal, "this sink lends no buffer");
   }
+  // Optional: the object's info (size, ETag, headers) as soon as the store
+  // knows it, before the first byte, at most once per Get; a sink that
+  // answers a client while the body arrives (the gateway) starts there.
+  // Stores that learn the info only at the end (a local file whose ETag is
+  // hashed as it is read, Azure) do not call it. An error aborts the
+  // transfer as Write's do.
+  virtual Status Start(const ObjectInfo& /*info*/) { return Status::Ok(); }
 };
 
 // A source over bytes held in memory (tests, small bodies).

@@ -21,6 +21,7 @@ class CountingSink : public ByteSink {
   Status Write(std::string_view data) override;
   char* Lend(size_t n) override { return inner_.Lend(n); }
   Status Commit(size_t n) override;
+  Status Start(const ObjectInfo& info) override { return inner_.Start(info); }
   uint64_t count() const { return count_; }
 
  private:

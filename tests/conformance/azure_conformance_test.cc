@@ -21,6 +21,7 @@ constexpr char kContainer[] = "conformance";
 
 Capabilities AzureCaps() {
   Capabilities c;
+  c.get_announces_info = false;
   c.gap_note = "Azure Blob Storage";
   c.multipart_etag = false;  // Put Block List's ETag is Azure's, not S3's MD5-of-MD5s
   c.complete_checks_part_etags = false;  // blocks are named by id; sizes are checked

@@ -49,6 +49,47 @@ TEST_P(StoreConformanceTest, PutGetHeadRoundTripBytesAndHeaders) {
   EXPECT_EQ(got->headers, stored);
 }
 
+// Records what reached it, in order: Start before the first byte.
+class AnnouncedSink : public StringSink {
+ public:
+  Status Start(const ObjectInfo& info) override {
+    starts++;
+    bytes_before_start = data().size();
+    info_seen = info;
+    return Status::Ok();
+  }
+  int starts = 0;
+  size_t bytes_before_start = 0;
+  ObjectInfo info_seen;
+};
+
+TEST_P(StoreConformanceTest, GetAnnouncesTheInfoBeforeTheBody) {
+  if (!FERRY_HAS_CAPABILITY(get_announces_info)) return;
+  const std::string data = TestBytes(300'001, 7);
+  PutOptions options;
+  options.headers.content_type = "text/csv";
+  options.headers.user = {{"origin", "conformance"}};
+  PutString(K("announced.bin"), data, options);
+  AnnouncedSink sink;
+  auto got = store().Get(K("announced.bin"), {}, sink);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_TRUE(sink.data() == data) << "body differs";
+  ASSERT_EQ(sink.starts, 1);
+  EXPECT_EQ(sink.bytes_before_start, 0u);
+  EXPECT_EQ(sink.info_seen.size, data.size());
+  EXPECT_EQ(sink.info_seen.etag, got->etag);
+  EXPECT_EQ(sink.info_seen.headers.content_type, "text/csv");
+  EXPECT_EQ(sink.info_seen.headers.user, options.headers.user);
+  // A sink that refuses at the start gets no byte, and the Get fails.
+  class Refusing : public StringSink {
+   public:
+    Status Start(const ObjectInfo&) override { return Status(ErrorCode::kCancelled, "too big"); }
+  } refusing;
+  auto refused = store().Get(K("announced.bin"), {}, refusing);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_TRUE(refusing.data().empty());
+}
+
 TEST_P(StoreConformanceTest, EtagIsMd5OfSinglePut) {
   for (size_t size : {size_t{1}, size_t{4096}, size_t{(1 << 20) + 3}}) {
     const std::string data = TestBytes(size, static_cast<uint32_t>(size));

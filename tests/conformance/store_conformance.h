@@ -105,6 +105,9 @@ struct Capabilities {
   // answers the PUT before its file is complete: a busy machine lists the
   // object with size 0 for a moment.)
   bool read_after_write = true;
+  // Get tells its sink the object's info (ByteSink::Start) before the
+  // first byte. (Azure's backend gives it only at the end.)
+  bool get_announces_info = true;
   // Shown in every skip message, e.g. "s3rver 3.7".
   std::string gap_note;
 };

@@ -269,6 +269,7 @@ Result<ObjectInfo> LocalStore::Get(std::string_view key, const GetOptions& optio
                   "get " + Quoted(key) + ": ETag is '" + info.etag + "', not '" +
                       std::string(StripQuotes(options.if_match)) + "'");
   }
+  if (!md5) FERRY_RETURN_IF_ERROR(sink.Start(info));  // else the ETag is known only at the end
   FERRY_RETURN_IF_ERROR(
       local::StreamFileToSink(obj.fd.get(), offset, length, sink, md5 ? &*md5 : nullptr, loc.data));
   if (md5) {

@@ -415,6 +415,7 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
     std::string etag;
     Call call;            // the attempt in flight
     http::Response seen;  // its answer's headers
+    bool started = false;  // the sink has had Start()
     Done done;
   };
 
@@ -429,7 +430,13 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
     if (want.ranged) c.headers.emplace_back("Range", want.value);
     if (!op->etag.empty()) c.headers.emplace_back("If-Match", "\"" + op->etag + "\"");
     // Before any byte reaches the sink.
-    c.check_headers = [want](const http::Response& r) { return CheckRangeAnswer(r, want); };
+    // (The op outlives its calls; a shared_ptr here would be a cycle.)
+    c.check_headers = [raw = op.get(), want](const http::Response& r) {
+      Status ok = CheckRangeAnswer(r, want);
+      if (!ok.ok() || raw->started) return ok;
+      raw->started = true;  // a resumed read is the same version: once is enough
+      return raw->counted.Start(InfoFromHeaders(raw->key, r));
+    };
     OnceAsync(c, &op->counted, &op->seen, [this, op, attempt](Result<http::Response> r) mutable {
       if (op->etag.empty() && op->seen.status >= 200 && op->seen.status < 300) {
         op->etag = s3::Unquote(op->seen.Get("etag"));
