@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <memory>
 
+#include "base/cancel.h"
 #include "base/unix_time.h"
 #include "cli/cli_util.h"
+#include "cli/gateway_serve.h"
 #include "cli/migrate_args.h"
 #include "cli/migrate_output.h"
 #include "cli/registry.h"
@@ -100,11 +102,6 @@ Result<migrate::JobSpec> SpecFromArgs(const MigrateArgs& a) {
   return s;
 }
 
-namespace {
-
-}  // namespace
-
-
 Result<std::chrono::milliseconds> LeaseOf(const MigrateArgs& a) {
   FERRY_ASSIGN_OR_RETURN(int64_t ms, migrate::ParseDurationMs(a.lease));
   if (ms < 1000) return Status::InvalidArgument("must be at least 1s");
@@ -112,6 +109,30 @@ Result<std::chrono::milliseconds> LeaseOf(const MigrateArgs& a) {
 }
 
 namespace {
+
+// --serve: the job runs in the foreground while a gateway serves it; once
+// it has ended the gateway goes on serving (the destination alone when it
+// completed) until interrupted. The job's exit code.
+int RunServed(state::StateStore& store, const std::string& id, const MigrateArgs& a) {
+  GatewayArgs g;
+  g.migrate = a;
+  g.job = id;
+  g.listen = a.serve;
+  g.port_file = a.serve_port_file;
+  g.credentials = a.serve_credentials;
+  g.bucket = a.serve_bucket;
+  auto serving = StartGateway(g);
+  if (!serving.ok()) {
+    return Fail("--serve (job " + id + " is left for `ferry worker` or `ferry migrate resume`)",
+                serving.status());
+  }
+  const int code = RunInForeground(store, id, a);
+  if (CancelRequested()) return code;
+  std::fprintf(stderr, "ferry: job %s is over; its gateway serves bucket %s on %s until interrupted\n",
+               id.c_str(), (*serving)->bucket().c_str(), (*serving)->address().c_str());
+  (*serving)->ServeUntilInterrupted();
+  return code;
+}
 
 int RunMigrate(MigrateArgs& a) {
   if (a.src.empty() || a.dst.empty()) {
@@ -130,8 +151,21 @@ int RunMigrate(MigrateArgs& a) {
                         "--verify and --delete run in the process that runs the job, not with "
                         "--detach (run `ferry migrate verify --job` once the pool is done)"));
   }
+  if (!a.serve.empty()) {
+    if (a.detach || a.split || a.verify || a.delete_extraneous) {
+      return Fail("", Status::InvalidArgument(
+                          "--serve runs the job beside its gateway in this process: not with "
+                          "--detach, --split, --verify or --delete"));
+    }
+    if (a.serve_credentials.empty()) {
+      return Fail("", Status::InvalidArgument(
+                          "--serve needs --serve-credentials FILE: clients sign with the "
+                          "gateway's own keys"));
+    }
+  }
   if (a.split) return RunSplit(**store, *spec, a);
-  spec->pool = a.detach;
+  // Served, the gateway is another party in the job, as a pool's workers are.
+  spec->pool = a.detach || !a.serve.empty();
   auto job = migrate::CreateJob(**store, *spec, a.global.ToOpenOptions(""));
   if (!job.ok()) return Fail("", job.status());
   if (a.since_last) {
@@ -152,6 +186,7 @@ int RunMigrate(MigrateArgs& a) {
   }
   std::fflush(stdout);
   if (a.detach) return 0;  // the pool runs it: ferry worker
+  if (!a.serve.empty()) return RunServed(**store, job->id, a);
   return RunInForeground(**store, job->id, a);
 }
 
@@ -343,6 +378,14 @@ void AddJobOptions(CLI::App* m, MigrateArgs* a) {
   m->add_flag("--detach", a->detach,
               "Only create the job, for the worker pool (`ferry worker` on any machine "
               "sharing --state runs it, many at once); print its id and return");
+  m->add_option("--serve", a->serve,
+                "HOST:PORT: serve the job through an S3 gateway while it runs and after (as "
+                "`ferry gateway`; applications switch to it at once); until interrupted");
+  m->add_option("--serve-credentials", a->serve_credentials,
+                "The gateway's own access keys: \"ACCESS_KEY_ID SECRET\" per line");
+  m->add_option("--serve-port-file", a->serve_port_file, "Write the gateway's bound port here");
+  m->add_option("--serve-bucket", a->serve_bucket,
+                "The bucket name the gateway's clients use (default: the destination's)");
   m->add_flag("--split", a->split, "One job per top-level prefix, run in parallel (each resumable on its own)");
   m->add_option("--split-parallel", a->split_parallel, "Parts of a --split job running at once")->capture_default_str()->check(CLI::Range(1, 64));
   m->add_flag("--no-server-side-copy", a->no_server_side, "Stream through ferry even within one bucket");

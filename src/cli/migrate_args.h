@@ -71,6 +71,8 @@ struct MigrateArgs {
   std::string since_slack = "15m";
   bool delete_extraneous = false;
   int64_t max_delete = 0;
+  // --serve: a gateway (ferry gateway) beside the job in this process
+  std::string serve, serve_credentials, serve_port_file, serve_bucket;
   GlobalOptions global;
 };
 

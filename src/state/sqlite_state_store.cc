@@ -172,6 +172,41 @@ std::string HeaderProblem(const std::string& path, uintmax_t size) {
   return "";
 }
 
+// The state files this process has open, by path, with how many stores
+// hold each. Reading a file's header through a descriptor of our own and
+// closing it would drop every POSIX lock the process holds on that file,
+// SQLite's included (fcntl locks belong to the process, not the
+// descriptor): a second store on a file open here (ferry migrate --serve:
+// the job and its gateway) lost the first one's WAL locks, and other
+// processes stopped seeing its commits. So a file already open here skips
+// the header check (the first store made it).
+class OpenFiles {
+ public:
+  static bool IsOpen(const std::string& path) {
+    std::lock_guard lock(mu());
+    return counts().count(path) > 0;
+  }
+  // Counts `path` open until the returned mark is dropped.
+  static std::shared_ptr<void> Mark(const std::string& path) {
+    std::lock_guard lock(mu());
+    counts()[path]++;
+    return std::shared_ptr<void>(nullptr, [path](void*) {
+      std::lock_guard lock(mu());
+      if (--counts()[path] == 0) counts().erase(path);
+    });
+  }
+
+ private:
+  static std::mutex& mu() {
+    static std::mutex m;
+    return m;
+  }
+  static std::map<std::string, int>& counts() {
+    static std::map<std::string, int> c;
+    return c;
+  }
+};
+
 Result<int64_t> QueryInt(Db& db, const std::string& sql) {
   FERRY_ASSIGN_OR_RETURN(Stmt st, db.Prepare(sql));
   FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -274,7 +309,9 @@ Result<std::unique_ptr<StateStore>> OpenSqliteStateStore(const std::string& path
   if (fs::is_directory(status)) {
     return Status::InvalidArgument("state file " + path + " is a directory");
   }
-  if (fs::exists(status)) {
+  std::error_code canon_ec;
+  const std::string canonical = fs::weakly_canonical(path, canon_ec).string();
+  if (fs::exists(status) && !OpenFiles::IsOpen(canonical)) {
     uintmax_t size = fs::file_size(path, ec);
     if (ec) return Status::FromErrno(ec.value(), "state file " + path);
     if (size > 0) {
@@ -299,7 +336,7 @@ Result<std::unique_ptr<StateStore>> OpenSqliteStateStore(const std::string& path
   FERRY_RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode = WAL"));
   FERRY_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous = NORMAL"));
   FERRY_RETURN_IF_ERROR(db->Exec("PRAGMA cache_size = -32768"));  // 32 MiB
-  return std::unique_ptr<StateStore>(new SqliteStateStore(std::move(db)));
+  return std::unique_ptr<StateStore>(new SqliteStateStore(std::move(db), OpenFiles::Mark(canonical)));
 }
 
 // ---- Jobs ----

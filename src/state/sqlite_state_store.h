@@ -35,7 +35,8 @@ class SqliteStateStore : public StateStore {
       "WHERE job = ? AND lease_until_ms > 0 AND lease_until_ms <= ? AND not_before_ms <= ? "
       "ORDER BY key LIMIT ?";
 
-  explicit SqliteStateStore(std::unique_ptr<sqlite::Db> db) : db_(std::move(db)) {}
+  explicit SqliteStateStore(std::unique_ptr<sqlite::Db> db, std::shared_ptr<void> open_mark = {})
+      : db_(std::move(db)), open_mark_(std::move(open_mark)) {}
 
   Status CreateJob(const JobRecord& job, const std::vector<ShardRecord>& shards) override;
   Result<JobRecord> GetJob(const std::string& id) override;
@@ -129,6 +130,8 @@ class SqliteStateStore : public StateStore {
 
   std::mutex mu_;
   std::unique_ptr<sqlite::Db> db_;  // guarded by mu_
+  // This process has the file open while it lives (OpenSqliteStateStore).
+  std::shared_ptr<void> open_mark_;
 };
 
 }  // namespace ferry::state
