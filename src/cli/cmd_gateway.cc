@@ -53,7 +53,7 @@ void AddGatewayCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 600.0));
   g->add_option("--inline-limit", a->inline_limit,
-                "Objects up to this size are copied on demand through memory and answered at once; "
+                "Objects up to this size are copied on demand through memory, answered as they arrive; "
                 "larger ones are copied store to store first")
       ->capture_default_str();
   g->add_option("--max-body", a->max_body, "Largest request body (a PUT or a part)")

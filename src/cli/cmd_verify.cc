@@ -101,10 +101,26 @@ Result<JobSides> OpenJobSides(const migrate::JobSpec& job, const MigrateArgs& a)
 
 // --delete once job `spec` completed: removes what its source no longer
 // has, printing each key removed unless --json or -q.
-Result<migrate::PruneResult> PruneJob(const migrate::JobSpec& spec, const MigrateArgs& a) {
+// What a client wrote through a gateway stays (its marks outlive the job).
+Result<migrate::PruneResult> PruneJob(const std::string& job, const migrate::JobSpec& spec,
+                                      const MigrateArgs& a) {
   FERRY_ASSIGN_OR_RETURN(JobSides sides, OpenJobSides(spec, a));
+  FERRY_ASSIGN_OR_RETURN(auto state, OpenState(a));
+  auto kept = [&](const std::vector<std::string>& keys) -> Result<std::set<std::string>> {
+    auto marks = state->KeyMarks(job, keys);
+    // A store without marks (PostgreSQL) has had no gateway.
+    if (!marks.ok() && marks.status().code() == ErrorCode::kUnsupported) {
+      return std::set<std::string>();
+    }
+    FERRY_RETURN_IF_ERROR(marks.status());
+    std::set<std::string> written;
+    for (const auto& [key, mark] : *marks) {
+      if (mark == state::KeyMark::kWritten) written.insert(key);
+    }
+    return written;
+  };
   const bool say = !a.json && !a.quiet;
-  return migrate::PruneDestination(sides.options, spec.max_delete, a.verify_concurrency,
+  return migrate::PruneDestination(sides.options, spec.max_delete, a.verify_concurrency, kept,
                                    [say](const std::string& key) {
                                      if (say) std::printf("deleted  %s\n", key.c_str());
                                    });
@@ -119,7 +135,7 @@ void PruneAfterRun(const state::JobRecord& job, const migrate::JobSpec& spec, co
     std::fprintf(stderr, "ferry: --delete: %s\n", after->prune_skipped.c_str());
     return;
   }
-  auto pruned = PruneJob(spec, a);
+  auto pruned = PruneJob(job.id, spec, a);
   if (!pruned.ok()) {
     after->prune_error = pruned.status();
     std::fprintf(stderr, "ferry: --delete: stopped, %s\n", pruned.status().ToString().c_str());
@@ -155,6 +171,7 @@ std::string AfterRun::DeleteJson() const {
   if (prune) {
     j = {{"extra", prune->extra},
          {"deleted", prune->deleted},
+         {"kept_written_through_gateway", prune->kept},
          {"refused", prune->refused},
          {"max_delete", max_delete}};
   } else {

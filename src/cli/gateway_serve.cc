@@ -11,7 +11,9 @@
 #include "base/reload.h"
 #include "gateway/gateway.h"
 #include "http/server.h"
+#include "migrate/filter.h"
 #include "migrate/job_spec.h"
+#include "migrate/key_range.h"
 #include "migrate/policy.h"
 #include "store/location.h"
 
@@ -65,8 +67,42 @@ struct JobStores {
   std::unique_ptr<ObjectStore> src, dst;
   Location dst_loc;
   migrate::KeyMap map;
+  migrate::JobSpec spec;
   std::string src_text, dst_text;
 };
+
+// The keys job `spec` copies, as the gateway asks (client keys: the source
+// key is src_prefix + key, the filters see filter_prefix + key).
+gateway::JobScope ScopeOf(const migrate::JobSpec& spec, const std::string& src_prefix) {
+  gateway::JobScope scope;
+  const bool by_name = !spec.filter.include.empty() || !spec.filter.exclude.empty() ||
+                       !spec.range_after.empty() || !spec.range_upper.empty() ||
+                       spec.top_level_only;
+  if (by_name) {
+    migrate::FilterSpec names;
+    names.include = spec.filter.include;
+    names.exclude = spec.filter.exclude;
+    scope.by_name = [names, spec, src_prefix](const std::string& key) {
+      if (spec.top_level_only && key.find('/') != std::string::npos) return false;
+      if ((!spec.range_after.empty() || !spec.range_upper.empty()) &&
+          !migrate::InRange(src_prefix + key, spec.range_after, spec.range_upper)) {
+        return false;
+      }
+      return migrate::Admit(names, spec.filter_prefix + key, 0, 0);
+    };
+  }
+  const migrate::FilterSpec& f = spec.filter;
+  if (f.min_size || f.max_size || f.newer_than_ms || f.older_than_ms) {
+    migrate::FilterSpec sizes = f;
+    sizes.include.clear();
+    sizes.exclude.clear();
+    scope.by_object = [sizes, prefix = spec.filter_prefix](const std::string& key, uint64_t size,
+                                                           int64_t last_modified_ms) {
+      return migrate::Admit(sizes, prefix + key, size, last_modified_ms);
+    };
+  }
+  return scope;
+}
 
 Result<JobStores> OpenJob(const GatewayArgs& a) {
   if (state::IsPostgresLocation(a.migrate.state_location)) {
@@ -90,6 +126,7 @@ Result<JobStores> OpenJob(const GatewayArgs& a) {
   js.dst = std::move(*dst);
   js.map = migrate::KeyMapFor(src_loc, js.dst_loc);
   js.src_text = spec.src;
+  js.spec = spec;
   js.dst_text = spec.dst;
   return js;
 }
@@ -186,6 +223,9 @@ Result<std::unique_ptr<ServingGateway>> StartGateway(const GatewayArgs& a) {
   go.lease = std::chrono::milliseconds(static_cast<int64_t>(a.lease_s * 1000));
   go.busy_wait = std::chrono::milliseconds(static_cast<int64_t>(a.busy_wait_s * 1000));
   go.inline_limit = inline_limit;
+  go.scope = ScopeOf(opened->spec, opened->map.src_prefix);
+  go.look_before_copy =
+      opened->spec.overwrite == migrate::Overwrite::kNever || !opened->spec.since_job.empty();
   const std::string from = opened->src_text + " -> " + opened->dst_text;
   auto serving = std::make_unique<Serving>(std::move(*opened), go, ServerOptionsOf(a, max_body),
                                            !a.tls_certs.empty());

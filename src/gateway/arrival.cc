@@ -12,16 +12,16 @@ class Arrival::ArrivalReader : public http::BodyReader {
   Result<std::string> Read(size_t max) override {
     if (next_ >= end_) return std::string();
     std::unique_lock lock(a_->mu_);
-    a_->cv_.wait(lock, [&] { return a_->body_.size() > next_ || a_->ended_; });
-    if (a_->body_.size() <= next_) {
+    a_->cv_.wait(lock, [&] { return a_->body_->size() > next_ || a_->ended_; });
+    if (a_->body_->size() <= next_) {
       // Ended before these bytes: failed, or (never from a store that
       // checks lengths) short.
       if (!a_->status_.ok()) return a_->status_;
-      return Status::Corruption("the source's body ended at " + std::to_string(a_->body_.size()) +
+      return Status::Corruption("the source's body ended at " + std::to_string(a_->body_->size()) +
                                 " bytes, before " + std::to_string(end_));
     }
-    const uint64_t take = std::min<uint64_t>({max, a_->body_.size() - next_, end_ - next_});
-    std::string out = a_->body_.substr(next_, take);
+    const uint64_t take = std::min<uint64_t>({max, a_->body_->size() - next_, end_ - next_});
+    std::string out = a_->body_->substr(next_, take);
     next_ += take;
     return out;
   }
@@ -44,15 +44,15 @@ Status Arrival::Start(const ObjectInfo& info) {
   std::lock_guard lock(mu_);
   if (info.size > cap_) return Over();
   info_ = info;
-  body_.reserve(info.size);
+  body_->reserve(info.size);
   cv_.notify_all();
   return Status::Ok();
 }
 
 Status Arrival::Write(std::string_view data) {
   std::lock_guard lock(mu_);
-  if (body_.size() + data.size() > cap_) return Over();
-  body_.append(data);
+  if (body_->size() + data.size() > cap_) return Over();
+  body_->append(data);
   cv_.notify_all();
   return Status::Ok();
 }
@@ -64,7 +64,7 @@ void Arrival::End(const Result<ObjectInfo>& r) {
     // The end's info is the whole truth (a store without Start gives it
     // only now); the size is what arrived.
     info_ = *r;
-    info_->size = body_.size();
+    info_->size = body_->size();
   } else {
     status_ = large_ ? Status(ErrorCode::kCancelled, "larger than the gateway's inline limit")
                      : r.status();
@@ -88,7 +88,7 @@ Result<ObjectInfo> Arrival::WaitEnd() {
   return *info_;
 }
 
-std::string_view Arrival::Body() const {
+std::shared_ptr<const std::string> Arrival::Body() const {
   std::lock_guard lock(mu_);
   return body_;
 }

@@ -38,7 +38,7 @@ class Arrival : public ByteSink, public std::enable_shared_from_this<Arrival> {
   // Waits for the end: the whole body's info, or why the fetch failed.
   Result<ObjectInfo> WaitEnd();
   // The whole body, after WaitEnd() gave ok (it never changes then).
-  std::string_view Body() const;
+  std::shared_ptr<const std::string> Body() const;
   // True once the fetch failed for the body being over `cap`.
   bool large() const;
 
@@ -55,10 +55,11 @@ class Arrival : public ByteSink, public std::enable_shared_from_this<Arrival> {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::optional<ObjectInfo> info_;  // guarded by mu_
-  std::string body_;                // guarded by mu_; only grows
-  bool ended_ = false;              // guarded by mu_
-  bool large_ = false;              // guarded by mu_
-  Status status_;                   // guarded by mu_; the fetch's, once ended
+  // Guarded by mu_; only grows, and not at all once ended.
+  std::shared_ptr<std::string> body_ = std::make_shared<std::string>();
+  bool ended_ = false;  // guarded by mu_
+  bool large_ = false;  // guarded by mu_
+  Status status_;       // guarded by mu_; the fetch's, once ended
 };
 
 }  // namespace ferry::gateway

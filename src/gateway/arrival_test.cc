@@ -52,7 +52,7 @@ TEST(ArrivalTest, ReadersTakeBytesAsTheyArriveEachFromItsOwnRange) {
   ASSERT_TRUE(mid.ok());
   EXPECT_EQ(*mid, "456");
   ASSERT_TRUE(a->WaitEnd().ok());
-  EXPECT_EQ(a->Body(), "0123456789");
+  EXPECT_EQ(*a->Body(), "0123456789");
   // A reader that comes after the end reads from memory.
   auto late = a->Reader(8, 2);
   EXPECT_EQ(*ReadAll(*late), "89");

@@ -30,6 +30,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -39,6 +40,18 @@
 #include "store/object_store.h"
 
 namespace ferry::gateway {
+
+// Which keys the job copies (its filters, key range, a split part's top
+// level), so the gateway copies on demand only what the job itself would,
+// and records only writes the job could meet. Keys it leaves out are
+// served from the destination, else the source as it is, and written
+// straight to the destination. Unset functions admit every key.
+struct JobScope {
+  // By the client's key alone (include/exclude globs, the key range).
+  std::function<bool(const std::string& key)> by_name;
+  // With the object's size and last-modified (the size and age filters).
+  std::function<bool(const std::string& key, uint64_t size, int64_t last_modified_ms)> by_object;
+};
 
 struct GatewayOptions {
   std::string job;
@@ -57,6 +70,12 @@ struct GatewayOptions {
   // larger ones are copied store to store (multipart) and then served from
   // the destination.
   uint64_t inline_limit = 64ull << 20;
+  JobScope scope;
+  // Ask the destination before copying even a key the listing has not
+  // reached (else, with range shards, such a key is copied without asking):
+  // for jobs that keep what the destination has (--overwrite never) or
+  // skip what an earlier job copied (--since-last).
+  bool look_before_copy = false;
   // On-demand copies running at once on their own threads; past them a
   // copy runs on the request's worker, answered once its body is whole.
   int copy_threads = 16;

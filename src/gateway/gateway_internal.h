@@ -121,6 +121,10 @@ struct Gateway::Impl {
   // its threads are joined before the members they use go.
   std::unique_ptr<engine::BoundedPool> copiers;
 
+  // The job copies this key (by name; JobScope).
+  bool InScope(const std::string& key) const {
+    return !options.scope.by_name || options.scope.by_name(key);
+  }
   std::string SrcKey(const std::string& key) const { return stores.src_prefix + key; }
   std::string DstKey(const std::string& key) const { return stores.dst_prefix + key; }
 

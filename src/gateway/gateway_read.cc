@@ -28,6 +28,10 @@ class CappedSink : public ByteSink {
     return inner_.Lend(n);
   }
   Status Commit(size_t n) override { return inner_.Commit(n); }
+  // A body announced over the cap is refused before its first byte.
+  Status Start(const ObjectInfo& info) override {
+    return info.size > cap_ ? Over() : Status::Ok();
+  }
   bool over() const { return over_; }
   std::string Take() { return std::move(inner_.data()); }
 
@@ -40,6 +44,10 @@ class CappedSink : public ByteSink {
   StringSink inner_;
   bool over_ = false;
 };
+
+// An on-demand copy up to this size is answered once whole; larger ones as
+// their bytes arrive.
+constexpr uint64_t kWholeBelow = 256 << 10;
 
 Status NoSuchKey(const std::string& key) {
   return s3::S3ErrorStatus(404, "NoSuchKey", "The specified key does not exist: " + key);
@@ -115,7 +123,7 @@ void Gateway::Impl::EndCopy(const std::string& key, const std::shared_ptr<Copy>&
 
 void Gateway::Impl::Persist(const std::string& key, const std::shared_ptr<Copy>& copy) {
   auto whole = copy->body->WaitEnd();  // ok: RunCopy calls this only then
-  const std::string_view body = copy->body->Body();
+  const std::string& body = *copy->body->Body();
   PutOptions po;
   po.headers = whole->headers;
   ViewSource source(body);
@@ -174,6 +182,12 @@ void Gateway::Impl::CopyLarge(const std::string& key, const std::shared_ptr<Copy
 void Gateway::Impl::RunCopy(const std::string& key, const std::shared_ptr<Copy>& copy) {
   auto got = stores.src->Get(SrcKey(key), GetOptions{}, *copy->body);
   copy->body->End(got);
+  if (got.ok() && options.scope.by_object &&
+      !options.scope.by_object(key, got->size, UnixMs(got->last_modified))) {
+    // The job's size or age filters leave it out: answered, not copied.
+    (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
+    return EndCopy(key, copy);
+  }
   if (got.ok()) return Persist(key, copy);
   if (copy->body->large()) return CopyLarge(key, copy);
   if (got.status().code() != ErrorCode::kNotFound) metrics.source_errors++;
@@ -234,8 +248,14 @@ Result<Gateway::Impl::Found> Gateway::Impl::AfterTheJob(const std::string& key, 
   auto dst = FromDestination(key, want_body);
   if (dst.ok() || dst.status().code() != ErrorCode::kNotFound) return dst;
   // Completed: the destination has every key. Failed or cancelled: what it
-  // left behind is still at the source.
+  // left behind is still at the source, but for keys a client deleted
+  // through the gateway (their marks outlive the job).
   if (ended == state::JobState::kCompleted) return dst;
+  auto marks = stores.state->KeyMarks(options.job, {SrcKey(key)});
+  if (!marks.ok()) return marks.status();
+  if (marks->count(SrcKey(key)) > 0 && marks->at(SrcKey(key)) == state::KeyMark::kDeleted) {
+    return NoSuchKey(key);
+  }
   return Passthrough(key, want_body);
 }
 
@@ -259,7 +279,7 @@ std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::Answer(
         key_lock.unlock();
         return Passthrough(key, false);
       }
-      if (!claim.from_row && !claim.unlisted) {
+      if (!claim.from_row && (!claim.unlisted || options.look_before_copy)) {
         // Not listed when claimed, as far as can be told: a worker may have
         // listed, copied and finished it since the destination said 404
         // (its row is gone only after its copy landed). Look once more
@@ -291,6 +311,11 @@ std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::Answer(
 
 Result<Gateway::Impl::Found> Gateway::Impl::Find(const std::string& key, bool want_body) {
   if (auto ended = Ended()) return AfterTheJob(key, want_body, *ended);
+  if (!InScope(key)) {  // never the job's: the destination, else the source as it is
+    auto dst = FromDestination(key, want_body);
+    if (dst.ok() || dst.status().code() != ErrorCode::kNotFound) return dst;
+    return Passthrough(key, want_body);
+  }
   const auto deadline = std::chrono::steady_clock::now() + options.busy_wait;
   auto pause = std::chrono::milliseconds(5);
   bool waited = false;
@@ -307,7 +332,7 @@ Result<Gateway::Impl::Found> Gateway::Impl::Find(const std::string& key, bool wa
     if ((*claim)->kind == state::KeyClaim::Kind::kNone && !(*claim)->listing_done) {
       // Copied before (then the destination has it) or not listed yet; a
       // key its range shard has not reached needs no look.
-      if (!(*claim)->unlisted) {
+      if (!(*claim)->unlisted || options.look_before_copy) {
         key_lock.unlock();
         auto dst = FromDestination(key, want_body);
         if (dst.ok() || dst.status().code() != ErrorCode::kNotFound) return dst;
@@ -359,6 +384,14 @@ http::ServerResponse Gateway::Impl::GetOrHead(const Request& r) {
   if (found->arriving) {  // answered as its bytes arrive from the source
     auto info = found->arriving->WaitInfo();
     if (!info.ok()) return Error(r, SourceUnavailable(r.key, info.status()));
+    if (info->size <= kWholeBelow) {
+      // Small: in a moment it is whole, and answered as one body (a stream
+      // costs its reads and writes more than the wait).
+      auto whole = found->arriving->WaitEnd();
+      if (!whole.ok()) return Error(r, SourceUnavailable(r.key, whole.status()));
+      Held held{*whole, found->arriving->Body()};
+      return Count(ObjectAnswer(r, held, head), found->from, head ? 0 : held.body->size());
+    }
     std::shared_ptr<Arrival> body = found->arriving;
     auto resp = StreamAnswer(r, *info, head, [body](uint64_t first, uint64_t last) {
       return body->Reader(first, last - first + 1);

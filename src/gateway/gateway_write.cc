@@ -50,7 +50,8 @@ Result<ObjectInfo> Gateway::Impl::Write(const std::string& key, state::KeyMark m
     std::atomic<int>& n;
     ~Done() { n--; }
   } done{writes_in_flight};
-  if (Ended()) return write();  // no bulk copy left to guard against
+  // No bulk copy left to guard against, or one that never copies this key.
+  if (Ended() || !InScope(key)) return write();
   const auto deadline = std::chrono::steady_clock::now() + options.busy_wait;
   auto pause = std::chrono::milliseconds(5);
   bool claimed = false;
@@ -120,7 +121,7 @@ http::ServerResponse Gateway::Impl::CopyObject(const Request& r) {
   if (found->arriving) {  // copied on demand just now: once it is whole
     auto whole = found->arriving->WaitEnd();
     if (!whole.ok()) return Error(r, whole.status());
-    found->held = Held{*whole, std::make_shared<const std::string>(found->arriving->Body())};
+    found->held = Held{*whole, found->arriving->Body()};
   }
   const bool replace = r.Header("x-amz-metadata-directive") == "REPLACE";
   auto copied = Write(r.key, state::KeyMark::kWritten, [&]() -> Result<ObjectInfo> {

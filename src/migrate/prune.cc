@@ -9,17 +9,40 @@
 namespace ferry::migrate {
 
 Result<PruneResult> PruneDestination(VerifyOptions o, int64_t max_delete, int concurrency,
+                                     const KeptByClients& kept,
                                      const std::function<void(const std::string&)>& on_deleted) {
   SpillSorter extras(o.spill_dir, o.spill_records);
-  Status kept;
+  PruneResult r;
+  Status saved;
+  std::vector<std::string> waiting;  // extras not yet asked about
+  // The waiting extras a client did not write go to the sort.
+  auto settle = [&]() -> Status {
+    std::set<std::string> clients;
+    if (kept && !waiting.empty()) {
+      std::vector<std::string> src_keys;
+      for (const auto& k : waiting) src_keys.push_back(o.src_prefix + k);
+      FERRY_ASSIGN_OR_RETURN(clients, kept(src_keys));
+    }
+    for (const auto& k : waiting) {
+      if (clients.count(o.src_prefix + k) > 0) {
+        ++r.kept;
+        continue;
+      }
+      ++r.extra;
+      FERRY_RETURN_IF_ERROR(extras.Add({k, ""}));
+    }
+    waiting.clear();
+    return Status::Ok();
+  };
   o.keys_only = true;
   o.on_difference = [&](const Difference& d) {
-    if (d.kind == Difference::Kind::kExtra && kept.ok()) kept = extras.Add({d.key, ""});
+    if (d.kind != Difference::Kind::kExtra || !saved.ok()) return;
+    waiting.push_back(d.key);
+    if (waiting.size() >= 1000) saved = settle();
   };
-  FERRY_ASSIGN_OR_RETURN(VerifyCounts counts, RunVerify(o));
-  FERRY_RETURN_IF_ERROR(kept);
-  PruneResult r;
-  r.extra = counts.extra;
+  FERRY_RETURN_IF_ERROR(RunVerify(o).status());
+  FERRY_RETURN_IF_ERROR(saved);
+  FERRY_RETURN_IF_ERROR(settle());
   if (r.extra > max_delete) {
     r.refused = true;
     return r;

@@ -472,10 +472,17 @@ Status SqliteStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
     FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(*sql));
     FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
   }
-  for (const char* table : {"dlq", "objects", "shards", "uploads", "parts", "job_live",
-                            "gateway_keys"}) {
+  for (const char* table : {"dlq", "objects", "shards", "uploads", "parts", "job_live"}) {
     FERRY_ASSIGN_OR_RETURN(
         Stmt st, db_->Prepare(std::string("DELETE FROM ") + table + " WHERE job = ?"));
+    FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
+  }
+  {
+    // A gateway's writes and deletes outlive the job: what runs on it later
+    // (--delete, verify --fix, dlq --retry, a gateway after a failed job)
+    // must still leave them alone. Claims and copies are done with.
+    FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare("DELETE FROM gateway_keys WHERE job = ? AND "
+                                                 "mark IN ('claimed', 'copied')"));
     FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
   }
   FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare("DELETE FROM jobs WHERE id = ?"));

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "base/test_temp_dir.h"
 #include "state/state_store.h"
 
@@ -191,17 +193,70 @@ TEST_F(GatewayMarksTest, AReleasedUnlistedClaimLeavesNothingBehind) {
             ErrorCode::kInvalidArgument);
 }
 
-TEST_F(GatewayMarksTest, MarksLeaveWithTheArchivedJob) {
-  ASSERT_TRUE(store_->ClaimKey("j", "x", "gw", kNow, kLease, true).ok());
-  ASSERT_TRUE(*store_->MarkKey("j", "x", "gw", KeyMark::kDeleted, 0, "", kNow));
+// Claims and copies leave with the archived job; a client's writes and
+// deletes stay, so what runs on the job later (--delete, verify --fix,
+// dlq --retry, a gateway after a failed job) still leaves them alone.
+TEST_F(GatewayMarksTest, AClientsMarksOutliveTheArchivedJob) {
+  for (const char* key : {"copied", "deleted", "written", "claimed"}) {
+    ASSERT_TRUE(store_->ClaimKey("j", key, "gw", kNow, kLease, true).ok());
+  }
+  ASSERT_TRUE(*store_->MarkKey("j", "copied", "gw", KeyMark::kCopied, 10, "e", kNow));
+  ASSERT_TRUE(*store_->MarkKey("j", "deleted", "gw", KeyMark::kDeleted, 0, "", kNow));
+  ASSERT_TRUE(*store_->MarkKey("j", "written", "gw", KeyMark::kWritten, 5, "w", kNow));
   List({}, true);
   ASSERT_TRUE(store_->SetJobState("j", JobState::kCompleted, kNow, 0, true).ok());
   ASSERT_TRUE(store_->ArchiveJob("j", kNow).ok());
   auto rows = store_->CountRows("j");
   ASSERT_TRUE(rows.ok());
-  EXPECT_EQ(*rows, 0);
-  EXPECT_EQ(store_->ClaimKey("nope", "x", "gw", kNow, kLease, true).status().code(),
+  EXPECT_EQ(*rows, 2);
+  auto marks = store_->KeyMarks("j", {"copied", "deleted", "written", "claimed"});
+  ASSERT_TRUE(marks.ok());
+  EXPECT_EQ(*marks, (std::map<std::string, KeyMark>{{"deleted", KeyMark::kDeleted},
+                                                    {"written", KeyMark::kWritten}}));
+  EXPECT_EQ(store_->ClaimKey("j", "x", "gw", kNow, kLease, true).status().code(),
             ErrorCode::kNotFound);
+}
+
+// verify --fix requeues what differs from the source, except what a client
+// wrote or deleted through the gateway (it differs on purpose).
+TEST_F(GatewayMarksTest, RequeueKeysLeavesAClientsKeysAlone) {
+  List({"a", "b"}, true);
+  ASSERT_EQ(WorkerClaims().size(), 2u);
+  ASSERT_TRUE(store_->Finish("j", "worker", {{"a", Outcome::kTransferred, 10},
+                                             {"b", Outcome::kTransferred, 10}})
+                  .ok());
+  ASSERT_EQ(store_->ClaimKey("j", "a", "gw", kNow, kLease, true)->kind, KeyClaim::Kind::kClaimed);
+  ASSERT_TRUE(*store_->MarkKey("j", "a", "gw", KeyMark::kWritten, 5, "w", kNow));
+  auto added = store_->RequeueKeys("j", {{"a", 10, "e-a", 1}, {"b", 10, "e-b", 1}});
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  EXPECT_EQ(*added, 1);
+  EXPECT_EQ(WorkerClaims(), std::vector<std::string>{"b"});
+  ExpectBalanced();
+}
+
+// dlq --retry: a dead-lettered key a client has written since is the
+// client's: out of the queue, counted skipped, never copied over.
+TEST_F(GatewayMarksTest, ADeadLetterAClientWroteSinceIsNotRetried) {
+  List({"dead", "other"}, true);
+  ASSERT_EQ(WorkerClaims().size(), 2u);
+  for (const char* key : {"dead", "other"}) {
+    DeadLetter d;
+    d.key = key;
+    d.size = 10;
+    d.reason = "source: 403";
+    ASSERT_TRUE(*store_->DeadLetterObject("j", "worker", d));
+  }
+  ASSERT_EQ(store_->ClaimKey("j", "dead", "gw", kNow, kLease, true)->kind,
+            KeyClaim::Kind::kClaimed);
+  ASSERT_TRUE(*store_->MarkKey("j", "dead", "gw", KeyMark::kWritten, 5, "w", kNow));
+  auto n = store_->RequeueDeadLetters("j");
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 1);
+  EXPECT_EQ(WorkerClaims(), std::vector<std::string>{"other"});
+  JobCounters k = Counters();
+  EXPECT_EQ(k.failed, 0);
+  EXPECT_EQ(k.skipped, 1);
+  ExpectBalanced();
 }
 
 // A copy whose claim lapsed never lands its mark over a client's write, and

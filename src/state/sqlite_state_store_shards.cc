@@ -244,7 +244,16 @@ Result<int64_t> SqliteStateStore::RequeueKeys(const std::string& job,
                               "ON CONFLICT(job, key) DO NOTHING"));
     FERRY_ASSIGN_OR_RETURN(Stmt mark,
                            db_->Prepare("UPDATE objects SET force = 1 WHERE job = ? AND key = ?"));
+    // A key written or deleted through a gateway differs from the source
+    // on purpose: it is never requeued over.
+    FERRY_ASSIGN_OR_RETURN(Stmt gateway,
+                           db_->Prepare("SELECT 1 FROM gateway_keys WHERE job = ? AND key = ? AND "
+                                        "mark IN ('written', 'deleted')"));
     for (const ListedObject& o : objects) {
+      gateway.Bind(job, o.key);
+      FERRY_ASSIGN_OR_RETURN(bool users, gateway.Step());
+      FERRY_RETURN_IF_ERROR(gateway.Run());
+      if (users) continue;
       FERRY_RETURN_IF_ERROR(undlq.Bind(job, o.key).Run());
       const bool was_dead = undlq.Changes() > 0;
       FERRY_RETURN_IF_ERROR(

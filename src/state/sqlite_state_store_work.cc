@@ -269,6 +269,17 @@ Result<int64_t> SqliteStateStore::RequeueDeadLetters(const std::string& job) {
   FERRY_RETURN_IF_ERROR(txn.Begin(Txn::kWrite));
   int64_t inserted = 0;
   {
+    // A key written or deleted through a gateway since it failed is the
+    // user's now: out of the queue, counted skipped, never copied over.
+    FERRY_ASSIGN_OR_RETURN(
+        Stmt st, db_->Prepare("DELETE FROM dlq WHERE job = ? AND key IN (SELECT key FROM "
+                              "gateway_keys WHERE job = ? AND mark IN ('written', 'deleted'))"));
+    FERRY_RETURN_IF_ERROR(st.Bind(job, job).Run());
+    if (const int64_t superseded = st.Changes(); superseded > 0) {
+      FERRY_RETURN_IF_ERROR(AddCountersLocked(job, 0, 0, superseded, -superseded, 0, 0));
+    }
+  }
+  {
     // The last error stays, for the next attempt's logs.
     FERRY_ASSIGN_OR_RETURN(
         Stmt st, db_->Prepare("INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
