@@ -102,20 +102,21 @@ Result<JobSides> OpenJobSides(const migrate::JobSpec& job, const MigrateArgs& a)
 // --delete once job `spec` completed: removes what its source no longer
 // has, printing each key removed unless --json or -q.
 // What a client wrote through a gateway stays (its marks outlive the job).
-Result<migrate::PruneResult> PruneJob(const std::string& job, const migrate::JobSpec& spec,
-                                      const MigrateArgs& a) {
+// `jobs`: the job, or every part of a --split whole.
+Result<migrate::PruneResult> PruneJob(const std::vector<std::string>& jobs,
+                                      const migrate::JobSpec& spec, const MigrateArgs& a) {
   FERRY_ASSIGN_OR_RETURN(JobSides sides, OpenJobSides(spec, a));
   FERRY_ASSIGN_OR_RETURN(auto state, OpenState(a));
   auto kept = [&](const std::vector<std::string>& keys) -> Result<std::set<std::string>> {
-    auto marks = state->KeyMarks(job, keys);
-    // A store without marks (PostgreSQL) has had no gateway.
-    if (!marks.ok() && marks.status().code() == ErrorCode::kUnsupported) {
-      return std::set<std::string>();
-    }
-    FERRY_RETURN_IF_ERROR(marks.status());
     std::set<std::string> written;
-    for (const auto& [key, mark] : *marks) {
-      if (mark == state::KeyMark::kWritten) written.insert(key);
+    for (const std::string& job : jobs) {
+      auto marks = state->KeyMarks(job, keys);
+      // A store without marks (PostgreSQL) has had no gateway.
+      if (!marks.ok() && marks.status().code() == ErrorCode::kUnsupported) return written;
+      FERRY_RETURN_IF_ERROR(marks.status());
+      for (const auto& [key, mark] : *marks) {
+        if (mark == state::KeyMark::kWritten) written.insert(key);
+      }
     }
     return written;
   };
@@ -127,7 +128,8 @@ Result<migrate::PruneResult> PruneJob(const std::string& job, const migrate::Job
 }
 
 // --delete for a job that ended: what it did, into `after`.
-void PruneAfterRun(const state::JobRecord& job, const migrate::JobSpec& spec, const MigrateArgs& a,
+void PruneAfterRun(const state::JobRecord& job, const std::vector<std::string>& parts,
+                   const migrate::JobSpec& spec, const MigrateArgs& a,
                    AfterRun* after) {
   after->max_delete = spec.max_delete;
   if (job.state != state::JobState::kCompleted) {
@@ -135,7 +137,7 @@ void PruneAfterRun(const state::JobRecord& job, const migrate::JobSpec& spec, co
     std::fprintf(stderr, "ferry: --delete: %s\n", after->prune_skipped.c_str());
     return;
   }
-  auto pruned = PruneJob(job.id, spec, a);
+  auto pruned = PruneJob(parts.empty() ? std::vector<std::string>{job.id} : parts, spec, a);
   if (!pruned.ok()) {
     after->prune_error = pruned.status();
     std::fprintf(stderr, "ferry: --delete: stopped, %s\n", pruned.status().ToString().c_str());
@@ -153,11 +155,12 @@ void PruneAfterRun(const state::JobRecord& job, const migrate::JobSpec& spec, co
 // --delete first, so that --verify sees what the run leaves.
 }  // namespace
 
-Result<AfterRun> AfterTheRun(const state::JobRecord& job, const MigrateArgs& a) {
+Result<AfterRun> AfterTheRun(const state::JobRecord& job, const MigrateArgs& a,
+                             const std::vector<std::string>& parts) {
   AfterRun after;
   if (!state::RanToTheEnd(job.state)) return after;
   FERRY_ASSIGN_OR_RETURN(migrate::JobSpec spec, migrate::SpecFromJson(job.spec));
-  if (spec.delete_extraneous) PruneAfterRun(job, spec, a, &after);
+  if (spec.delete_extraneous) PruneAfterRun(job, parts, spec, a, &after);
   if (a.verify) {
     FERRY_ASSIGN_OR_RETURN(migrate::VerifyCounts c, VerifyJob(spec, a, /*to_stderr=*/true));
     after.verify = c;

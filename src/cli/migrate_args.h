@@ -139,7 +139,10 @@ struct AfterRun {
   // The exit code they leave a completed job with.
   int ExitCode() const;
 };
-Result<AfterRun> AfterTheRun(const state::JobRecord& job, const MigrateArgs& a);
+// What follows job `job` (--delete, --verify). `parts`: the jobs a --split
+// whole ran as (their gateways' marks count for --delete); else `job` alone.
+Result<AfterRun> AfterTheRun(const state::JobRecord& job, const MigrateArgs& a,
+                             const std::vector<std::string>& parts = {});
 // `ferry migrate verify`, attached to `migrate`.
 void AddVerifyCommand(CLI::App* migrate, const std::shared_ptr<MigrateArgs>& a, int* exit_code);
 

@@ -134,7 +134,7 @@ int RunSplit(state::StateStore& store, const migrate::JobSpec& whole, const Migr
   int worst = RunParts(ids, a);
   state::JobRecord total;
   if (int failed = SumParts(store, ids, whole, &total); failed != 0) return failed;
-  auto after = AfterTheRun(total, a);
+  auto after = AfterTheRun(total, a, ids);
   if (!after.ok()) return Fail("verify", after.status());
   if (worst == 0 && total.state == state::JobState::kCompleted) worst = after->ExitCode();
   PrintWhole(total, ids, *after, a);

@@ -83,8 +83,7 @@ const char* FromName(From f) {
 }
 
 Gateway::Impl::Impl(GatewayOptions o, GatewayStores s)
-    : options(std::move(o)),
-      stores(std::move(s)) {
+    : options(std::move(o)), stores(std::move(s)) {
   // No queue: a copy never waits behind others; past the threads it runs
   // on the request's worker.
   copiers = std::make_unique<engine::BoundedPool>(

@@ -58,6 +58,9 @@ struct Copy {
   std::condition_variable cv;
   bool persisted = false;  // written and marked (or given up): the entry goes
   Status large;            // a large body's copy store to store, once persisted
+  // A windowed body (Arrival::BeginWindow) is kept at the destination (set
+  // before its End); else readers that came late read the source.
+  std::atomic<bool> kept{true};
 };
 
 struct Metrics {
@@ -145,6 +148,7 @@ struct Gateway::Impl {
   struct Found {
     std::optional<Held> held;           // the bytes in memory (small objects)
     std::shared_ptr<Arrival> arriving;  // or arriving from the source (on demand)
+    std::shared_ptr<Copy> copy;         // the copy it arrives for
     bool at_destination = false;        // else, without either: large, at the source
     From from = From::kDestination;
   };
@@ -167,6 +171,16 @@ struct Gateway::Impl {
   Result<Found> FromCopy(const std::string& key, const std::shared_ptr<Copy>& copy, bool want_body);
   void RunCopy(const std::string& key, const std::shared_ptr<Copy>& copy);
   void CopyLarge(const std::string& key, const std::shared_ptr<Copy>& copy);
+  // A body over the inline limit whose info the source announced: fetched
+  // part by part into a window its readers take it from, each part
+  // uploaded to the destination as it comes (when the job's scope keeps
+  // it), then marked.
+  void CopyWindowed(const std::string& key, const std::shared_ptr<Copy>& copy,
+                    const ObjectInfo& info);
+  Result<ObjectInfo> FetchInParts(const std::string& key, Arrival& body, const ObjectInfo& info,
+                                  bool upload);
+  // Where a reader that came after a window moved on reads.
+  Arrival::Landed LandedOf(const std::string& key, const std::shared_ptr<Copy>& copy);
   Result<Found> FromDestination(const std::string& key, bool want_body);
   Result<Found> Passthrough(const std::string& key, bool want_body);
   Result<Held> Fetch(ObjectStore& store, const std::string& store_key, bool want_body);
@@ -177,6 +191,11 @@ struct Gateway::Impl {
   // `write`, then marked `mark`. ReleaseKey when `write` fails.
   Result<ObjectInfo> Write(const std::string& key, state::KeyMark mark,
                            const std::function<Result<ObjectInfo>()>& write);
+  Result<ObjectInfo> WriteAfterTheJob(const std::string& key, state::KeyMark mark,
+                                      const std::function<Result<ObjectInfo>()>& write);
+  // The destination, else the source as it is, but for a key a client
+  // deleted through the gateway.
+  Result<Found> DestinationElseSource(const std::string& key, bool want_body);
 
   http::ServerResponse Error(const Request& r, const Status& st);
   http::ServerResponse Count(http::ServerResponse resp, From from, uint64_t bytes = 0);

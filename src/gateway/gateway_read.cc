@@ -29,9 +29,7 @@ class CappedSink : public ByteSink {
   }
   Status Commit(size_t n) override { return inner_.Commit(n); }
   // A body announced over the cap is refused before its first byte.
-  Status Start(const ObjectInfo& info) override {
-    return info.size > cap_ ? Over() : Status::Ok();
-  }
+  Status Start(const ObjectInfo& info) override { return info.size > cap_ ? Over() : Status::Ok(); }
   bool over() const { return over_; }
   std::string Take() { return std::move(inner_.data()); }
 
@@ -130,9 +128,9 @@ void Gateway::Impl::Persist(const std::string& key, const std::shared_ptr<Copy>&
   auto put = stores.dst->Put(DstKey(key), source, body.size(), po);
   if (put.ok()) {
     CrashPoint("gateway-copied");  // written, not yet marked: the worst place to die
-    auto marked = stores.state->MarkKey(options.job, SrcKey(key), options.owner,
-                                        state::KeyMark::kCopied, body.size(), whole->etag,
-                                        NowUnixMs());
+    auto marked =
+        stores.state->MarkKey(options.job, SrcKey(key), options.owner, state::KeyMark::kCopied,
+                              body.size(), whole->etag, NowUnixMs());
     if (marked.ok() && *marked) {
       metrics.on_demand_copies++;
       metrics.on_demand_bytes += body.size();
@@ -155,13 +153,22 @@ void Gateway::Impl::Persist(const std::string& key, const std::shared_ptr<Copy>&
 // Too large to hold: copied store to store (multipart), then served from
 // the destination; its readers wait for that.
 void Gateway::Impl::CopyLarge(const std::string& key, const std::shared_ptr<Copy>& copy) {
-  auto copied = ferry::CopyObject(*stores.src, SrcKey(key), *stores.dst, DstKey(key), false,
-                                  CopyOptions{});
+  if (options.scope.by_object) {
+    auto head = stores.src->Head(SrcKey(key));
+    if (head.ok() && !options.scope.by_object(key, head->size, UnixMs(head->last_modified))) {
+      // The job's size or age filters leave it out: passed through, not copied.
+      copy->kept = false;
+      (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
+      return EndCopy(key, copy);
+    }
+  }
+  auto copied =
+      ferry::CopyObject(*stores.src, SrcKey(key), *stores.dst, DstKey(key), false, CopyOptions{});
   Status outcome = copied.status();
   if (copied.ok()) {
-    auto marked = stores.state->MarkKey(options.job, SrcKey(key), options.owner,
-                                        state::KeyMark::kCopied, copied->bytes, copied->etag,
-                                        NowUnixMs());
+    auto marked =
+        stores.state->MarkKey(options.job, SrcKey(key), options.owner, state::KeyMark::kCopied,
+                              copied->bytes, copied->etag, NowUnixMs());
     if (marked.ok() && *marked) {
       metrics.on_demand_copies++;
       metrics.on_demand_bytes += copied->bytes;
@@ -181,6 +188,9 @@ void Gateway::Impl::CopyLarge(const std::string& key, const std::shared_ptr<Copy
 // arrives; then written and marked.
 void Gateway::Impl::RunCopy(const std::string& key, const std::shared_ptr<Copy>& copy) {
   auto got = stores.src->Get(SrcKey(key), GetOptions{}, *copy->body);
+  if (!got.ok() && copy->body->large()) {
+    if (auto info = copy->body->announced()) return CopyWindowed(key, copy, *info);
+  }
   copy->body->End(got);
   if (got.ok() && options.scope.by_object &&
       !options.scope.by_object(key, got->size, UnixMs(got->last_modified))) {
@@ -193,6 +203,103 @@ void Gateway::Impl::RunCopy(const std::string& key, const std::shared_ptr<Copy>&
   if (got.status().code() != ErrorCode::kNotFound) metrics.source_errors++;
   (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
   EndCopy(key, copy);
+}
+
+namespace {
+
+// The bytes of one part on their way: to the window's readers and into the
+// part's own buffer for its upload.
+class PartTee : public ByteSink {
+ public:
+  explicit PartTee(Arrival& body) : body_(body) {}
+  Status Write(std::string_view data) override {
+    FERRY_RETURN_IF_ERROR(body_.Write(data));
+    part_.append(data);
+    return Status::Ok();
+  }
+  std::string& part() { return part_; }
+
+ private:
+  Arrival& body_;
+  std::string part_;
+};
+
+}  // namespace
+
+Result<ObjectInfo> Gateway::Impl::FetchInParts(const std::string& key, Arrival& body,
+                                               const ObjectInfo& info, bool upload) {
+  // Parts of 16 MiB, more for objects past 160 GB (S3 takes 10,000 parts).
+  const uint64_t part = std::max<uint64_t>(16ull << 20, (info.size + 9'999) / 10'000);
+  std::string id;
+  if (upload) {
+    PutOptions po;
+    po.headers = info.headers;
+    FERRY_ASSIGN_OR_RETURN(id, stores.dst->CreateMultipart(DstKey(key), po));
+  }
+  auto give_up = [&](const Status& st) {
+    if (upload) (void)stores.dst->AbortMultipart(DstKey(key), id);
+    return st;
+  };
+  std::vector<PartInfo> parts;
+  for (uint64_t offset = 0; offset < info.size; offset += part) {
+    const uint64_t length = std::min(part, info.size - offset);
+    body.WaitRoom(length);  // the slowest reader sets the pace
+    PartTee tee(body);
+    GetOptions go;
+    go.range = ByteRange{offset, length};
+    go.if_match = info.etag;  // one version, part after part
+    auto got = stores.src->Get(SrcKey(key), go, tee);
+    if (!got.ok()) return give_up(got.status());
+    if (tee.part().size() != length) {
+      return give_up(Status::Corruption("short part of " + key + " from the source"));
+    }
+    if (!upload) continue;
+    StringSource bytes(std::move(tee.part()));
+    auto sent = stores.dst->UploadPart(DstKey(key), id, static_cast<int>(parts.size() + 1), bytes,
+                                       length, "");
+    if (!sent.ok()) return give_up(sent.status());
+    parts.push_back(*sent);
+  }
+  if (!upload) return info;
+  auto landed = stores.dst->CompleteMultipart(DstKey(key), id, parts);
+  if (!landed.ok()) return give_up(landed.status());
+  return landed;
+}
+
+void Gateway::Impl::CopyWindowed(const std::string& key, const std::shared_ptr<Copy>& copy,
+                                 const ObjectInfo& info) {
+  copy->body->BeginWindow(info, options.inline_limit);
+  const bool keep = !options.scope.by_object ||
+                    options.scope.by_object(key, info.size, UnixMs(info.last_modified));
+  copy->kept = keep;
+  auto landed = FetchInParts(key, *copy->body, info, keep);
+  if (landed.ok() && keep) {
+    CrashPoint("gateway-copied");
+    auto marked = stores.state->MarkKey(options.job, SrcKey(key), options.owner,
+                                        state::KeyMark::kCopied, info.size, info.etag, NowUnixMs());
+    if (marked.ok() && *marked) {
+      metrics.on_demand_copies++;
+      metrics.on_demand_bytes += info.size;
+    } else {
+      metrics.persist_failures++;
+    }
+  } else {
+    if (!landed.ok()) {
+      copy->kept = false;
+      if (landed.status().code() != ErrorCode::kNotFound) metrics.source_errors++;
+    }
+    (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
+  }
+  copy->body->End(landed);
+  EndCopy(key, copy);
+}
+
+Arrival::Landed Gateway::Impl::LandedOf(const std::string& key, const std::shared_ptr<Copy>& copy) {
+  return [this, key, copy](uint64_t first, uint64_t last) -> std::shared_ptr<http::BodyReader> {
+    auto end = copy->body->WaitEnd();  // ok: LateReader asks only then
+    if (copy->kept) return RangesOf(*stores.dst, DstKey(key), end->etag)(first, last);
+    return RangesOf(*stores.src, SrcKey(key), end->etag)(first, last);
+  };
 }
 
 std::shared_ptr<Copy> Gateway::Impl::CopyOf(const std::string& key) {
@@ -209,6 +316,7 @@ Result<Gateway::Impl::Found> Gateway::Impl::FromCopy(const std::string& key,
     Found f;
     f.from = From::kOnDemand;
     f.arriving = copy->body;
+    f.copy = copy;
     return f;
   }
   if (!copy->body->large()) {
@@ -225,6 +333,7 @@ Result<Gateway::Impl::Found> Gateway::Impl::FromCopy(const std::string& key,
     if (large.code() == ErrorCode::kNotFound) return NoSuchKey(key);
     return SourceUnavailable(key, large);
   }
+  if (!copy->kept) return Passthrough(key, want_body);
   auto f = FromDestination(key, want_body);
   if (f.ok()) f->from = From::kOnDemand;
   return f;
@@ -251,6 +360,13 @@ Result<Gateway::Impl::Found> Gateway::Impl::AfterTheJob(const std::string& key, 
   // left behind is still at the source, but for keys a client deleted
   // through the gateway (their marks outlive the job).
   if (ended == state::JobState::kCompleted) return dst;
+  return DestinationElseSource(key, want_body);
+}
+
+Result<Gateway::Impl::Found> Gateway::Impl::DestinationElseSource(const std::string& key,
+                                                                  bool want_body) {
+  auto dst = FromDestination(key, want_body);
+  if (dst.ok() || dst.status().code() != ErrorCode::kNotFound) return dst;
   auto marks = stores.state->KeyMarks(options.job, {SrcKey(key)});
   if (!marks.ok()) return marks.status();
   if (marks->count(SrcKey(key)) > 0 && marks->at(SrcKey(key)) == state::KeyMark::kDeleted) {
@@ -279,12 +395,13 @@ std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::Answer(
         key_lock.unlock();
         return Passthrough(key, false);
       }
-      if (!claim.from_row && (!claim.unlisted || options.look_before_copy)) {
+      if (options.look_before_copy || (!claim.from_row && !claim.unlisted)) {
         // Not listed when claimed, as far as can be told: a worker may have
         // listed, copied and finished it since the destination said 404
         // (its row is gone only after its copy landed). Look once more
         // before copying. (Unlisted when the mark was made: no one else
-        // can have copied it.)
+        // can have copied it.) A job that keeps what the destination has
+        // (look_before_copy) looks even for a listed key.
         auto landed = FromDestination(key, true);
         if (landed.ok() || landed.status().code() != ErrorCode::kNotFound) {
           (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
@@ -311,11 +428,8 @@ std::optional<Result<Gateway::Impl::Found>> Gateway::Impl::Answer(
 
 Result<Gateway::Impl::Found> Gateway::Impl::Find(const std::string& key, bool want_body) {
   if (auto ended = Ended()) return AfterTheJob(key, want_body, *ended);
-  if (!InScope(key)) {  // never the job's: the destination, else the source as it is
-    auto dst = FromDestination(key, want_body);
-    if (dst.ok() || dst.status().code() != ErrorCode::kNotFound) return dst;
-    return Passthrough(key, want_body);
-  }
+  // Never the job's: no copy on demand.
+  if (!InScope(key)) return DestinationElseSource(key, want_body);
   const auto deadline = std::chrono::steady_clock::now() + options.busy_wait;
   auto pause = std::chrono::milliseconds(5);
   bool waited = false;
@@ -384,7 +498,7 @@ http::ServerResponse Gateway::Impl::GetOrHead(const Request& r) {
   if (found->arriving) {  // answered as its bytes arrive from the source
     auto info = found->arriving->WaitInfo();
     if (!info.ok()) return Error(r, SourceUnavailable(r.key, info.status()));
-    if (info->size <= kWholeBelow) {
+    if (info->size <= kWholeBelow && !found->arriving->windowed()) {
       // Small: in a moment it is whole, and answered as one body (a stream
       // costs its reads and writes more than the wait).
       auto whole = found->arriving->WaitEnd();
@@ -393,8 +507,9 @@ http::ServerResponse Gateway::Impl::GetOrHead(const Request& r) {
       return Count(ObjectAnswer(r, held, head), found->from, head ? 0 : held.body->size());
     }
     std::shared_ptr<Arrival> body = found->arriving;
-    auto resp = StreamAnswer(r, *info, head, [body](uint64_t first, uint64_t last) {
-      return body->Reader(first, last - first + 1);
+    Arrival::Landed landed = LandedOf(r.key, found->copy);
+    auto resp = StreamAnswer(r, *info, head, [body, landed](uint64_t first, uint64_t last) {
+      return body->Reader(first, last - first + 1, landed);
     });
     return Count(std::move(resp), found->from, head ? 0 : info->size);
   }

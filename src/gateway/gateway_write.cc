@@ -30,6 +30,21 @@ Status SlowDown(const std::string& key) {
 
 }  // namespace
 
+// Recorded all the same, so what runs on the job later (--delete, a
+// resumed or retried run) leaves it alone.
+Result<ObjectInfo> Gateway::Impl::WriteAfterTheJob(
+    const std::string& key, state::KeyMark mark, const std::function<Result<ObjectInfo>()>& write) {
+  auto result = write();
+  if (result.ok()) {
+    if (Status st = stores.state->RecordKey(options.job, SrcKey(key), mark, NowUnixMs());
+        !st.ok()) {
+      metrics.persist_failures++;
+      spdlog::warn("gateway: {} written after the job, not recorded: {}", key, st.ToString());
+    }
+  }
+  return result;
+}
+
 Result<ObjectInfo> Gateway::Impl::Write(const std::string& key, state::KeyMark mark,
                                         const std::function<Result<ObjectInfo>()>& write) {
   // An on-demand copy of ours still being written lands first; then the
@@ -50,8 +65,7 @@ Result<ObjectInfo> Gateway::Impl::Write(const std::string& key, state::KeyMark m
     std::atomic<int>& n;
     ~Done() { n--; }
   } done{writes_in_flight};
-  // No bulk copy left to guard against, or one that never copies this key.
-  if (Ended() || !InScope(key)) return write();
+  if (Ended()) return WriteAfterTheJob(key, mark, write);  // no bulk copy left
   const auto deadline = std::chrono::steady_clock::now() + options.busy_wait;
   auto pause = std::chrono::milliseconds(5);
   bool claimed = false;
@@ -60,7 +74,7 @@ Result<ObjectInfo> Gateway::Impl::Write(const std::string& key, state::KeyMark m
     auto claim = stores.state->ClaimKey(options.job, SrcKey(key), options.owner, now,
                                         now + options.lease.count(), true);
     if (!claim.ok() && claim.status().code() == ErrorCode::kNotFound && Ended(true)) {
-      return write();  // the job ended (and was archived) meanwhile
+      return WriteAfterTheJob(key, mark, write);  // it ended (and was archived) meanwhile
     }
     if (!claim.ok()) return claim.status();
     if (claim->kind != state::KeyClaim::Kind::kBusy) {
@@ -121,7 +135,11 @@ http::ServerResponse Gateway::Impl::CopyObject(const Request& r) {
   if (found->arriving) {  // copied on demand just now: once it is whole
     auto whole = found->arriving->WaitEnd();
     if (!whole.ok()) return Error(r, whole.status());
-    found->held = Held{*whole, found->arriving->Body()};
+    if (found->arriving->windowed()) {
+      found->at_destination = true;  // landed there part by part
+    } else {
+      found->held = Held{*whole, found->arriving->Body()};
+    }
   }
   const bool replace = r.Header("x-amz-metadata-directive") == "REPLACE";
   auto copied = Write(r.key, state::KeyMark::kWritten, [&]() -> Result<ObjectInfo> {

@@ -310,7 +310,8 @@ Result<std::unique_ptr<StateStore>> OpenSqliteStateStore(const std::string& path
     return Status::InvalidArgument("state file " + path + " is a directory");
   }
   std::error_code canon_ec;
-  const std::string canonical = fs::weakly_canonical(path, canon_ec).string();
+  std::string canonical = fs::weakly_canonical(path, canon_ec).string();
+  if (canon_ec || canonical.empty()) canonical = path;
   if (fs::exists(status) && !OpenFiles::IsOpen(canonical)) {
     uintmax_t size = fs::file_size(path, ec);
     if (ec) return Status::FromErrno(ec.value(), "state file " + path);

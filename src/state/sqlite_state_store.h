@@ -98,6 +98,8 @@ class SqliteStateStore : public StateStore {
                     const std::string& owner) override;
   Result<std::map<std::string, KeyMark>> KeyMarks(const std::string& job,
                                                   const std::vector<std::string>& keys) override;
+  Status RecordKey(const std::string& job, const std::string& key, KeyMark mark,
+                   int64_t now_ms) override;
   Result<int64_t> CountRows(const std::string& job) override;
   Status SetJobLive(const std::string& job, const JobLive& live) override;
   Result<std::map<std::string, JobLive>> ListJobLive() override;

@@ -321,4 +321,18 @@ Result<std::map<std::string, KeyMark>> SqliteStateStore::KeyMarks(
   return marks;
 }
 
+Status SqliteStateStore::RecordKey(const std::string& job, const std::string& key, KeyMark mark,
+                                   int64_t now_ms) {
+  if (mark != KeyMark::kWritten && mark != KeyMark::kDeleted) {
+    return Status::InvalidArgument("RecordKey takes a client's write or delete");
+  }
+  std::lock_guard lock(mu_);
+  FERRY_ASSIGN_OR_RETURN(
+      Stmt st, db_->Prepare("INSERT INTO gateway_keys(job, key, mark, owner, lease_until_ms, size, "
+                            "etag, counted, at_ms) VALUES(?, ?, ?, '', 0, 0, '', 1, ?) "
+                            "ON CONFLICT(job, key) DO UPDATE SET mark = excluded.mark, owner = '', "
+                            "lease_until_ms = 0, at_ms = excluded.at_ms"));
+  return st.Bind(job, key, ToString(mark), now_ms).Run();
+}
+
 }  // namespace ferry::state

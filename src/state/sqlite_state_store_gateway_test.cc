@@ -217,6 +217,30 @@ TEST_F(GatewayMarksTest, AClientsMarksOutliveTheArchivedJob) {
             ErrorCode::kNotFound);
 }
 
+// After the job (here archived), a client's write or delete is recorded
+// all the same, and counts nothing.
+TEST_F(GatewayMarksTest, AWriteAfterTheJobIsRecorded) {
+  List({"a"}, true);
+  ASSERT_EQ(WorkerClaims().size(), 1u);
+  ASSERT_TRUE(store_->Finish("j", "worker", {{"a", Outcome::kTransferred, 10}}).ok());
+  ASSERT_TRUE(store_->SetJobState("j", JobState::kCompleted, kNow, 0, true).ok());
+  ASSERT_TRUE(store_->ArchiveJob("j", kNow).ok());
+  ASSERT_TRUE(store_->RecordKey("j", "a", KeyMark::kDeleted, kNow).ok());
+  ASSERT_TRUE(store_->RecordKey("j", "new", KeyMark::kWritten, kNow).ok());
+  ASSERT_TRUE(store_->RecordKey("j", "a", KeyMark::kWritten, kNow + 1).ok());  // the last one wins
+  EXPECT_EQ(store_->RecordKey("j", "x", KeyMark::kCopied, kNow).code(),
+            ErrorCode::kInvalidArgument);
+  auto marks = store_->KeyMarks("j", {"a", "new", "x"});
+  ASSERT_TRUE(marks.ok());
+  EXPECT_EQ(*marks, (std::map<std::string, KeyMark>{{"a", KeyMark::kWritten},
+                                                    {"new", KeyMark::kWritten}}));
+  auto archived = store_->ListArchivedJobs();
+  ASSERT_TRUE(archived.ok());
+  ASSERT_EQ(archived->size(), 1u);
+  EXPECT_EQ(archived->front().counters.transferred, 1);
+  EXPECT_EQ(archived->front().counters.skipped, 0);
+}
+
 // verify --fix requeues what differs from the source, except what a client
 // wrote or deleted through the gateway (it differs on purpose).
 TEST_F(GatewayMarksTest, RequeueKeysLeavesAClientsKeysAlone) {

@@ -60,6 +60,10 @@ Result<std::map<std::string, KeyMark>> StateStore::KeyMarks(const std::string&,
   return NoKeyMarks();
 }
 
+Status StateStore::RecordKey(const std::string&, const std::string&, KeyMark, int64_t) {
+  return NoKeyMarks();
+}
+
 Status CheckClaimArguments(const std::string& owner, int64_t now_ms, int64_t lease_until_ms) {
   if (owner.empty()) return Status::InvalidArgument("claim owner is empty");
   if (lease_until_ms <= now_ms || lease_until_ms <= 0) {

@@ -379,6 +379,12 @@ class StateStore {
   // The final marks of these keys (absent: none), for merged listings.
   virtual Result<std::map<std::string, KeyMark>> KeyMarks(const std::string& job,
                                                           const std::vector<std::string>& keys);
+  // A client's write or delete (kWritten, kDeleted) of a key after job
+  // `job` ended (live or archived, any final state): recorded whatever the
+  // key had, so what runs on the job later (--delete, verify --fix, a
+  // resumed or retried run) leaves it alone. Counts nothing.
+  virtual Status RecordKey(const std::string& job, const std::string& key, KeyMark mark,
+                           int64_t now_ms);
 
   // Rows left in the per-object tables for the job (objects, uploads, parts,
   // dead letters), for tests and the benchmark's "rows left behind".

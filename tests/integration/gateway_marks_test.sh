@@ -9,7 +9,11 @@
 #    answers 404 for that key and leaves it out of listings;
 #  - a job with filters: the gateway copies on demand only what the job
 #    would copy (a key its --exclude leaves out is passed through, one over
-#    its --max-size answered but not kept), so nothing lands uncounted.
+#    its --max-size answered but not kept, even over --inline-limit), so
+#    nothing lands uncounted; a key outside it deleted stays deleted, as
+#    does one deleted after a job ended;
+#  - --overwrite never: a key the destination has is served from there,
+#    never copied over.
 source "$(dirname "$0")/lib.sh"
 need curl
 [ -x "$AWS" ] || skip "awscli not installed"
@@ -23,10 +27,12 @@ gw() {  # gw METHOD KEY [CURL ARGS...]: a signed request through the gateway
   curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -X "$method" \
     -o "$TMP/gw.body" -w '%{http_code}' "$@" "$GW_URL/bkt/$key"
 }
-start_gateway() {  # start_gateway JOB
+start_gateway() {  # start_gateway JOB [FLAGS...]
   rm -f "$TMP/gw.port"
-  "$FERRY" gateway --job "$1" --state "$STATE" --listen 127.0.0.1:0 --port-file "$TMP/gw.port" \
-    --credentials "$TMP/gw.keys" >>"$TMP/gw.log" 2>&1 &
+  local job=$1
+  shift
+  "$FERRY" gateway --job "$job" --state "$STATE" --listen 127.0.0.1:0 --port-file "$TMP/gw.port" \
+    --credentials "$TMP/gw.keys" "$@" >>"$TMP/gw.log" 2>&1 &
   GW=$!
   PIDS+=($GW)
   for _ in $(seq 1 100); do [ -s "$TMP/gw.port" ] && break; sleep 0.1; done
@@ -98,6 +104,12 @@ same_bytes "$TMP/src/$KEPT" "$TMP/kept"
 listing=$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret "$GW_URL/bkt2?list-type=2")
 grep -q "<Key>$KEPT</Key>" <<<"$listing" || fail "the listing lacks $KEPT"
 grep -q "<Key>$GONE</Key>" <<<"$listing" && fail "the listing has the deleted $GONE"
+# A delete after the job ended is recorded too: it stays deleted.
+[ "$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -X DELETE -o /dev/null \
+  -w '%{http_code}' "$GW_URL/bkt2/$KEPT")" = 204 ] || fail "DELETE after the cancelled job"
+code=$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -o /dev/null -w '%{http_code}' \
+  "$GW_URL/bkt2/$KEPT")
+[ "$code" = 404 ] || fail "a key deleted after the cancelled job answered $code"
 kill "$GW"; wait "$GW" 2>/dev/null || true
 
 # --- the job's filters bound what is copied on demand ------------------------------------
@@ -109,7 +121,9 @@ awsp src s3 cp --recursive "$TMP/extra" s3://bkt/extra/ >/dev/null || fail "extr
 awsp dst s3 mb s3://bkt3 >/dev/null 2>&1 || true
 "${M[@]}" s3://bkt s3://bkt3 --src-profile src --dst-profile dst --detach --json \
   --exclude '*.skip' --max-size 2000 >"$TMP/job3.json" || fail "--detach with filters failed"
-start_gateway "$(json_field job <"$TMP/job3.json")"
+# (A 4 KiB inline limit: big.bin, over --max-size, is also over the limit
+# and streamed through a window, then not kept.)
+start_gateway "$(json_field job <"$TMP/job3.json")" --inline-limit 4K
 answer() {  # answer KEY: GET through the gateway; prints its x-ferry-answer
   curl -sf --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -o "$TMP/got" -D - \
     "$GW_URL/bkt3/extra/$1" | tr -d '\r' | awk -F': ' 'tolower($1) == "x-ferry-answer" {print $2}'
@@ -124,4 +138,25 @@ for _ in $(seq 1 50); do [ "$(metric ferry_gateway_on_demand_copies_total)" = 1 
   fail "on-demand copies $(metric ferry_gateway_on_demand_copies_total), want 1 (ok.bin)"
 kept=$(awsp dst s3 ls s3://bkt3/extra/ | awk '{print $NF}' | tr '\n' ' ')
 [ "$kept" = "ok.bin " ] || fail "the destination holds: $kept (want only ok.bin)"
+# A key outside the job deleted through the gateway stays deleted (not
+# served from the source again).
+[ "$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -X DELETE -o /dev/null \
+  -w '%{http_code}' "$GW_URL/bkt3/extra/a.skip")" = 204 ] || fail "DELETE of an excluded key"
+code=$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -o /dev/null -w '%{http_code}' \
+  "$GW_URL/bkt3/extra/a.skip")
+[ "$code" = 404 ] || fail "an excluded key deleted through the gateway answered $code"
+kill "$GW"; wait "$GW" 2>/dev/null || true
+
+# --- --overwrite never: what the destination has is served, never copied over ----------
+awsp dst s3 mb s3://bkt4 >/dev/null 2>&1 || true
+echo "the destination's own" >"$TMP/theirs"
+awsp dst s3 cp "$TMP/theirs" "s3://bkt4/extra/ok.bin" >/dev/null || fail "a destination object"
+"${M[@]}" s3://bkt s3://bkt4 --src-profile src --dst-profile dst --detach --json \
+  --overwrite never >"$TMP/job4.json" || fail "--detach --overwrite never failed"
+start_gateway "$(json_field job <"$TMP/job4.json")"
+curl -sf --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -o "$TMP/ok4" \
+  "$GW_URL/bkt4/extra/ok.bin" || fail "GET under --overwrite never"
+same_bytes "$TMP/theirs" "$TMP/ok4"
+awsp dst s3 cp s3://bkt4/extra/ok.bin "$TMP/ok4b" >/dev/null
+same_bytes "$TMP/theirs" "$TMP/ok4b"
 echo "gateway marks after the job, and the job's scope: OK"

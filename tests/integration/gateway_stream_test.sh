@@ -7,8 +7,9 @@
 #    the first one's arriving copy);
 #  - the source's connection reset mid-body: the client's connection is cut
 #    (never a short body taken as whole), and the next read copies it whole;
-#  - an object over --inline-limit is copied store to store, then served;
-#    read again from the destination, its body is sent once (in ranges);
+#  - an object over --inline-limit is streamed too, through a window,
+#    each part uploaded as it comes; read again from the destination, its
+#    body is sent once (in ranges);
 #  - every copy is written to the destination and counted once.
 source "$(dirname "$0")/lib.sh"
 need curl
@@ -20,6 +21,7 @@ for i in $(seq 1 10); do head -c 1000 /dev/urandom >"$TMP/src/small-$i"; done
 head -c $((3 << 20)) /dev/urandom >"$TMP/src/big/stream.bin"
 head -c $((2 << 20)) /dev/urandom >"$TMP/src/big/cut.bin"
 head -c $((5 << 20)) /dev/urandom >"$TMP/src/big/large.bin"
+head -c $((40 << 20)) /dev/urandom >"$TMP/src/big/parts.bin"
 "${M[@]}" "$TMP/src" s3://bkt/ --dst-profile src --json -q >/dev/null || fail "seeding failed"
 "${M[@]}" s3://bkt s3://bkt --src-profile src --dst-profile dst --detach --json >"$TMP/job.json" ||
   fail "--detach failed"
@@ -69,12 +71,22 @@ get big/cut.bin "$TMP/c1" >/dev/null 2>&1 || rc=$?
 get big/cut.bin "$TMP/c2" >/dev/null || fail "the GET after the reset"
 same_bytes "$TMP/src/big/cut.bin" "$TMP/c2"
 
-# Over --inline-limit: copied store to store, then served from the destination.
-faults '{}'
+# Over --inline-limit: streamed too, through a window of that size, part
+# by part to the destination as it comes; the source's body sent once.
+faults '{"bandwidth": 2000000}'
+src_out0=$(stat_of "$A_URL" get bytes_out)
 curl -sf --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -D "$TMP/large.h" -o "$TMP/l1" \
-  "$GW_URL/bkt/big/large.bin" || fail "GET of an object over the inline limit"
+  -w '%{time_starttransfer} %{time_total}\n' "$GW_URL/bkt/big/large.bin" >"$TMP/tl" ||
+  fail "GET of an object over the inline limit"
 same_bytes "$TMP/src/big/large.bin" "$TMP/l1"
 grep -qi '^x-ferry-answer: on_demand' "$TMP/large.h" || fail "large: $(grep -i x-ferry "$TMP/large.h")"
+read -r first total <"$TMP/tl"
+echo "over the inline limit: first byte at ${first}s of ${total}s"
+awk -v f="$first" -v t="$total" 'BEGIN { exit !(t > 2 && f < t / 4) }' ||
+  fail "the large object was not streamed: first byte at ${first}s of ${total}s"
+src_out=$(( $(stat_of "$A_URL" get bytes_out) - src_out0 ))
+[ "$src_out" -lt $(( 7 << 20 )) ] || fail "the source sent $src_out bytes for one 5 MiB copy"
+faults '{}'
 # Read again, from the destination: streamed in ranges, its body read once
 # (not the first --inline-limit bytes held, dropped, then the whole again).
 out0=$(stat_of "$B_URL" get bytes_out)
@@ -88,11 +100,23 @@ read_out=$(( $(stat_of "$B_URL" get bytes_out) - out0 ))
 [ "$read_out" -lt $(( 7 << 20 )) ] ||
   fail "the destination sent $read_out bytes for one 5 MiB answer"
 
+# 40 MiB in 16 MiB parts through a 4 MiB window, to a client reading at
+# 20 MB/s and another that joins late (it reads the destination once the
+# copy has landed there).
+curl -sf --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret --limit-rate 20M -o "$TMP/p1" \
+  "$GW_URL/bkt/big/parts.bin" &
+slow=$!
+sleep 1
+get big/parts.bin "$TMP/p2" >/dev/null || fail "the late client of a windowed copy"
+wait $slow || fail "the slow client of a windowed copy"
+same_bytes "$TMP/src/big/parts.bin" "$TMP/p1"
+same_bytes "$TMP/src/big/parts.bin" "$TMP/p2"
+
 # Each copy written to the destination and counted once.
-for _ in $(seq 1 100); do [ "$(metric ferry_gateway_on_demand_copies_total)" = 3 ] && break; sleep 0.1; done
-[ "$(metric ferry_gateway_on_demand_copies_total)" = 3 ] ||
-  fail "on-demand copies: $(metric ferry_gateway_on_demand_copies_total), want 3"
-for k in stream.bin cut.bin large.bin; do
+for _ in $(seq 1 100); do [ "$(metric ferry_gateway_on_demand_copies_total)" = 4 ] && break; sleep 0.1; done
+[ "$(metric ferry_gateway_on_demand_copies_total)" = 4 ] ||
+  fail "on-demand copies: $(metric ferry_gateway_on_demand_copies_total), want 4"
+for k in stream.bin cut.bin large.bin parts.bin; do
   awsp dst s3 cp "s3://bkt/big/$k" "$TMP/dst-$k" >/dev/null || fail "big/$k is not at the destination"
   same_bytes "$TMP/src/big/$k" "$TMP/dst-$k"
 done

@@ -435,6 +435,8 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
       Status ok = CheckRangeAnswer(r, want);
       if (!ok.ok() || raw->started) return ok;
       raw->started = true;  // a resumed read is the same version: once is enough
+      // Without a length (chunked) the size is not known yet: no Start.
+      if (r.Get("content-length").empty() && r.Get("content-range").empty()) return ok;
       return raw->counted.Start(InfoFromHeaders(raw->key, r));
     };
     OnceAsync(c, &op->counted, &op->seen, [this, op, attempt](Result<http::Response> r) mutable {
