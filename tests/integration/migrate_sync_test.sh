@@ -70,7 +70,7 @@ run refused --delete --max-delete 2
 grep -q -- "--delete: 4 objects at the destination are not at the source, more than --max-delete 2: nothing deleted" "$TMP/refused.err" ||
   fail "refusal message: $(cat "$TMP/refused.err")"
 [ "$(bucket_listing dst | wc -l)" = "$before" ] || fail "a refused --delete deleted something"
-/usr/bin/python3 -c "import json,sys; s=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); assert s['delete']=={'extra':4,'deleted':0,'refused':True,'max_delete':2}, s" "$TMP/refused.json" ||
+/usr/bin/python3 -c "import json,sys; s=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); assert s['delete']=={'extra':4,'deleted':0,'kept_written_through_gateway':0,'refused':True,'max_delete':2}, s" "$TMP/refused.json" ||
   fail "refused summary: $(tail -1 "$TMP/refused.json")"
 
 # --delete after a listing error: the destination answers every second
