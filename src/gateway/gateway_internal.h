@@ -185,6 +185,9 @@ struct Gateway::Impl {
   Result<Found> Passthrough(const std::string& key, bool want_body);
   Result<Held> Fetch(ObjectStore& store, const std::string& store_key, bool want_body);
   void Persist(const std::string& key, const std::shared_ptr<Copy>& copy);
+  // MarkKey(copied) for this gateway's claim, counted in the metrics when
+  // it holds (false: the claim was taken over meanwhile).
+  Result<bool> MarkCopied(const std::string& key, uint64_t size, const std::string& etag);
   void EndCopy(const std::string& key, const std::shared_ptr<Copy>& copy);
 
   // Writes: the key claimed for a write (waiting out another's copy), run

@@ -119,6 +119,17 @@ void Gateway::Impl::EndCopy(const std::string& key, const std::shared_ptr<Copy>&
   drained.notify_all();
 }
 
+Result<bool> Gateway::Impl::MarkCopied(const std::string& key, uint64_t size,
+                                       const std::string& etag) {
+  auto marked = stores.state->MarkKey(options.job, SrcKey(key), options.owner,
+                                      state::KeyMark::kCopied, size, etag, NowUnixMs());
+  if (marked.ok() && *marked) {
+    metrics.on_demand_copies++;
+    metrics.on_demand_bytes += size;
+  }
+  return marked;
+}
+
 void Gateway::Impl::Persist(const std::string& key, const std::shared_ptr<Copy>& copy) {
   auto whole = copy->body->WaitEnd();  // ok: RunCopy calls this only then
   const std::string& body = *copy->body->Body();
@@ -128,13 +139,8 @@ void Gateway::Impl::Persist(const std::string& key, const std::shared_ptr<Copy>&
   auto put = stores.dst->Put(DstKey(key), source, body.size(), po);
   if (put.ok()) {
     CrashPoint("gateway-copied");  // written, not yet marked: the worst place to die
-    auto marked =
-        stores.state->MarkKey(options.job, SrcKey(key), options.owner, state::KeyMark::kCopied,
-                              body.size(), whole->etag, NowUnixMs());
-    if (marked.ok() && *marked) {
-      metrics.on_demand_copies++;
-      metrics.on_demand_bytes += body.size();
-    } else {
+    auto marked = MarkCopied(key, body.size(), whole->etag);
+    if (!marked.ok() || !*marked) {
       // The lease ended first and another party took the key: it copies it
       // again; nothing is counted twice.
       metrics.persist_failures++;
@@ -166,13 +172,7 @@ void Gateway::Impl::CopyLarge(const std::string& key, const std::shared_ptr<Copy
       ferry::CopyObject(*stores.src, SrcKey(key), *stores.dst, DstKey(key), false, CopyOptions{});
   Status outcome = copied.status();
   if (copied.ok()) {
-    auto marked =
-        stores.state->MarkKey(options.job, SrcKey(key), options.owner, state::KeyMark::kCopied,
-                              copied->bytes, copied->etag, NowUnixMs());
-    if (marked.ok() && *marked) {
-      metrics.on_demand_copies++;
-      metrics.on_demand_bytes += copied->bytes;
-    }
+    (void)MarkCopied(key, copied->bytes, copied->etag);
   } else {
     (void)stores.state->ReleaseKey(options.job, SrcKey(key), options.owner);
   }
@@ -275,14 +275,8 @@ void Gateway::Impl::CopyWindowed(const std::string& key, const std::shared_ptr<C
   auto landed = FetchInParts(key, *copy->body, info, keep);
   if (landed.ok() && keep) {
     CrashPoint("gateway-copied");
-    auto marked = stores.state->MarkKey(options.job, SrcKey(key), options.owner,
-                                        state::KeyMark::kCopied, info.size, info.etag, NowUnixMs());
-    if (marked.ok() && *marked) {
-      metrics.on_demand_copies++;
-      metrics.on_demand_bytes += info.size;
-    } else {
-      metrics.persist_failures++;
-    }
+    auto marked = MarkCopied(key, info.size, info.etag);
+    if (!marked.ok() || !*marked) metrics.persist_failures++;
   } else {
     if (!landed.ok()) {
       copy->kept = false;

@@ -39,6 +39,10 @@ start_gateway() {  # start_gateway JOB [FLAGS...]
   [ -s "$TMP/gw.port" ] || { cat "$TMP/gw.log" >&2; fail "the gateway did not start"; }
   GW_URL="http://127.0.0.1:$(cat "$TMP/gw.port")"
 }
+status_of() {  # status_of METHOD PATH: a signed request's HTTP status
+  curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -X "$1" -o /dev/null \
+    -w '%{http_code}' "$GW_URL/$2"
+}
 mapfile -t KEYS < <(cd "$TMP/src" && find . -type f -printf '%P\n' | sort)
 
 # --- --delete leaves the client's new key ------------------------------------------
@@ -84,8 +88,7 @@ awsp dst s3 mb s3://bkt2 >/dev/null 2>&1 || true
 JOB2=$(json_field job <"$TMP/job2.json")
 start_gateway "$JOB2"
 GONE=${KEYS[0]} KEPT=${KEYS[1]}
-[ "$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -X DELETE -o /dev/null \
-  -w '%{http_code}' "$GW_URL/bkt2/$GONE")" = 204 ] || fail "DELETE through the second gateway"
+[ "$(status_of DELETE "bkt2/$GONE")" = 204 ] || fail "DELETE through the second gateway"
 "${M[@]}" cancel "$JOB2" >/dev/null || fail "cancel"
 "$FERRY" worker --state "$STATE" --once --poll-ms 100 >/dev/null 2>&1 || true
 for _ in $(seq 1 100); do
@@ -94,8 +97,7 @@ for _ in $(seq 1 100); do
 done
 [ "$("${M[@]}" status "$JOB2" --json | json_field state)" = cancelled ] ||
   fail "job 2: $("${M[@]}" status "$JOB2" --json)"
-code=$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -o /dev/null -w '%{http_code}' \
-  "$GW_URL/bkt2/$GONE")
+code=$(status_of GET "bkt2/$GONE")
 [ "$code" = 404 ] || fail "after the cancelled job, a key deleted through the gateway answered $code"
 code=$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -o "$TMP/kept" -w '%{http_code}' \
   "$GW_URL/bkt2/$KEPT")
@@ -105,10 +107,8 @@ listing=$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret "$GW_UR
 grep -q "<Key>$KEPT</Key>" <<<"$listing" || fail "the listing lacks $KEPT"
 grep -q "<Key>$GONE</Key>" <<<"$listing" && fail "the listing has the deleted $GONE"
 # A delete after the job ended is recorded too: it stays deleted.
-[ "$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -X DELETE -o /dev/null \
-  -w '%{http_code}' "$GW_URL/bkt2/$KEPT")" = 204 ] || fail "DELETE after the cancelled job"
-code=$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -o /dev/null -w '%{http_code}' \
-  "$GW_URL/bkt2/$KEPT")
+[ "$(status_of DELETE "bkt2/$KEPT")" = 204 ] || fail "DELETE after the cancelled job"
+code=$(status_of GET "bkt2/$KEPT")
 [ "$code" = 404 ] || fail "a key deleted after the cancelled job answered $code"
 kill "$GW"; wait "$GW" 2>/dev/null || true
 
@@ -140,10 +140,8 @@ kept=$(awsp dst s3 ls s3://bkt3/extra/ | awk '{print $NF}' | tr '\n' ' ')
 [ "$kept" = "ok.bin " ] || fail "the destination holds: $kept (want only ok.bin)"
 # A key outside the job deleted through the gateway stays deleted (not
 # served from the source again).
-[ "$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -X DELETE -o /dev/null \
-  -w '%{http_code}' "$GW_URL/bkt3/extra/a.skip")" = 204 ] || fail "DELETE of an excluded key"
-code=$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user gwkey:gwsecret -o /dev/null -w '%{http_code}' \
-  "$GW_URL/bkt3/extra/a.skip")
+[ "$(status_of DELETE bkt3/extra/a.skip)" = 204 ] || fail "DELETE of an excluded key"
+code=$(status_of GET bkt3/extra/a.skip)
 [ "$code" = 404 ] || fail "an excluded key deleted through the gateway answered $code"
 kill "$GW"; wait "$GW" 2>/dev/null || true
 
