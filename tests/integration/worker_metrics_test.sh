@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # `ferry worker --metrics`: a worker runs a detached 1,500-object job to a
 # destination that answers slowly, fails one key's PUTs more times than a
-# request retries (so the object is retried) and throttles the other keys
+# request retries (so the object is retried: the worker makes 3 attempts
+# per request and the key fails 4 times, never the 5 failed requests in a
+# row that open the destination's circuit, which would send the object
+# back as an outage rather than retry it) and throttles the other keys
 # now and then (not that one: a 503 on it sends it back without using up an
 # attempt, as throttling is the endpoint's load, and no retry is counted).
 # Scraped while the job runs, the metrics show it: the job's keys by state
@@ -16,14 +19,14 @@ start_migrate_pair
 N=1500
 seed_source $N 30 2048
 curl -sf -XPOST "$B_URL/_admin/faults" -d '{"latency_ms": 3, "rules": [
-  {"kind": "500", "key_regex": "d07/o00007$", "op": "put", "count": 6},
+  {"kind": "500", "key_regex": "d07/o00007$", "op": "put", "count": 4},
   {"kind": "503", "key_regex": "^(?!d07/o00007$)", "op": "put", "probability": 0.01}]}' >/dev/null
 "${M[@]}" s3://bkt s3://bkt --src-profile src --dst-profile dst --detach --json --concurrency 4 \
   >"$TMP/job.json" || fail "--detach failed"
 JOB=$(json_field job <"$TMP/job.json")
 
 PORT=$(free_port)
-"$FERRY" worker --state "$STATE" --poll-ms 100 --json --metrics "127.0.0.1:$PORT" >"$TMP/w.out" 2>"$TMP/w.err" &
+"$FERRY" worker --state "$STATE" --poll-ms 100 --json --retries 3 --metrics "127.0.0.1:$PORT" >"$TMP/w.out" 2>"$TMP/w.err" &
 W=$!
 PIDS+=($W)
 wait_port "$PORT"
