@@ -11,8 +11,8 @@
 # (the filling threads' CPU time in the encoder, ns per input byte);
 # beside it, one-shot libzstd (one ZSTD_compress2 per body, a reused
 # context, the same level) on the same files (bench/cache_corpus_bench.cc
-# with the same size class),
-# and Cloudflare's published 4.31 ns/byte for its cache transcoding. Also
+# with the same size class), and Cloudflare's published 4.31 ns/byte for
+# its cache transcoding. Also
 # the fill path's call (codec::ZstdCompress) on the same bodies, each after
 # its thread slept 1 ms, as a fill's thread waits for the network between
 # two bodies (on a virtual machine an idle vCPU halts, and comes back to
@@ -27,60 +27,27 @@ ROUNDS=3
 [ "${1:-}" = --rounds ] && ROUNDS=${2:?}
 cd "$(dirname "$0")/.."
 FERRY="${FERRY_BIN:-$BUILD/ferry}"
-DIRS=(/usr/share/doc/python3.11 /usr/share/javascript/jquery /usr/share/javascript/bootstrap5
-  /usr/share/javascript/highlight.js /usr/share/nodejs/react-dom /usr/share/nodejs/lodash
-  /usr/share/iso-codes/json)
-for d in "${DIRS[@]}"; do [ -d "$d" ] || { echo "cache_fill_bench: $d is missing (run make setup)" >&2; exit 77; }; done
 
-. bench/bench_lib.sh
-bench_begin fill-bench
+. bench/cache_bench_lib.sh
+bench_init fill-bench
+corpus_web_root  # $WWW and $TMP/sized ("SIZE /PATH"), as the other cache benchmarks see the corpus
+eval "$(sed -n '/^DIRS=(/,/)$/p' bench/cache_corpus.sh)"  # the same directories, for the codec alone
 
-# The site: one symlink per corpus directory.
-mkdir -p "$TMP/site"
-for d in "${DIRS[@]}"; do ln -s "$d" "$TMP/site/$(echo "$d" | tr / _)"; done
-ORIGIN_KIND=${FILL_ORIGIN:-nginx}
-if [ "$ORIGIN_KIND" = python ]; then
-  (cd "$TMP/site" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 0 >"$TMP/origin.log" 2>&1) &
-  PIDS+=($!)
-  for _ in $(seq 1 50); do grep -q port "$TMP/origin.log" 2>/dev/null && break; sleep 0.1; done
-  ORIGIN_PORT=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$TMP/origin.log" | head -1)
-  [ -n "$ORIGIN_PORT" ] || { cat "$TMP/origin.log" >&2; exit 1; }
+if [ "${FILL_ORIGIN:-nginx}" = python ]; then
+  ORIGIN_PORT=$(free_port)
+  spawn origin /usr/bin/python3 -m http.server --bind 127.0.0.1 --directory "$WWW" "$ORIGIN_PORT"
+  wait_up origin "$SPAWNED" "http://127.0.0.1:$ORIGIN_PORT/"
   ORIGIN_NAME="python3 -m http.server"
 else
-  [ -x /usr/sbin/nginx ] || { echo "cache_fill_bench: nginx is missing (run make setup)" >&2; exit 77; }
-  ORIGIN_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  mkdir -p "$TMP/origin"
-  chmod 755 "$TMP"  # nginx started as root reads the site as www-data
-  cat >"$TMP/origin/nginx.conf" <<EOF
-daemon off;
-worker_processes 1;
-pid $TMP/origin/nginx.pid;
-error_log $TMP/origin/error.log warn;
-events { worker_connections 1024; }
-http {
-  include /etc/nginx/mime.types;
-  default_type application/octet-stream;
-  access_log off;
-  sendfile on;
-  client_body_temp_path $TMP/origin/body;
-  proxy_temp_path $TMP/origin/proxy;
-  fastcgi_temp_path $TMP/origin/fastcgi;
-  uwsgi_temp_path $TMP/origin/uwsgi;
-  scgi_temp_path $TMP/origin/scgi;
-  server { listen 127.0.0.1:$ORIGIN_PORT; root $TMP/site; }
-}
-EOF
-  /usr/sbin/nginx -p "$TMP/origin" -e "$TMP/origin/error.log" -c "$TMP/origin/nginx.conf" &
-  PIDS+=($!)
-  for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$ORIGIN_PORT/" && break; sleep 0.1; done
+  need_tools /usr/sbin/nginx
+  start_origin
   ORIGIN_NAME="nginx (sendfile)"
 fi
-(cd "$TMP/site" && find -L . -type f -printf '%s %P\n') >"$TMP/files"
 
 # fetch MIN MAX PORT: the files of that size class, two clients at once.
 fetch() {
-  awk -v lo="$1" -v hi="$2" '$1 >= lo && $1 <= hi { sub(/^[0-9]+ /, ""); print }' "$TMP/files" |
-    sed "s|^|http://127.0.0.1:$3/|" | xargs -P 2 -n 50 curl -sf >/dev/null || true
+  awk -v lo="$1" -v hi="$2" '$1 >= lo && $1 <= hi { print $2 }' "$TMP/sized" |
+    sed "s|^|http://127.0.0.1:$3|" | xargs -P 2 -n 50 curl -sf >/dev/null || true
 }
 metric() { curl -sf "http://127.0.0.1:$1/_ferry/metrics" | awk -v n="$2" '$1 == n { print $2 }'; }
 fill() {  # fill MIN MAX: ns/B and bytes encoded over a cold fill of that size class

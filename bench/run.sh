@@ -162,7 +162,7 @@ if [ "${CACHE_TLS_BENCH:-all}" != none ]; then
 fi
 # 3c. The fill path's encode cost (bench/cache_fill_bench.sh).
 if [ "${CACHE_FILL_BENCH:-all}" != none ]; then
-  own_step "cache fill" "the corpus's packages" bench/cache_fill_bench.sh
+  own_step "cache fill" "nginx or the corpus's packages" bench/cache_fill_bench.sh
 fi
 
 # 4. Lazy volumes: their own test server and daemon.
