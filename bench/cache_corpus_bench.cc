@@ -183,11 +183,11 @@ int main(int argc, char** argv) {
     return best;
   };
   const double enc_fill_idle = after_idle(1), enc_batch_idle = after_idle(8);
-  auto per_byte = [&](double s) { return logical_eligible ? s * 1e9 / double(logical_eligible) : 0; };
+  auto ns = [&](double s) { return logical_eligible ? s * 1e9 / static_cast<double>(logical_eligible) : 0; };
   std::fprintf(stderr,
                "codec::ZstdCompress: %.2f ns/B with warm caches, %.2f ns/B cold, %.2f ns/B after 1 ms idle, "
                "%.2f ns/B in batches of 8 after 1 ms idle\n",
-               per_byte(enc_fill_warm), per_byte(enc_fill_cold), per_byte(enc_fill_idle), per_byte(enc_batch_idle));
+               ns(enc_fill_warm), ns(enc_fill_cold), ns(enc_fill_idle), ns(enc_batch_idle));
   ZSTD_DCtx* d = ZSTD_createDCtx();
   double dec_raw = BestOf3([&] {
     for (size_t i = 0; i < stored.size(); ++i) {
@@ -197,7 +197,6 @@ int main(int argc, char** argv) {
   });
   ZSTD_freeDCtx(d);
 
-  auto ns = [&](double s) { return logical_eligible ? s * 1e9 / static_cast<double>(logical_eligible) : 0; };
   double ratio_eligible = stored_eligible ? double(logical_eligible) / double(stored_eligible) : 0;
   double ratio_all = double(logical_all) / double(stored_eligible + as_received);
   std::printf("files %llu, %.1f MB; eligible %zu files, %.1f MB; stored as received %.1f MB\n",
