@@ -211,6 +211,10 @@ vm_end() {  # the guests power off by themselves
   VM_PIDS=()
 }
 sent_bytes() { local b; read -r _ b <<<"$(stats)"; echo "$b"; }
+trigger_wait_ms() {  # the daemon's mean client wait per missing chunk, in ms
+  curl -sf "http://127.0.0.1:$API/metrics" | awk '$1 == "ferry_volume_trigger_wait_seconds_sum" { s = $2 }
+    $1 == "ferry_volume_trigger_wait_seconds_count" { n = $2 } END { printf "%.1f\n", (n > 0 ? s * 1000 / n : 0) }'
+}
 lazy_boot() {  # lazy_boot SNAPSHOT VOLUME...: creates the volumes, boots a guest on each; sets LAZY_MS LAZY_BYTES
   local t0 v snap=$1
   shift
@@ -249,7 +253,7 @@ vm_boot_section() {
     vm_end
     start_daemon --hydration-rate 1M --hydration-threads 1
     lazy_boot vm "vm1-$r"
-    echo "$LAZY_MS $LAZY_BYTES $(vol status "vm1-$r" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["triggers"])')" >>"$TMP/vm.first"
+    echo "$LAZY_MS $LAZY_BYTES $(vol status "vm1-$r" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["triggers"])') $(trigger_wait_ms)" >>"$TMP/vm.first"
     if [ "$r" = 1 ]; then
       "$FERRY" snapshot prefetch s3://bench/snaps/vmp --from-volume "vm1-1" --api "127.0.0.1:$API" >/dev/null
     fi
@@ -282,8 +286,9 @@ print("| VM boot to its marker (%s, TCG, root on NVMe), median of %d rounds (ran
 print("|---|---|---|---|")
 print("| ferry cp of the image first (%.2f s), then boot the local copy | %.2f s + %s | %s | %.2f× with the download |" % (dl / 1000, dl / 1000, span(local), dl_bytes, (dl + lm) / lm))
 print("| boot from the local copy alone | %s | 0 | 1.00× |" % span(local))
-print("| first lazy clone (no prefetch order; %d triggers; hydration 1 MiB/s) | %s | %.0f | %.2f× |" % (med(col(sys.argv[2], 2)), span(first), med(col(sys.argv[2], 1)), med(first) / lm))
-print("| later clone, fresh daemon, prefetch order from the first clone (default hydration) | %s | %.0f | %.2f× |" % (span(later), med(col(sys.argv[3], 1)), med(later) / lm))
+ratios = lambda v: " ".join("%.2f" % (b / a) for a, b in zip(local, v))
+print("| first lazy clone (no prefetch order; %d triggers, mean wait %.1f ms; hydration 1 MiB/s) | %s | %.0f | %.2f× (rounds: %s) |" % (med(col(sys.argv[2], 2)), med(col(sys.argv[2], 3)), span(first), med(col(sys.argv[2], 1)), med(first) / lm, ratios(first)))
+print("| later clone, fresh daemon, prefetch order from the first clone (default hydration) | %s | %.0f | %.2f× (rounds: %s) |" % (span(later), med(col(sys.argv[3], 1)), med(later) / lm, ratios(later)))
 print("| %d guests at once from one daemon, to the last marker (hydration 1 MiB/s) | %.2f s | %.0f (%.2f× one first clone's) | %.2f× |" % (n, many / 1000, many_bytes, many_bytes / med(col(sys.argv[2], 1)), many / lm))
 print()
 print("TCG guests are CPU-bound: %d guests on %s cores need about %.1f s of boot whatever their disk." % (n, cores, n * lm / 1000 / float(cores)))

@@ -5,6 +5,7 @@
 #include "crypto/digest.h"
 #include "store/location.h"
 #include "store/stream.h"
+#include "store/stream_taps.h"
 
 namespace ferry::snapshot {
 
@@ -31,10 +32,11 @@ Status Repository::PutChunk(const std::string& hash, std::string_view bytes) {
 
 Result<std::string> Repository::GetChunk(const std::string& hash) {
   StringSink sink;
-  auto r = store_->Get(ChunkKey(hash), GetOptions{}, sink);
+  Sha256Sink hashed(sink);  // hashed as it arrives: the check costs nothing after the last byte
+  auto r = store_->Get(ChunkKey(hash), GetOptions{}, hashed);
   if (!r.ok()) return r.status();
   std::string data = std::move(sink.data());
-  if (HexLower(Sha256(data)) != hash) {
+  if (hashed.HexDigest() != hash) {
     return Status::Corruption("chunk " + hash + " does not hash to its name");
   }
   return data;

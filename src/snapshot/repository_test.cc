@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "base/test_temp_dir.h"
+#include "crypto/digest.h"
+#include "store/local/local_store.h"
 
 namespace ferry::snapshot {
 namespace {
@@ -30,6 +33,26 @@ TEST(SameRepositoryTest, NamesOneRepositoryWhateverTheSpelling) {
       {"ftp://x/", "ftp://x/", false},
   };
   for (const auto& c : cases) EXPECT_EQ(SameRepository(c.a, c.b), c.same) << c.a << " vs " << c.b;
+}
+
+TEST(RepositoryTest, AChunkIsCheckedAgainstItsName) {
+  TestTempDir dir;
+  Repository repo(std::shared_ptr<ObjectStore>(std::move(OpenLocalStore(dir / "repo", true)).value()), "");
+  const std::string bytes(100000, 'c'), hash = HexLower(Sha256(bytes));
+  ASSERT_TRUE(repo.PutChunk(hash, bytes).ok());
+  auto got = repo.GetChunk(hash);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, bytes);
+  // The stored object damaged (one byte changed): refused, not served.
+  {
+    std::fstream f(std::filesystem::path(dir / "repo") / repo.ChunkKey(hash), std::ios::in | std::ios::out | std::ios::binary);
+    ASSERT_TRUE(f.good());
+    f.seekp(5000);
+    f.put('d');
+  }
+  auto bad = repo.GetChunk(hash);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), ErrorCode::kCorruption) << bad.status().ToString();
 }
 
 }  // namespace

@@ -29,6 +29,28 @@ class CountingSink : public ByteSink {
   uint64_t count_ = 0;
 };
 
+// Hashes (SHA-256) what the inner sink accepted, through Write and Commit
+// alike, as it arrives: a body checked against its content address is
+// hashed while the network delivers it, not after its last byte. Lends the
+// inner sink's memory when it has some.
+class Sha256Sink : public ByteSink {
+ public:
+  explicit Sha256Sink(ByteSink& inner) : inner_(inner), sha_(StreamingDigest::Kind::kSha256) {}
+  Status Write(std::string_view data) override;
+  char* Lend(size_t n) override;
+  Status Commit(size_t n) override;
+  Status Start(const ObjectInfo& info) override { return inner_.Start(info); }
+  // The lower-case hex SHA-256 of everything accepted. Resets the hash:
+  // call it once, after the transfer.
+  std::string HexDigest() { return HexLower(sha_.Finish()); }
+
+ private:
+  ByteSink& inner_;
+  StreamingDigest sha_;
+  const char* lent_ = nullptr;  // the current lend, and how much of it is committed
+  size_t lent_committed_ = 0;
+};
+
 // Hashes (MD5) and counts what it reads from the inner source. Rewind starts
 // both again with the inner source. Never Contiguous(): every byte is read,
 // so every byte is hashed.

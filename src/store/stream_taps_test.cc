@@ -40,6 +40,29 @@ TEST(CountingSink, CountsWhatTheInnerSinkTook) {
   EXPECT_EQ(refused.Lend(1), nullptr) << "nothing to lend when the inner sink lends nothing";
 }
 
+TEST(Sha256Sink, HashesWritesAndCommitsInTheirOrder) {
+  StringSink inner;
+  Sha256Sink hashed(inner);
+  ASSERT_TRUE(hashed.Write("abc").ok());
+  char* at = hashed.Lend(8);
+  ASSERT_NE(at, nullptr);
+  std::memcpy(at, "defgh", 5);
+  ASSERT_TRUE(hashed.Commit(2).ok());  // a lend committed in pieces
+  ASSERT_TRUE(hashed.Commit(3).ok());
+  at = hashed.Lend(2);  // a second lend (a resumed GET) starts at its own memory
+  std::memcpy(at, "ij", 2);
+  ASSERT_TRUE(hashed.Commit(2).ok());
+  ASSERT_TRUE(hashed.Write("k").ok());
+  EXPECT_EQ(inner.data(), "abcdefghijk");
+  EXPECT_EQ(hashed.HexDigest(), HexLower(Sha256("abcdefghijk")));
+
+  SmallSink small(4);
+  Sha256Sink refused(small);
+  ASSERT_TRUE(refused.Write("abc").ok());
+  EXPECT_FALSE(refused.Write("de").ok());
+  EXPECT_EQ(refused.HexDigest(), HexLower(Sha256("abc"))) << "refused bytes are not hashed";
+}
+
 std::string ReadAll(ByteSource& s, size_t chunk) {
   std::string out(chunk, '\0');
   std::string all;

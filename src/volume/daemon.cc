@@ -294,6 +294,7 @@ class Daemon {
     vo.manifest = std::move(m);
     vo.source = repo->cache.get();
     vo.gate = &gate_;
+    vo.trigger_waits = &trigger_waits_;
     vo.readahead = o_.readahead_chunks;
     FERRY_ASSIGN_OR_RETURN(auto v, Volume::Open(std::move(vo)));
     std::shared_ptr<Volume> shared = std::move(v);
@@ -508,11 +509,13 @@ class Daemon {
       }
     }
     m.hydration_backoffs = backoffs_;
+    m.trigger_waits = trigger_waits_.Snap();
     return RenderMetrics(m);
   }
 
   const DaemonOptions& o_;
   FetchGate gate_;
+  LatencyHistogram trigger_waits_;  // every volume's client waits (vo.trigger_waits)
   nbd::NbdServer nbd_;
   std::vector<std::unique_ptr<RateLimiter>> limiters_;
   std::mutex mu_;

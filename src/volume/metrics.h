@@ -22,6 +22,7 @@ struct DaemonMetrics {
   std::vector<Pool> pools;
   uint64_t hydration_backoffs = 0;
   ChunkCacheStats cache;  // summed over the repositories' transfer caches
+  LatencyHistogram::Snapshot trigger_waits;  // client waits for missing chunks
 };
 
 std::string RenderMetrics(const DaemonMetrics& m);

@@ -240,6 +240,13 @@ Status Volume::Ensure(uint64_t i, FetchPriority priority) {
     if (bits_[i]) return Status::Ok();
     if (urgent) urgent_wanted_[i] = true;
   }
+  struct Timer {  // a client's wait for a missing chunk, whatever the outcome
+    LatencyHistogram* h;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    ~Timer() {
+      if (h) h->Observe(std::chrono::steady_clock::now() - start);
+    }
+  } timer{urgent ? options_.trigger_waits : nullptr};
   // A background fetch of this chunk waiting at the gate now waits as a
   // trigger: this caller is about to join it.
   if (urgent && options_.gate) options_.gate->Nudge();

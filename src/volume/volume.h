@@ -54,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "base/latency_histogram.h"
 #include "base/single_flight.h"
 #include "nbd/device.h"
 #include "snapshot/manifest.h"
@@ -71,6 +72,10 @@ struct VolumeOptions {
   snapshot::Manifest manifest;
   ChunkSource* source = nullptr;
   FetchGate* gate = nullptr;   // shared by a pool's volumes; null: none
+  // Observes, for each chunk client I/O found missing, how long the client
+  // waited for it (its trigger, or the fetch it joined); shared by a
+  // daemon's volumes. Null: not measured.
+  LatencyHistogram* trigger_waits = nullptr;
   // A trigger for chunk i, when the client reads on sequentially (it had
   // touched chunk i-1, or the read spans chunks), also starts fetching
   // chunks i+1..i+readahead that are missing (prefetch priority, threads of

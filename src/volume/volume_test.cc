@@ -96,6 +96,7 @@ class VolumeTest : public ::testing::Test {
     o.source = src ? src : &source_;
     o.gate = gate;
     o.prefetch_parallel = prefetch_parallel_;
+    o.trigger_waits = &trigger_waits_;
     auto v = Volume::Open(o);
     EXPECT_TRUE(v.ok()) << v.status().ToString();
     return v.ok() ? std::move(v).value() : nullptr;
@@ -111,6 +112,7 @@ class VolumeTest : public ::testing::Test {
   snapshot::Manifest manifest_;
   FakeSource source_;
   int prefetch_parallel_ = 6;
+  LatencyHistogram trigger_waits_;
 };
 
 TEST_F(VolumeTest, ReadsFetchWhatTheyTouchOnceAndZeroChunksNever) {
@@ -324,6 +326,17 @@ TEST_F(VolumeTest, ConcurrentTriggersForOneChunkShareOneFetch) {
   for (auto& t : readers) t.join();
   EXPECT_EQ(source_.fetches, 1);
   for (int i = 0; i < 6; ++i) EXPECT_EQ(got[i], image_.substr(5 * kChunk + i, 10));
+  // Each reader's wait is observed, all of them at least the 100 ms hold.
+  auto waits = trigger_waits_.Snap();
+  EXPECT_EQ(waits.count(), 6u);
+  EXPECT_GE(waits.sum, 6 * 0.1);
+  for (size_t b = 0; b < waits.counts.size(); ++b) {
+    if (LatencyHistogram::kBounds[b] < 0.1) EXPECT_EQ(waits.counts[b], 0u) << "bucket le=" << LatencyHistogram::kBounds[b];
+  }
+  // A read of the present chunk and a background fetch wait for no client.
+  ASSERT_TRUE(v->Read(5 * kChunk, 10, got[0].data()).ok());
+  ASSERT_TRUE(v->HydrateNext().ok());
+  EXPECT_EQ(trigger_waits_.Snap().count(), 6u);
 }
 
 TEST_F(VolumeTest, AFailingSourceFailsTheIoAndNothingIsMarked) {

@@ -38,5 +38,6 @@ for _ in $(seq 1 100); do [ "$(vol status v1 --json | json_field state)" = hydra
 curl -sf "http://127.0.0.1:$API/metrics" -o "$TMP/volume.prom"
 check volume "$TMP/volume.prom"
 grep -q '^ferry_volume_hydrated_chunks{volume="v1"} 4$' "$TMP/volume.prom" || fail "volume v1: $(grep hydrated "$TMP/volume.prom")"
+grep -q "^ferry_volume_trigger_wait_seconds_count 0$" "$TMP/volume.prom" || fail "background hydration counted as client waits: $(grep trigger_wait_seconds_count "$TMP/volume.prom")"
 grep -qF 'pool="'"$TMP"'/pool \"one\""' "$TMP/volume.prom" || fail "pool label not escaped: $(grep pool= "$TMP/volume.prom" | head -2)"
 echo "metrics: OK"
