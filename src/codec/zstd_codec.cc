@@ -46,24 +46,6 @@ ZstdEncoder::~ZstdEncoder() = default;
 
 namespace {
 
-// Bodies up to this size compress with smaller match tables.
-constexpr uint64_t kSmallBody = 64 << 10;
-
-// The hash and chain table logs for a small body with the fast strategies
-// (levels 1-4): two below the level's own for the body's size (which are
-// the window's log plus one and the window's), never below libzstd's
-// minimum. The tables of a 16 KB body then take 48 KB instead of 192 KB;
-// in a tight loop they stay in the core's cache either way, but a cache's
-// fill path compresses between network and disk work that evicts them,
-// and re-fetching table lines cost it twice the codec's tight-loop time on
-// 4-32 KB bodies. The frames grow by about 0.5% (the web corpus's 4-32 KB
-// text: 1995879 bytes against 1984611).
-std::pair<int, int> SmallBodyTableLogs(unsigned hash_log, unsigned chain_log) {
-  int h = std::max<int>(ZSTD_HASHLOG_MIN, static_cast<int>(hash_log) - 2);
-  int c = std::max<int>(ZSTD_CHAINLOG_MIN, static_cast<int>(chain_log) - 2);
-  return {h, c};
-}
-
 // Sets a fresh session's parameters: the level, the window within RFC 9659's
 // limit, the checksum and the content size in the frame header.
 Status Configure(ZSTD_CCtx* c, int level, std::optional<uint64_t> content_size) {
@@ -81,14 +63,11 @@ Status Configure(ZSTD_CCtx* c, int level, std::optional<uint64_t> content_size) 
   }
   ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
   ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 1);
-  if (content_size && *content_size <= kSmallBody && p.strategy <= ZSTD_dfast) {
-    // A small body's match tables at a quarter of the level's size: they
-    // are what a compression inside a busy server finds evicted from the
-    // core's cache, one miss per table line (see SmallBodyTableLogs).
-    auto [hash_log, chain_log] = SmallBodyTableLogs(p.hashLog, p.chainLog);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, hash_log);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, chain_log);
-  }
+  // The match tables are the level's for the body's size, as libzstd sizes
+  // them from the pledged size. (Tables two logs smaller for bodies up to
+  // 64 KB, meant to miss less in a fill's cold cache, cost 18% more in a
+  // tight loop and 15-25% more in fills; one log smaller was no faster in
+  // fills than none. bench/cache_fill_bench.sh, README.)
   if (content_size) {
     r = ZSTD_CCtx_setPledgedSrcSize(c, *content_size);
     if (ZSTD_isError(r)) return ZstdError(r, "content size");
