@@ -136,14 +136,15 @@ int main(int argc, char** argv) {
   // Raw libzstd, one call per body, same parameters.
   ZSTD_CCtx* c = ZSTD_createCCtx();
   std::string out;
+  auto raw_call = [&](const std::string& body) {
+    out.resize(ZSTD_compressBound(body.size()));
+    ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+    (void)ZSTD_compress2(c, out.data(), out.size(), body.data(), body.size());
+  };
   double enc_raw = BestOf3([&] {
-    for (const auto& f : eligible) {
-      out.resize(ZSTD_compressBound(f.body.size()));
-      ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
-      ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
-      ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
-      (void)ZSTD_compress2(c, out.data(), out.size(), f.body.data(), f.body.size());
-    }
+    for (const auto& f : eligible) raw_call(f.body);
   });
   // The fill path's call (codec::ZstdCompress: a context per thread), with
   // the caches warm as above, and cold: 8 MiB of other memory touched
@@ -169,13 +170,6 @@ int main(int argc, char** argv) {
   // an idle vCPU halts; past the hypervisor's halt-polling window (KVM's
   // default is 200 us) its core may come back with caches another guest
   // used. The same one-shot libzstd call as above, and the fill path's.
-  auto raw_call = [&](const std::string& body) {
-    out.resize(ZSTD_compressBound(body.size()));
-    ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
-    (void)ZSTD_compress2(c, out.data(), out.size(), body.data(), body.size());
-  };
   auto fill_call = [&](const std::string& body) { (void)ferry::codec::ZstdCompress(body, level); };
   auto after_idle = [&](size_t every, int sleep_us, const auto& call) {
     double best = 1e30;

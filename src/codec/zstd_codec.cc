@@ -66,7 +66,7 @@ Status Configure(ZSTD_CCtx* c, int level, std::optional<uint64_t> content_size) 
   // The match tables are the level's for the body's size, as libzstd sizes
   // them from the pledged size. (Tables two logs smaller for bodies up to
   // 64 KB, meant to miss less in a fill's cold cache, cost 18% more in a
-  // tight loop and 15-25% more in fills; one log smaller was no faster in
+  // tight loop and 18-30% more in fills; one log smaller was no faster in
   // fills than none. bench/cache_fill_bench.sh, README.)
   if (content_size) {
     r = ZSTD_CCtx_setPledgedSrcSize(c, *content_size);

@@ -38,7 +38,8 @@ class ByteSink {
   // or they would not fit; use Write). The reader fills that space in
   // order and passes each filled piece to Commit() (in all at most `n`
   // bytes) instead of Write(); no other call comes between. Commit has
-  // Write's checks and errors.
+  // Write's checks and errors, and leaves the committed bytes where they
+  // were lent until the next call (a tap may read them after it).
   virtual char* Lend(size_t /*n*/) { return nullptr; }
   virtual Status Commit(size_t /*n*/) {
     return Status(ErrorCode::kInternal, "this sink lends no buffer");

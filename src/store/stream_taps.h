@@ -1,9 +1,9 @@
 #pragma once
 // Streams that pass another stream's bytes through and watch them on the
-// way, for the HTTP stores: how much of a body reached the caller's sink (a
-// retried GET resumes after it), and the MD5 and length of what a source gave
-// (an upload is checked against the service's hash without reading the body
-// twice). The inner stream must outlive the tap. One transfer at a time.
+// way: how much of a body reached the caller's sink (a retried GET resumes
+// after it), the MD5 and length of what a source gave (an upload is checked
+// against the service's hash without reading the body twice), and the
+// SHA-256 of what a sink took (a chunk checked against its name). The inner stream must outlive the tap. One transfer at a time.
 
 #include <cstdint>
 #include <string>
@@ -32,7 +32,9 @@ class CountingSink : public ByteSink {
 // Hashes (SHA-256) what the inner sink accepted, through Write and Commit
 // alike, as it arrives: a body checked against its content address is
 // hashed while the network delivers it, not after its last byte. Lends the
-// inner sink's memory when it has some.
+// inner sink's memory when it has some, and hashes committed bytes where
+// they were lent, after the inner Commit (ByteSink's contract keeps them
+// there until the next call).
 class Sha256Sink : public ByteSink {
  public:
   explicit Sha256Sink(ByteSink& inner) : inner_(inner), sha_(StreamingDigest::Kind::kSha256) {}

@@ -326,13 +326,18 @@ TEST_F(VolumeTest, ConcurrentTriggersForOneChunkShareOneFetch) {
   for (auto& t : readers) t.join();
   EXPECT_EQ(source_.fetches, 1);
   for (int i = 0; i < 6; ++i) EXPECT_EQ(got[i], image_.substr(5 * kChunk + i, 10));
-  // Each reader's wait is observed, all of them at least the 100 ms hold.
+  // Each reader that found the chunk missing is observed (one that a busy
+  // machine started after the release may find it present: not counted),
+  // and the leader's wait is at least the 100 ms hold.
   auto waits = trigger_waits_.Snap();
-  EXPECT_EQ(waits.count(), 6u);
-  EXPECT_GE(waits.sum, 6 * 0.1);
+  EXPECT_GE(waits.count(), 1u);
+  EXPECT_LE(waits.count(), 6u);
+  EXPECT_GE(waits.sum, 0.1);
+  uint64_t long_waits = waits.overflow;
   for (size_t b = 0; b < waits.counts.size(); ++b) {
-    if (LatencyHistogram::kBounds[b] < 0.1) EXPECT_EQ(waits.counts[b], 0u) << "bucket le=" << LatencyHistogram::kBounds[b];
+    if (LatencyHistogram::kBounds[b] >= 0.1) long_waits += waits.counts[b];
   }
+  EXPECT_GE(long_waits, 1u);
   // A read of the present chunk and a background fetch wait for no client.
   ASSERT_TRUE(v->Read(5 * kChunk, 10, got[0].data()).ok());
   ASSERT_TRUE(v->HydrateNext().ok());

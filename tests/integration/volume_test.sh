@@ -204,22 +204,24 @@ qemu-io -f raw -c "read $((60 * CHUNK)) 4096" "nbd://127.0.0.1:$NBD/down" | grep
 [ "$(vol status down --json | json_field fetch_errors)" -ge 1 ] || fail "fetch errors not counted"
 
 # --- a chunk's GET cut halfway resumes and is still checked against its
-# name (hashed as it arrives, across the resume); one that arrives damaged
-# is fetched again (its MD5 ETag, or failing that its name, refuses it),
-# never served. Snapshots of their own (base's chunks are in the daemon's
+# name (hashed as it arrives, across the resume: a wrong hash would show as
+# a third GET of the key, the check's refetch); one that arrives damaged is
+# refused by its name and fetched once more, never served. Snapshots of their own (base's chunks are in the daemon's
 # transfer cache by now), and faults that name their chunks (other volumes
 # are hydrating), set before the volume exists (its own hydration may be
 # the one to meet them).
 chunk_hash() { dd if="$1" bs=$CHUNK skip="$2" count=1 status=none | sha256sum | cut -c1-64; }
-faults_injected() { admin GET /_admin/stats | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["faults"]["injected"])'; }
+# fault_stat FIELD: the active rule's count of injected faults or of the requests it matched
+fault_stat() { admin GET /_admin/stats | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["faults"]["rules"][0]["'"$1"'"])'; }
 head -c $((8 * CHUNK)) /dev/urandom >"$TMP/wire.img"  # chunks no other test has
 "$FERRY" snapshot create "$TMP/wire.img" s3://bkt/snaps/wire --chunk-size 64K >/dev/null
 admin POST /_admin/faults '{"kind": "reset", "op": "get", "count": 3, "key_regex": "'"$(chunk_hash "$TMP/wire.img" 0)|$(chunk_hash "$TMP/wire.img" 1)|$(chunk_hash "$TMP/wire.img" 2)"'"}' >/dev/null
 vol create wire --from s3://bkt/snaps/wire >/dev/null
 nbdcopy "nbd://127.0.0.1:$NBD/wire" "$TMP/wire.out"
-injected=$(faults_injected)
+injected=$(fault_stat injected) gets=$(fault_stat candidates)
 admin POST /_admin/faults '{}' >/dev/null
 [ "$injected" = 3 ] || fail "cut GETs: $injected injected, want 3"
+[ "$gets" = 6 ] || fail "3 chunks with a cut GET each took $gets GETs, want 6 (a cut one and its resume)"
 cmp -s "$TMP/wire.out" "$TMP/wire.img" || fail "a volume read through cut GETs differs from its image"
 [ "$(vol status wire --json | json_field fetch_errors)" = 0 ] || fail "resumed GETs counted as fetch errors"
 head -c $((4 * CHUNK)) /dev/urandom >"$TMP/rot.img"
@@ -227,9 +229,10 @@ head -c $((4 * CHUNK)) /dev/urandom >"$TMP/rot.img"
 admin POST /_admin/faults '{"kind": "corrupt", "op": "get", "count": 1, "key_regex": "'"$(chunk_hash "$TMP/rot.img" 2)"'"}' >/dev/null
 vol create rot --from s3://bkt/snaps/rot >/dev/null
 nbdcopy "nbd://127.0.0.1:$NBD/rot" "$TMP/rot.out"
-injected=$(faults_injected)
+injected=$(fault_stat injected) gets=$(fault_stat candidates)
 admin POST /_admin/faults '{}' >/dev/null
 [ "$injected" = 1 ] || fail "the damaged GET was not sent (injected $injected)"
+[ "$gets" = 2 ] || fail "a chunk that arrived damaged took $gets GETs, want 2"
 cmp -s "$TMP/rot.out" "$TMP/rot.img" || fail "a chunk that arrived damaged was served"
 
 # --- bad input ------------------------------------------------------------------------
