@@ -206,34 +206,39 @@ qemu-io -f raw -c "read $((60 * CHUNK)) 4096" "nbd://127.0.0.1:$NBD/down" | grep
 # --- a chunk's GET cut halfway resumes and is still checked against its
 # name (hashed as it arrives, across the resume: a wrong hash would show as
 # a third GET of the key, the check's refetch); one that arrives damaged is
-# refused by its name and fetched once more, never served. Snapshots of their own (base's chunks are in the daemon's
-# transfer cache by now), and faults that name their chunks (other volumes
-# are hydrating), set before the volume exists (its own hydration may be
-# the one to meet them).
+# refused by its name and fetched once more, never served. Snapshots of
+# their own (base's chunks are in the daemon's transfer cache by now), and
+# faults that name their chunks (other volumes are hydrating), set before
+# the volume exists (its own hydration may be the one to meet them).
 chunk_hash() { dd if="$1" bs=$CHUNK skip="$2" count=1 status=none | sha256sum | cut -c1-64; }
 # fault_stat FIELD: the active rule's count of injected faults or of the requests it matched
 fault_stat() { admin GET /_admin/stats | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["faults"]["rules"][0]["'"$1"'"])'; }
-head -c $((8 * CHUNK)) /dev/urandom >"$TMP/wire.img"  # chunks no other test has
-"$FERRY" snapshot create "$TMP/wire.img" s3://bkt/snaps/wire --chunk-size 64K >/dev/null
+# fresh_snapshot NAME CHUNKS: $TMP/NAME.img of random chunks no other test has, as snapshot NAME
+fresh_snapshot() {
+  head -c $(($2 * CHUNK)) /dev/urandom >"$TMP/$1.img"
+  "$FERRY" snapshot create "$TMP/$1.img" "s3://bkt/snaps/$1" --chunk-size 64K >/dev/null
+}
+# read_through_faults NAME: a volume of snapshot NAME read whole under the
+# faults set; sets $injected and $gets from the rule, clears the faults,
+# and fails unless the volume's bytes are the image's.
+read_through_faults() {
+  vol create "$1" --from "s3://bkt/snaps/$1" >/dev/null
+  nbdcopy "nbd://127.0.0.1:$NBD/$1" "$TMP/$1.out"
+  injected=$(fault_stat injected) gets=$(fault_stat candidates)
+  admin POST /_admin/faults '{}' >/dev/null
+  cmp -s "$TMP/$1.out" "$TMP/$1.img" || fail "volume $1, read through faults, differs from its image"
+}
+fresh_snapshot wire 8
 admin POST /_admin/faults '{"kind": "reset", "op": "get", "count": 3, "key_regex": "'"$(chunk_hash "$TMP/wire.img" 0)|$(chunk_hash "$TMP/wire.img" 1)|$(chunk_hash "$TMP/wire.img" 2)"'"}' >/dev/null
-vol create wire --from s3://bkt/snaps/wire >/dev/null
-nbdcopy "nbd://127.0.0.1:$NBD/wire" "$TMP/wire.out"
-injected=$(fault_stat injected) gets=$(fault_stat candidates)
-admin POST /_admin/faults '{}' >/dev/null
+read_through_faults wire
 [ "$injected" = 3 ] || fail "cut GETs: $injected injected, want 3"
 [ "$gets" = 6 ] || fail "3 chunks with a cut GET each took $gets GETs, want 6 (a cut one and its resume)"
-cmp -s "$TMP/wire.out" "$TMP/wire.img" || fail "a volume read through cut GETs differs from its image"
 [ "$(vol status wire --json | json_field fetch_errors)" = 0 ] || fail "resumed GETs counted as fetch errors"
-head -c $((4 * CHUNK)) /dev/urandom >"$TMP/rot.img"
-"$FERRY" snapshot create "$TMP/rot.img" s3://bkt/snaps/rot --chunk-size 64K >/dev/null
+fresh_snapshot rot 4
 admin POST /_admin/faults '{"kind": "corrupt", "op": "get", "count": 1, "key_regex": "'"$(chunk_hash "$TMP/rot.img" 2)"'"}' >/dev/null
-vol create rot --from s3://bkt/snaps/rot >/dev/null
-nbdcopy "nbd://127.0.0.1:$NBD/rot" "$TMP/rot.out"
-injected=$(fault_stat injected) gets=$(fault_stat candidates)
-admin POST /_admin/faults '{}' >/dev/null
+read_through_faults rot
 [ "$injected" = 1 ] || fail "the damaged GET was not sent (injected $injected)"
 [ "$gets" = 2 ] || fail "a chunk that arrived damaged took $gets GETs, want 2"
-cmp -s "$TMP/rot.out" "$TMP/rot.img" || fail "a chunk that arrived damaged was served"
 
 # --- bad input ------------------------------------------------------------------------
 rc=0; vol create nope --from s3://bkt/snaps/absent 2>"$TMP/err" || rc=$?
