@@ -81,4 +81,9 @@ PromText& PromText::Buckets(const std::vector<double>& bounds, const std::vector
   return *this;
 }
 
+PromText& PromText::Buckets(const LatencyHistogram::Snapshot& h, Labels labels) {
+  static const std::vector<double> bounds(LatencyHistogram::kBounds.begin(), LatencyHistogram::kBounds.end());
+  return Buckets(bounds, h.counts, h.overflow, h.sum, labels);
+}
+
 }  // namespace ferry

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/latency_histogram.h"
+
 namespace ferry {
 
 class PromText {
@@ -32,6 +34,8 @@ class PromText {
   // `overflow` above the last, `sum` of all observations.
   PromText& Buckets(const std::vector<double>& bounds, const std::vector<uint64_t>& counts,
                     uint64_t overflow, double sum, Labels labels = {});
+  // A LatencyHistogram's snapshot, in its fixed bounds.
+  PromText& Buckets(const LatencyHistogram::Snapshot& h, Labels labels = {});
 
   std::string Take() { return std::move(out_); }
 

@@ -33,6 +33,20 @@ TEST(PromTextTest, HistogramBucketsAreCumulative) {
             "ferry_x_seconds_count{op=\"get\"} 6\n");
 }
 
+TEST(PromTextTest, ALatencyHistogramRendersInItsOwnBounds) {
+  LatencyHistogram h;
+  h.Observe(std::chrono::milliseconds(3));  // <= 0.005
+  h.Observe(std::chrono::seconds(10));      // above every bound
+  PromText t;
+  t.Family("ferry_x_seconds", "histogram", "Latency.").Buckets(h.Snap());
+  const std::string text = t.Take();
+  EXPECT_NE(text.find("ferry_x_seconds_bucket{le=\"0.0025\"} 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("ferry_x_seconds_bucket{le=\"0.005\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("ferry_x_seconds_bucket{le=\"2.5\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("ferry_x_seconds_bucket{le=\"+Inf\"} 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("ferry_x_seconds_count 2\n"), std::string::npos) << text;
+}
+
 TEST(LatencyHistogramTest, ObservationsLandInTheirBucket) {
   LatencyHistogram h;
   h.Observe(std::chrono::microseconds(50));    // <= 0.0001

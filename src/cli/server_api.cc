@@ -345,10 +345,7 @@ std::string ServerApi::Metrics() {
   }
   t.Family("ferry_server_state_store_seconds", "histogram",
            "Latency of the state store's calls, by operation.");
-  const std::vector<double> bounds(LatencyHistogram::kBounds.begin(),
-                                   LatencyHistogram::kBounds.end());
-  for (const auto& [op, h] : store_.Latencies())
-    t.Buckets(bounds, h.counts, h.overflow, h.sum, {{"op", op}});
+  for (const auto& [op, h] : store_.Latencies()) t.Buckets(h, {{"op", op}});
   return t.Take();
 }
 

@@ -101,10 +101,7 @@ std::string WorkerMetrics::Render() const {
   }
   t.Family("ferry_worker_state_store_seconds", "histogram",
            "Latency of the state store's calls, by operation.");
-  const std::vector<double> bounds(LatencyHistogram::kBounds.begin(),
-                                   LatencyHistogram::kBounds.end());
-  for (const auto& [op, h] : store_->Latencies())
-    t.Buckets(bounds, h.counts, h.overflow, h.sum, {{"op", op}});
+  for (const auto& [op, h] : store_->Latencies()) t.Buckets(h, {{"op", op}});
   return t.Take();
 }
 

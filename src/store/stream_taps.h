@@ -3,7 +3,8 @@
 // way: how much of a body reached the caller's sink (a retried GET resumes
 // after it), the MD5 and length of what a source gave (an upload is checked
 // against the service's hash without reading the body twice), and the
-// SHA-256 of what a sink took (a chunk checked against its name). The inner stream must outlive the tap. One transfer at a time.
+// SHA-256 of what a sink took (a chunk checked against its name). The
+// inner stream must outlive the tap. One transfer at a time.
 
 #include <cstdint>
 #include <string>

@@ -42,8 +42,7 @@ std::string RenderMetrics(const DaemonMetrics& m) {
       .Sample(static_cast<double>(m.cache.stored_bytes));
   t.Family("ferry_volume_trigger_wait_seconds", "histogram",
            "How long client I/O waited for each missing chunk it touched (its trigger, or a fetch it joined).");
-  const std::vector<double> bounds(LatencyHistogram::kBounds.begin(), LatencyHistogram::kBounds.end());
-  t.Buckets(bounds, m.trigger_waits.counts, m.trigger_waits.overflow, m.trigger_waits.sum);
+  t.Buckets(m.trigger_waits);
   return t.Take();
 }
 
