@@ -28,8 +28,8 @@ Volume::Volume(VolumeOptions o, int data_fd, int direct_fd, uint64_t size)
 
 Volume::~Volume() {
   {
-    std::unique_lock lock(mu_);  // readahead threads use this volume
-    readahead_cv_.wait(lock, [&] { return readaheads_ == 0; });
+    std::unique_lock lock(mu_);  // readahead and install threads use this volume
+    helpers_cv_.wait(lock, [&] { return helpers_ == 0; });
   }
   present_file_.reset();
   written_file_.reset();
@@ -126,32 +126,6 @@ bool Volume::complete() const {
   return present_ == bits_.size();
 }
 
-bool Volume::PrefetchPending() const {
-  std::lock_guard lock(mu_);
-  return prefetching_ < std::max(1, options_.prefetch_parallel) && NextPrefetchLocked() != UINT64_MAX;
-}
-
-bool Volume::PrefetchDone() const {
-  std::lock_guard lock(mu_);
-  return PrefetchPresentLocked() == options_.manifest.prefetch.size();
-}
-
-size_t Volume::PrefetchPresentLocked() const {
-  const auto& prefetch = options_.manifest.prefetch;
-  size_t& done = prefetch_done_;
-  while (done < prefetch.size() && (prefetch[done] >= bits_.size() || bits_[prefetch[done]])) ++done;
-  return done;
-}
-
-uint64_t Volume::NextPrefetchLocked() const {
-  const auto& prefetch = options_.manifest.prefetch;
-  for (size_t k = PrefetchPresentLocked(); k < prefetch.size(); ++k) {
-    uint64_t i = prefetch[k];
-    if (i < bits_.size() && !bits_[i] && !hydrating_[i]) return i;
-  }
-  return UINT64_MAX;
-}
-
 VolumeStats Volume::stats() const {
   VolumeStats s;
   {
@@ -199,37 +173,66 @@ Status Volume::FillClaimed(uint64_t i, const std::function<Status()>& write_data
   return st;
 }
 
-Status Volume::Install(uint64_t i, const std::string& bytes) {
-  if (!Claim(i)) return Status::Ok();  // a client made it present meanwhile: its data wins
-  uint64_t cs = options_.manifest.chunk_size;
-  return FillClaimed(i, [&] {
-    // A fill bypasses the page cache when it can (aligned, whole blocks):
-    // the bytes go to the disk without a copy, and the sync after it has
-    // no dirty pages to write back. The kernel drops any cached pages of
-    // the range, which no client has written (the chunk is not present).
-    constexpr uint64_t kAlign = 4096;
-    if (direct_fd_ >= 0 && (i * cs) % kAlign == 0 && bytes.size() % kAlign == 0 && !bytes.empty()) {
-      thread_local std::unique_ptr<char, decltype(&std::free)> buffer(nullptr, &std::free);
-      thread_local size_t buffer_size = 0;
-      if (buffer_size < bytes.size()) {
-        void* p = nullptr;
-        if (::posix_memalign(&p, kAlign, bytes.size()) == 0) {
-          buffer.reset(static_cast<char*>(p));
-          buffer_size = bytes.size();
-        }
-      }
-      if (buffer_size >= bytes.size()) {
-        std::memcpy(buffer.get(), bytes.data(), bytes.size());
-        Status st = PwriteFull(direct_fd_, std::string_view(buffer.get(), bytes.size()), i * cs, "volume write");
-        if (st.ok() || st.code() != ErrorCode::kInvalidArgument) return st;
-        // EINVAL: this file system refuses direct I/O after all; buffered.
+Status Volume::WriteChunk(uint64_t i, const std::string& bytes) {
+  // A fill bypasses the page cache when it can (aligned, whole blocks):
+  // the bytes go to the disk without a copy, and the sync after it has
+  // no dirty pages to write back. The kernel drops any cached pages of
+  // the range, which no client has written (the chunk is not present).
+  constexpr uint64_t kAlign = 4096;
+  const uint64_t cs = options_.manifest.chunk_size;
+  if (direct_fd_ >= 0 && (i * cs) % kAlign == 0 && bytes.size() % kAlign == 0 && !bytes.empty()) {
+    thread_local std::unique_ptr<char, decltype(&std::free)> buffer(nullptr, &std::free);
+    thread_local size_t buffer_size = 0;
+    if (buffer_size < bytes.size()) {
+      void* p = nullptr;
+      if (::posix_memalign(&p, kAlign, bytes.size()) == 0) {
+        buffer.reset(static_cast<char*>(p));
+        buffer_size = bytes.size();
       }
     }
-    return PwriteFull(data_fd_, bytes, i * cs, "volume write");
-  });
+    if (buffer_size >= bytes.size()) {
+      std::memcpy(buffer.get(), bytes.data(), bytes.size());
+      Status st = PwriteFull(direct_fd_, std::string_view(buffer.get(), bytes.size()), i * cs, "volume write");
+      if (st.ok() || st.code() != ErrorCode::kInvalidArgument) return st;
+      // EINVAL: this file system refuses direct I/O after all; buffered.
+    }
+  }
+  return PwriteFull(data_fd_, bytes, i * cs, "volume write");
 }
 
-Status Volume::Ensure(uint64_t i, FetchPriority priority) {
+Status Volume::Install(uint64_t i, const std::string& bytes) {
+  if (!Claim(i)) return Status::Ok();  // a client made it present meanwhile: its data wins
+  return FillClaimed(i, [&] { return WriteChunk(i, bytes); });
+}
+
+void Volume::Land(uint64_t i, std::string bytes) {
+  if (!Claim(i)) return;  // a client made it present meanwhile: its data wins
+  auto landed = std::make_shared<const std::string>(std::move(bytes));
+  {
+    std::lock_guard lock(mu_);
+    landing_[i] = landed;
+    ++helpers_;
+  }
+  std::thread([this, i, landed] {
+    Status st = options_.before_install ? options_.before_install(i) : Status::Ok();
+    if (st.ok()) st = WriteChunk(i, *landed);
+    if (st.ok()) st = CommitBit(i);  // shows the bit once durable
+    if (!st.ok()) fetch_errors_++;   // the chunk is missing again: the next touch fetches it
+    std::lock_guard lock(mu_);  // held to the end: the destructor waits for helpers_ under it
+    landing_.erase(i);  // before the claim ends: a whole-chunk write waiting on it must not be shadowed
+    busy_[i] = false;
+    --helpers_;
+    busy_cv_.notify_all();
+    helpers_cv_.notify_all();
+  }).detach();
+}
+
+void Volume::Settle() {
+  std::unique_lock lock(mu_);
+  busy_cv_.wait(lock, [&] { return landing_.empty(); });
+}
+
+Status Volume::Ensure(uint64_t i, FetchPriority priority, bool to_read) {
   const bool urgent = priority == FetchPriority::kTrigger;
   {
     std::lock_guard lock(mu_);
@@ -237,8 +240,7 @@ Status Volume::Ensure(uint64_t i, FetchPriority priority) {
       touched_[i] = true;
       first_touches_.push_back(static_cast<uint32_t>(i));
     }
-    if (bits_[i]) return Status::Ok();
-    if (urgent) urgent_wanted_[i] = true;
+    if (bits_[i] || (to_read && landing_.count(i))) return Status::Ok();
   }
   struct Timer {  // a client's wait for a missing chunk, whatever the outcome
     LatencyHistogram* h;
@@ -247,66 +249,61 @@ Status Volume::Ensure(uint64_t i, FetchPriority priority) {
       if (h) h->Observe(std::chrono::steady_clock::now() - start);
     }
   } timer{urgent ? options_.trigger_waits : nullptr};
-  // A background fetch of this chunk waiting at the gate now waits as a
-  // trigger: this caller is about to join it.
-  if (urgent && options_.gate) options_.gate->Nudge();
   auto priority_now = [&] {
     std::lock_guard lock(mu_);
     return urgent_wanted_[i] ? FetchPriority::kTrigger : priority;
   };
-  auto [st, led] = flights_.Do(i, [&]() -> Status {
-    if (Present(i)) return Status::Ok();
-    const std::string& hash = options_.manifest.chunks[i];
-    if (urgent) triggers_++;
-    if (options_.gate) options_.gate->Acquire(priority_now);
-    ChunkOrigin origin = ChunkOrigin::kSource;
-    auto got = options_.source->FetchWithOrigin(hash, priority_now() == FetchPriority::kTrigger, &origin);
-    if (options_.gate) options_.gate->Release();
+  // A fetch ends with the chunk present, or landed (a reader's): others
+  // wait for its install, which, if it fails, leaves it missing again.
+  constexpr int kTries = 3;
+  for (int tries = 1;; ++tries) {
     {
-      std::lock_guard lock(mu_);
-      urgent_wanted_[i] = false;  // this flight is over; a later trigger marks the next
+      std::unique_lock lock(mu_);
+      if (!to_read) busy_cv_.wait(lock, [&] { return !landing_.count(i); });
+      if (bits_[i] || (to_read && landing_.count(i))) return Status::Ok();
+      if (tries > kTries) return Status(ErrorCode::kIoError, "chunk " + std::to_string(i) + " could not be installed");
+      if (urgent) urgent_wanted_[i] = true;
     }
-    if (!got.ok()) {
-      fetch_errors_++;
-      return got.status();
-    }
-    if (got->size() != options_.manifest.ChunkLength(i)) {
-      fetch_errors_++;
-      return Status::Corruption("chunk " + std::to_string(i) + " has " + std::to_string(got->size()) + " bytes");
-    }
-    fetched_bytes_ += got->size();
-    (origin == ChunkOrigin::kCache ? cache_bytes_ : origin_bytes_) += got->size();
-    if (priority == FetchPriority::kBackground) background_++;
-    if (priority == FetchPriority::kPrefetch) hinted_++;
-    return Install(i, *got);
-  });
-  (void)led;
-  return st;
+    // A background fetch of this chunk waiting at the gate now waits as a
+    // trigger: this caller is about to join it.
+    if (urgent && options_.gate) options_.gate->Nudge();
+    auto [st, led] = flights_.Do(i, [&]() -> Status {
+      {
+        std::lock_guard lock(mu_);
+        if (bits_[i] || landing_.count(i)) return Status::Ok();  // a flight ended meanwhile
+      }
+      const std::string& hash = options_.manifest.chunks[i];
+      if (urgent) triggers_++;
+      if (options_.gate) options_.gate->Acquire(priority_now);
+      ChunkOrigin origin = ChunkOrigin::kSource;
+      auto got = options_.source->FetchWithOrigin(hash, priority_now() == FetchPriority::kTrigger, &origin);
+      if (options_.gate) options_.gate->Release();
+      {
+        std::lock_guard lock(mu_);
+        urgent_wanted_[i] = false;  // this flight is over; a later trigger marks the next
+      }
+      if (!got.ok()) {
+        fetch_errors_++;
+        return got.status();
+      }
+      if (got->size() != options_.manifest.ChunkLength(i)) {
+        fetch_errors_++;
+        return Status::Corruption("chunk " + std::to_string(i) + " has " + std::to_string(got->size()) + " bytes");
+      }
+      fetched_bytes_ += got->size();
+      (origin == ChunkOrigin::kCache ? cache_bytes_ : origin_bytes_) += got->size();
+      if (priority == FetchPriority::kBackground) background_++;
+      if (priority == FetchPriority::kPrefetch) hinted_++;
+      if (!to_read) return Install(i, *got);
+      Land(i, std::move(got).value());
+      return Status::Ok();
+    });
+    (void)led;
+    FERRY_RETURN_IF_ERROR(st);
+  }
 }
 
-void Volume::StartReadahead(uint64_t last) {
-  std::vector<uint64_t> picks;
-  {
-    std::lock_guard lock(mu_);
-    for (uint64_t c = last + 1; c <= last + static_cast<uint64_t>(options_.readahead) && c < bits_.size(); ++c) {
-      if (bits_[c] || hydrating_[c]) continue;
-      hydrating_[c] = true;  // hydrators pass it by
-      ++readaheads_;
-      picks.push_back(c);
-    }
-  }
-  for (uint64_t c : picks) {
-    std::thread([this, c] {
-      (void)Ensure(c, FetchPriority::kPrefetch);  // a failure: the client's own read will say
-      std::lock_guard lock(mu_);
-      hydrating_[c] = false;
-      --readaheads_;
-      readahead_cv_.notify_all();
-    }).detach();
-  }
-}
-
-Status Volume::EnsureAll(uint64_t first, uint64_t last, FetchPriority priority) {
+Status Volume::EnsureAll(uint64_t first, uint64_t last, FetchPriority priority, bool to_read) {
   // One missing chunk (the usual case) is fetched on this thread; more are
   // fetched together, a few at a time, so a read spanning N missing chunks
   // waits for about one fetch, not N in a row.
@@ -331,9 +328,10 @@ Status Volume::EnsureAll(uint64_t first, uint64_t last, FetchPriority priority) 
     size_t end = std::min<size_t>(missing.size(), at + kParallel);
     std::vector<std::future<Status>> others;
     for (size_t k = at + 1; k < end; ++k) {
-      others.push_back(std::async(std::launch::async, [this, c = missing[k], priority] { return Ensure(c, priority); }));
+      others.push_back(std::async(std::launch::async,
+                                  [this, c = missing[k], priority, to_read] { return Ensure(c, priority, to_read); }));
     }
-    Status st = Ensure(missing[at], priority);
+    Status st = Ensure(missing[at], priority, to_read);
     for (auto& f : others) {
       Status other = f.get();
       if (st.ok()) st = other;
@@ -346,9 +344,55 @@ Status Volume::EnsureAll(uint64_t first, uint64_t last, FetchPriority priority) 
 Status Volume::Read(uint64_t offset, uint64_t len, char* out) {
   NoteClientIo();
   if (len == 0) return Status::Ok();
-  uint64_t cs = options_.manifest.chunk_size;
-  FERRY_RETURN_IF_ERROR(EnsureAll(offset / cs, (offset + len - 1) / cs, FetchPriority::kTrigger));
-  return PreadOrZeros(data_fd_, out, len, offset, "volume read");
+  const uint64_t cs = options_.manifest.chunk_size;
+  for (int tries = 1;; ++tries) {
+    FERRY_RETURN_IF_ERROR(EnsureAll(offset / cs, (offset + len - 1) / cs, FetchPriority::kTrigger, true));
+    Status st;
+    if (CopyOut(offset, len, out, &st)) return st;
+    if (tries == 3) return Status(ErrorCode::kIoError, "volume read: chunks could not be installed");
+  }
+}
+
+bool Volume::CopyOut(uint64_t offset, uint64_t len, char* out, Status* st) {
+  const uint64_t cs = options_.manifest.chunk_size, first = offset / cs, last = (offset + len - 1) / cs;
+  std::vector<std::pair<uint64_t, std::shared_ptr<const std::string>>> landed;
+  {
+    std::lock_guard lock(mu_);
+    for (uint64_t c = first; c <= last; ++c) {
+      auto it = landing_.empty() ? landing_.end() : landing_.find(c);
+      if (it != landing_.end()) {
+        landed.emplace_back(c, it->second);
+      } else if (!bits_[c]) {
+        return false;  // its install failed after Ensure
+      }
+    }
+  }
+  *st = Status::Ok();
+  if (landed.empty()) {
+    *st = PreadOrZeros(data_fd_, out, len, offset, "volume read");
+    return true;
+  }
+  // Runs of present chunks from the file, landed ones from their bytes (a
+  // snapshot's short last chunk reads zeros past its bytes).
+  const uint64_t end = offset + len;
+  uint64_t at = offset;
+  size_t k = 0;
+  while (at < end && st->ok()) {
+    const uint64_t c = at / cs;
+    if (k < landed.size() && landed[k].first == c) {
+      const std::string& bytes = *landed[k++].second;
+      const uint64_t stop = std::min(end, (c + 1) * cs), from = at - c * cs;
+      const uint64_t have = from < bytes.size() ? std::min<uint64_t>(bytes.size() - from, stop - at) : 0;
+      std::memcpy(out + (at - offset), bytes.data() + from, have);
+      std::memset(out + (at - offset) + have, 0, stop - at - have);
+      at = stop;
+    } else {
+      const uint64_t stop = k < landed.size() ? landed[k].first * cs : end;
+      *st = PreadOrZeros(data_fd_, out + (at - offset), stop - at, at, "volume read");
+      at = stop;
+    }
+  }
+  return true;
 }
 
 Status Volume::EnsureEdges(uint64_t offset, uint64_t end) {
@@ -432,7 +476,7 @@ bool Volume::Ready(uint64_t offset, uint64_t len) const {
   uint64_t cs = options_.manifest.chunk_size;
   std::lock_guard lock(mu_);
   for (uint64_t c = offset / cs; c <= (offset + len - 1) / cs; ++c) {
-    if (!bits_[c]) return false;
+    if (!bits_[c] && !landing_.count(c)) return false;
   }
   return true;
 }
@@ -513,47 +557,6 @@ Result<std::shared_ptr<ChunkCapture>> Volume::BeginCapture() {
 void Volume::EndCapture(const ChunkCapture* capture) {
   std::lock_guard lock(mu_);
   if (capture_.get() == capture) capture_.reset();
-}
-
-Result<bool> Volume::HydrateNext() { return FetchNext(false, FetchPriority::kBackground); }
-
-Result<bool> Volume::PrefetchNext() { return FetchNext(true, FetchPriority::kPrefetch); }
-
-Result<bool> Volume::FetchNext(bool prefetch_only, FetchPriority priority) {
-  uint64_t pick = UINT64_MAX;
-  {
-    std::lock_guard lock(mu_);
-    const auto& prefetch = options_.manifest.prefetch;
-    if (prefetch_only) {
-      if (prefetching_ >= std::max(1, options_.prefetch_parallel)) return false;
-      pick = NextPrefetchLocked();
-      if (pick != UINT64_MAX) ++prefetching_;
-    } else {
-      const size_t total = prefetch.size() + bits_.size();
-      // The prefetch order first, then the rest in order; each caller takes
-      // the next chunk nobody is fetching, so several hydrators work on
-      // different chunks. A chunk that failed is met again on the next lap.
-      for (size_t scanned = 0; scanned < total; ++scanned) {
-        if (next_ >= total) next_ = 0;
-        uint64_t i = next_ < prefetch.size() ? prefetch[next_] : next_ - prefetch.size();
-        ++next_;
-        if (i < bits_.size() && !bits_[i] && !hydrating_[i]) {
-          pick = i;
-          break;
-        }
-      }
-    }
-    if (pick != UINT64_MAX) hydrating_[pick] = true;
-  }
-  if (pick == UINT64_MAX) return false;  // all present, or the rest being fetched by others
-  Status st = Ensure(pick, priority);
-  {
-    std::lock_guard lock(mu_);
-    hydrating_[pick] = false;
-    if (prefetch_only) --prefetching_;
-  }
-  FERRY_RETURN_IF_ERROR(st);
-  return true;
 }
 
 }  // namespace ferry::volume

@@ -22,6 +22,12 @@
 //   fdatasync. After a restart nothing hydrated is fetched again and
 //   nothing unfetched is exposed. A fill that arrives after a client made
 //   the chunk present is dropped: it never overwrites a client's write.
+// - A read does not wait for that: the chunk a read's trigger fetched
+//   "lands" (its verified bytes held in memory, the chunk claimed) and the
+//   read is answered from those bytes while a thread of its own writes the
+//   chunk and commits its bit (a device flush must not add to a guest's
+//   wait). Writers, hydrators and captures wait for the landing to end;
+//   if its install fails the chunk is missing again and fetched anew.
 // - Written since creation (WRITE, TRIM, WRITE_ZEROES): the opposite
 //   order, a chunk's written bit is durable before the write reaches the
 //   data file, so no change the kernel may write back at any time can
@@ -49,6 +55,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -88,6 +95,10 @@ struct VolumeOptions {
   // enough that they arrive about in the order a booting client reads them
   // (all at once, every chunk would arrive at the end together).
   int prefetch_parallel = 10;
+  // Run on the thread installing a landed chunk (above), before its data
+  // is written; an error fails the install. Tests hold or fail installs
+  // here. Null: none.
+  std::function<Status(uint64_t chunk)> before_install;
 };
 
 struct VolumeStats {
@@ -141,6 +152,9 @@ class Volume : public nbd::BlockDevice {
   // takes one of those.
   bool PrefetchPending() const;
   VolumeStats stats() const;
+  // Waits until no landed chunk is being installed (every chunk a read
+  // fetched so far is present, or missing again if its install failed).
+  void Settle();
   // When clients last did I/O (steady clock; epoch if never).
   std::chrono::steady_clock::time_point last_client_io() const {
     return std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(last_client_io_.load()));
@@ -168,10 +182,14 @@ class Volume : public nbd::BlockDevice {
   uint64_t ChunkCount() const { return bits_.size(); }
   bool Present(uint64_t i) const;
   // Makes chunk i present, fetching it at `priority` unless it is. A
-  // trigger counts as the client's touch.
-  Status Ensure(uint64_t i, FetchPriority priority);
-  // Ensure(c, priority) for chunks first..last, fetching missing ones together.
-  Status EnsureAll(uint64_t first, uint64_t last, FetchPriority priority);
+  // trigger counts as the client's touch. For a reader (`to_read`) a
+  // landed chunk will do, and the reader's own fetch lands its chunk
+  // (Land) rather than installing it; anyone else returns once it is
+  // present.
+  Status Ensure(uint64_t i, FetchPriority priority, bool to_read = false);
+  // Ensure(c, priority, to_read) for chunks first..last, fetching missing
+  // ones together.
+  Status EnsureAll(uint64_t first, uint64_t last, FetchPriority priority, bool to_read = false);
   // Takes the next missing chunk nobody fetches (from the prefetch order
   // alone, or that order then every chunk), fetches it at `priority`.
   Result<bool> FetchNext(bool prefetch_only, FetchPriority priority);
@@ -184,7 +202,18 @@ class Volume : public nbd::BlockDevice {
   // Starts fetching the missing chunks after `last` (options_.readahead of
   // them) that nobody is fetching, each on a thread of its own.
   void StartReadahead(uint64_t last);
+  // Chunk i's fetched bytes into the data file, then its bit (claimed
+  // meanwhile); nothing when a client made it present first.
   Status Install(uint64_t i, const std::string& bytes);
+  // Install on a thread of its own, the bytes readable in landing_ until it
+  // ends. Returns at once.
+  void Land(uint64_t i, std::string bytes);
+  // Writes a fetched chunk's bytes at its place (direct I/O when it can).
+  Status WriteChunk(uint64_t i, const std::string& bytes);
+  // Copies [offset, offset+len) into out from landed chunks' bytes and the
+  // data file; false when a chunk of it is neither landed nor present (its
+  // install failed since Ensure). With every chunk ensured for a read.
+  bool CopyOut(uint64_t offset, uint64_t len, char* out, Status* st);
   // Chunk i for one writer of a whole missing chunk (a fill, a whole-chunk
   // write or zeroing): false when it is present already. Waits for
   // another claim to end.
@@ -224,8 +253,10 @@ class Volume : public nbd::BlockDevice {
   size_t next_ = 0;                        // background cursor; guarded by mu_
   std::vector<bool> hydrating_;            // guarded by mu_: taken by a hydrator (or a readahead)
   int prefetching_ = 0;                    // guarded by mu_: PrefetchNext() fetches in flight
-  int readaheads_ = 0;                     // guarded by mu_: readahead threads running
-  std::condition_variable readahead_cv_;   // readaheads_ fell
+  // guarded by mu_: chunks landed (Land), their bytes until installed
+  std::map<uint64_t, std::shared_ptr<const std::string>> landing_;
+  int helpers_ = 0;                        // guarded by mu_: readahead and install threads running
+  std::condition_variable helpers_cv_;     // helpers_ fell
   // guarded by mu_: a trigger waits on this chunk's fetch, so the fetch
   // counts as urgent at the gate even if a background caller started it
   std::vector<bool> urgent_wanted_;

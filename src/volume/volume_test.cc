@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
@@ -97,6 +98,7 @@ class VolumeTest : public ::testing::Test {
     o.gate = gate;
     o.prefetch_parallel = prefetch_parallel_;
     o.trigger_waits = &trigger_waits_;
+    o.before_install = before_install_;
     auto v = Volume::Open(o);
     EXPECT_TRUE(v.ok()) << v.status().ToString();
     return v.ok() ? std::move(v).value() : nullptr;
@@ -113,7 +115,115 @@ class VolumeTest : public ::testing::Test {
   FakeSource source_;
   int prefetch_parallel_ = 6;
   LatencyHistogram trigger_waits_;
+  std::function<Status(uint64_t)> before_install_;
 };
+
+// Holds the installs of landed chunks until Release(); counts them.
+class InstallLatch {
+ public:
+  std::function<Status(uint64_t)> Hook() {
+    return [this](uint64_t) {
+      std::unique_lock lock(mu_);
+      ++started_;
+      cv_.wait(lock, [&] { return !hold_; });
+      return Status::Ok();
+    };
+  }
+  void Release() {
+    std::lock_guard lock(mu_);
+    hold_ = false;
+    cv_.notify_all();
+  }
+  int started() {
+    std::lock_guard lock(mu_);
+    return started_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool hold_ = true;
+  int started_ = 0;
+};
+
+TEST_F(VolumeTest, AReadIsAnsweredFromItsFetchWhileTheChunkIsInstalled) {
+  InstallLatch latch;
+  before_install_ = latch.Hook();
+  {
+    auto v = Open();
+    std::string buf(300, 'x');
+    ASSERT_TRUE(v->Read(kChunk - 100, 300, buf.data()).ok());  // chunks 0 and 1, both held
+    EXPECT_EQ(buf, image_.substr(kChunk - 100, 300));
+    EXPECT_EQ(v->stats().present, 1u);  // only the zero chunk: neither bit is durable yet
+    EXPECT_TRUE(v->Ready(0, 2 * kChunk));
+    std::string tail(kChunk + 1000, 'x');
+    ASSERT_TRUE(v->Read(6 * kChunk, tail.size(), tail.data()).ok());  // chunks 6 and 7 (short)
+    EXPECT_EQ(tail, image_.substr(6 * kChunk));
+    std::string span(kChunk * 3, 'x');
+    ASSERT_TRUE(v->Read(0, span.size(), span.data()).ok());  // held, held, then from the file (chunk 2: fetched)
+    EXPECT_EQ(span, image_.substr(0, span.size()));
+    EXPECT_EQ(source_.fetches, 5);  // 0, 1, 6, 7 and 2: a held chunk is never fetched again
+    latch.Release();
+    v->Settle();
+    EXPECT_EQ(v->stats().present, 6u);
+    EXPECT_EQ(latch.started(), 5);
+  }
+  auto v = Open();  // the bits were made durable
+  EXPECT_EQ(v->stats().present, 6u);
+  // A larger volume: the snapshot's short last chunk held, zeros past its bytes.
+  InstallLatch held;
+  before_install_ = held.Hook();
+  auto big = Open("big", 9 * kChunk);
+  std::string end(2 * kChunk, 'x');
+  ASSERT_TRUE(big->Read(7 * kChunk, end.size(), end.data()).ok());
+  EXPECT_EQ(end, image_.substr(7 * kChunk) + std::string(2 * kChunk - 1000, '\0'));
+  held.Release();
+}
+
+TEST_F(VolumeTest, WritesIntoALandedChunkWaitForItsInstall) {
+  InstallLatch latch;
+  before_install_ = latch.Hook();
+  auto v = Open();
+  std::string buf(10, 'x');
+  ASSERT_TRUE(v->Read(kChunk + 1, 10, buf.data()).ok());  // chunk 1 landed, install held
+  ASSERT_TRUE(v->Read(4 * kChunk + 1, 10, buf.data()).ok());  // chunk 4 too
+  std::atomic<int> done{0};
+  std::string whole(kChunk, 'w');
+  std::thread partial([&] { EXPECT_TRUE(v->Write(kChunk + 5, "abc", false).ok()); ++done; });
+  std::thread full([&] { EXPECT_TRUE(v->Write(4 * kChunk, whole, false).ok()); ++done; });
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(done, 0);  // neither may land its bytes under the install's
+  latch.Release();
+  partial.join();
+  full.join();
+  std::string expect = image_.substr(kChunk, kChunk);
+  expect.replace(5, 3, "abc");
+  std::string got(kChunk, 'x');
+  ASSERT_TRUE(v->Read(kChunk, kChunk, got.data()).ok());
+  EXPECT_EQ(got, expect);
+  ASSERT_TRUE(v->Read(4 * kChunk, kChunk, got.data()).ok());
+  EXPECT_EQ(got, whole);
+  EXPECT_EQ(source_.fetches, 2);
+}
+
+TEST_F(VolumeTest, AFailedInstallLeavesTheChunkMissingAndItIsFetchedAgain) {
+  std::atomic<int> installs{0};
+  before_install_ = [&](uint64_t) {
+    return ++installs == 1 ? Status(ErrorCode::kIoError, "disk full") : Status::Ok();
+  };
+  auto v = Open();
+  std::string buf(10, 'x');
+  ASSERT_TRUE(v->Read(2 * kChunk, 10, buf.data()).ok());
+  EXPECT_EQ(buf, image_.substr(2 * kChunk, 10));  // the read had its bytes
+  v->Settle();
+  EXPECT_EQ(v->stats().present, 1u);
+  EXPECT_EQ(v->stats().fetch_errors, 1u);
+  ASSERT_TRUE(v->Write(2 * kChunk + 3, "xyz", true).ok());  // a writer fetches it anew, installed at once
+  EXPECT_EQ(source_.fetches, 2);
+  ASSERT_TRUE(v->Read(2 * kChunk, 10, buf.data()).ok());
+  EXPECT_EQ(buf, image_.substr(2 * kChunk, 3) + "xyz" + image_.substr(2 * kChunk + 6, 4));
+  EXPECT_EQ(v->stats().present, 2u);
+}
 
 TEST_F(VolumeTest, ReadsFetchWhatTheyTouchOnceAndZeroChunksNever) {
   auto v = Open();
@@ -129,6 +239,7 @@ TEST_F(VolumeTest, ReadsFetchWhatTheyTouchOnceAndZeroChunksNever) {
   EXPECT_EQ(ReadAll(*v), image_);
   EXPECT_EQ(source_.fetches, 7);  // 8 chunks, one of them zeros
   EXPECT_EQ(v->stats().triggers, 7u);
+  v->Settle();  // the reads' chunks installed
   EXPECT_TRUE(v->complete());
 }
 
