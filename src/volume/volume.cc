@@ -11,7 +11,10 @@
 #include <filesystem>
 #include <functional>
 #include <future>
+#include <system_error>
 #include <thread>
+
+#include <spdlog/spdlog.h>
 
 #include "base/file_io.h"
 
@@ -91,6 +94,9 @@ Status Volume::OpenBitmaps(bool fresh) {
                               for (uint64_t j : group) {
                                 if (!bits_[j]) ++present_;
                                 bits_[j] = true;
+                                // Present in the file from now on, where a
+                                // writer may change it at once.
+                                landing_.erase(j);
                               }
                             }};
   FERRY_ASSIGN_OR_RETURN(present_file_, BitmapFile::Open(options_.dir + "/bitmap", kPresentMagic, chunks, zero,
@@ -174,6 +180,10 @@ Status Volume::FillClaimed(uint64_t i, const std::function<Status()>& write_data
 }
 
 Status Volume::WriteChunk(uint64_t i, const std::string& bytes) {
+  // A snapshot's short last chunk in a larger volume: zeros to the chunk's
+  // end, over whatever a whole-chunk write cut short by a crash left there.
+  const uint64_t chunk_end = std::min(size_, (i + 1) * chunk_size()), bytes_end = i * chunk_size() + bytes.size();
+  if (bytes_end < chunk_end) FERRY_RETURN_IF_ERROR(ZeroRange(data_fd_, bytes_end, chunk_end - bytes_end, "volume write"));
   // A fill bypasses the page cache when it can (aligned, whole blocks):
   // the bytes go to the disk without a copy, and the sync after it has
   // no dirty pages to write back. The kernel drops any cached pages of
@@ -213,18 +223,34 @@ void Volume::Land(uint64_t i, std::string bytes) {
     landing_[i] = landed;
     ++helpers_;
   }
-  std::thread([this, i, landed] {
+  auto install = [this, i, landed] {
     Status st = options_.before_install ? options_.before_install(i) : Status::Ok();
     if (st.ok()) st = WriteChunk(i, *landed);
-    if (st.ok()) st = CommitBit(i);  // shows the bit once durable
-    if (!st.ok()) fetch_errors_++;   // the chunk is missing again: the next touch fetches it
+    if (st.ok()) st = CommitBit(i);  // shows the bit once durable (and ends the landing)
+    if (!st.ok()) {
+      fetch_errors_++;  // the chunk is missing again: the next touch fetches it
+      spdlog::warn("volume {}: chunk {} was read but could not be installed: {}", options_.dir, i, st.ToString());
+    }
     std::lock_guard lock(mu_);  // held to the end: the destructor waits for helpers_ under it
     landing_.erase(i);  // before the claim ends: a whole-chunk write waiting on it must not be shadowed
     busy_[i] = false;
     --helpers_;
     busy_cv_.notify_all();
     helpers_cv_.notify_all();
-  }).detach();
+  };
+  try {
+    std::thread(install).detach();
+  } catch (const std::system_error&) {
+    install();  // no thread to be had: the reader waits for the install
+  }
+}
+
+bool Volume::LandingFull() const {
+  // A disk slower than the origin must not pile up chunks in memory and
+  // threads: past this many, reads wait for their installs again.
+  constexpr size_t kMaxLanding = 64;
+  std::lock_guard lock(mu_);
+  return landing_.size() >= kMaxLanding;
 }
 
 void Volume::Settle() {
@@ -294,7 +320,7 @@ Status Volume::Ensure(uint64_t i, FetchPriority priority, bool to_read) {
       (origin == ChunkOrigin::kCache ? cache_bytes_ : origin_bytes_) += got->size();
       if (priority == FetchPriority::kBackground) background_++;
       if (priority == FetchPriority::kPrefetch) hinted_++;
-      if (!to_read) return Install(i, *got);
+      if (!to_read || LandingFull()) return Install(i, *got);
       Land(i, std::move(got).value());
       return Status::Ok();
     });
@@ -359,12 +385,10 @@ bool Volume::CopyOut(uint64_t offset, uint64_t len, char* out, Status* st) {
   {
     std::lock_guard lock(mu_);
     for (uint64_t c = first; c <= last; ++c) {
-      auto it = landing_.empty() ? landing_.end() : landing_.find(c);
-      if (it != landing_.end()) {
-        landed.emplace_back(c, it->second);
-      } else if (!bits_[c]) {
-        return false;  // its install failed after Ensure
-      }
+      if (bits_[c]) continue;  // in the file (and a writer may have changed it since)
+      auto it = landing_.find(c);
+      if (it == landing_.end()) return false;  // its install failed after Ensure
+      landed.emplace_back(c, it->second);
     }
   }
   *st = Status::Ok();
@@ -476,7 +500,7 @@ bool Volume::Ready(uint64_t offset, uint64_t len) const {
   uint64_t cs = options_.manifest.chunk_size;
   std::lock_guard lock(mu_);
   for (uint64_t c = offset / cs; c <= (offset + len - 1) / cs; ++c) {
-    if (!bits_[c] && !landing_.count(c)) return false;
+    if (!bits_[c]) return false;  // (a landed one too: a write to it waits for its install)
   }
   return true;
 }

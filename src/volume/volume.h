@@ -202,12 +202,16 @@ class Volume : public nbd::BlockDevice {
   // Starts fetching the missing chunks after `last` (options_.readahead of
   // them) that nobody is fetching, each on a thread of its own.
   void StartReadahead(uint64_t last);
+  // The same for chunks first..last.
+  void StartPrefetch(uint64_t first, uint64_t last);
   // Chunk i's fetched bytes into the data file, then its bit (claimed
   // meanwhile); nothing when a client made it present first.
   Status Install(uint64_t i, const std::string& bytes);
   // Install on a thread of its own, the bytes readable in landing_ until it
   // ends. Returns at once.
   void Land(uint64_t i, std::string bytes);
+  // Too many chunks landed and not installed yet: install before answering.
+  bool LandingFull() const;
   // Writes a fetched chunk's bytes at its place (direct I/O when it can).
   Status WriteChunk(uint64_t i, const std::string& bytes);
   // Copies [offset, offset+len) into out from landed chunks' bytes and the

@@ -29,17 +29,19 @@ uint64_t Volume::NextPrefetchLocked() const {
   const auto& prefetch = options_.manifest.prefetch;
   for (size_t k = PrefetchPresentLocked(); k < prefetch.size(); ++k) {
     uint64_t i = prefetch[k];
-    if (i < bits_.size() && !bits_[i] && !hydrating_[i]) return i;
+    if (i < bits_.size() && !bits_[i] && !hydrating_[i] && !landing_.count(i)) return i;
   }
   return UINT64_MAX;
 }
 
-void Volume::StartReadahead(uint64_t last) {
+void Volume::StartReadahead(uint64_t last) { StartPrefetch(last + 1, last + static_cast<uint64_t>(options_.readahead)); }
+
+void Volume::StartPrefetch(uint64_t first, uint64_t last) {
   std::vector<uint64_t> picks;
   {
     std::lock_guard lock(mu_);
-    for (uint64_t c = last + 1; c <= last + static_cast<uint64_t>(options_.readahead) && c < bits_.size(); ++c) {
-      if (bits_[c] || hydrating_[c]) continue;
+    for (uint64_t c = first; c <= last && c < bits_.size(); ++c) {
+      if (bits_[c] || hydrating_[c] || landing_.count(c)) continue;
       hydrating_[c] = true;  // hydrators pass it by
       ++helpers_;
       picks.push_back(c);
@@ -78,7 +80,7 @@ Result<bool> Volume::FetchNext(bool prefetch_only, FetchPriority priority) {
         if (next_ >= total) next_ = 0;
         uint64_t i = next_ < prefetch.size() ? prefetch[next_] : next_ - prefetch.size();
         ++next_;
-        if (i < bits_.size() && !bits_[i] && !hydrating_[i]) {
+        if (i < bits_.size() && !bits_[i] && !hydrating_[i] && !landing_.count(i)) {
           pick = i;
           break;
         }
