@@ -33,6 +33,7 @@ struct VolumeArgs {
   int prefetch_threads = 16;
   int nbd_queue_depth = 64;
   int readahead = 2;
+  int read_around = 0;
   int fetch_slots = 32;
   int cache_level = 1;
   // client commands
@@ -98,6 +99,7 @@ int RunServe(const VolumeArgs& a) {
   o.nbd_tls = {*tls, a.tls_cert, a.tls_key, a.tls_ca};
   o.nbd_queue_depth = a.nbd_queue_depth;
   o.readahead_chunks = a.readahead;
+  o.read_around_chunks = a.read_around;
   o.fetch_slots = a.fetch_slots;
   o.open = a.global.ToOpenOptions("");
   Status st = volume::ServeVolumes(o);
@@ -176,6 +178,11 @@ void AddServeCommand(CLI::App* vol, const std::shared_ptr<VolumeArgs>& a, int* e
   serve->add_option("--readahead", a->readahead,
                     "A client's read of a missing chunk also fetches this many chunks after it (0: none)")
       ->check(CLI::Range(0, 64))
+      ->capture_default_str();
+  serve->add_option("--read-around", a->read_around,
+                    "Once a client's read of missing chunks has them, also fetch the missing chunks this many on "
+                    "either side of each (0: none)")
+      ->check(CLI::Range(0, 16))
       ->capture_default_str();
   serve->add_option("--nbd-queue-depth", a->nbd_queue_depth,
                     "NBD requests run at once per connection (past it the connection waits; 1: one at a time)")

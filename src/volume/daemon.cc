@@ -296,6 +296,7 @@ class Daemon {
     vo.gate = &gate_;
     vo.trigger_waits = &trigger_waits_;
     vo.readahead = o_.readahead_chunks;
+    vo.read_around = o_.read_around_chunks;
     FERRY_ASSIGN_OR_RETURN(auto v, Volume::Open(std::move(vo)));
     std::shared_ptr<Volume> shared = std::move(v);
     {

@@ -51,6 +51,7 @@ struct DaemonOptions {
   // PrefetchLoop); 0: the order is left to the hydrators (first in line).
   int prefetch_threads = 16;
   int readahead_chunks = 2;            // a trigger also fetches this many chunks after it (volume.h)
+  int read_around_chunks = 0;          // and, once in, this many on either side (volume.h)
   // Concurrent fetches from the object store. 32: at 20 ms per request and
   // 200 MB/s, 16 kept hydration at 74-86% of the cap on a machine whose
   // two cores were busy (load 7-9); 32 kept it at 91-92%.

@@ -364,6 +364,10 @@ Status Volume::EnsureAll(uint64_t first, uint64_t last, FetchPriority priority, 
     }
     FERRY_RETURN_IF_ERROR(st);
   }
+  if (options_.read_around > 0 && to_read && priority == FetchPriority::kTrigger) {
+    const uint64_t r = static_cast<uint64_t>(options_.read_around);
+    for (uint64_t m : missing) StartPrefetch(m >= r ? m - r : 0, m + r);
+  }
   return Status::Ok();
 }
 

@@ -90,6 +90,15 @@ struct VolumeOptions {
   // one in flight, not its turn to wait another round trip; a random read
   // costs nothing more. 0: none (the daemon's default is 2).
   int readahead = 0;
+  // Once a trigger's chunks are in, also starts fetching the missing chunks
+  // within this many on either side of each (prefetch priority, threads of
+  // their own; after the trigger, so they never share the origin's
+  // bandwidth with it): a booting guest's reads cluster (a file's blocks
+  // near its inode, a directory near its parent), so the next one is often
+  // in by the time it is asked for. Costs bytes only a volume that is
+  // never hydrated whole would not fetch anyway. 0: none (the daemon's
+  // default: see --read-around).
+  int read_around = 0;
   // PrefetchNext() keeps at most this many of the prefetch order's chunks
   // in flight: enough to fill the origin's bandwidth over its latency, few
   // enough that they arrive about in the order a booting client reads them

@@ -47,35 +47,61 @@ TEST_F(VolumeTest, ReadsFetchWhatTheyTouchOnceAndZeroChunksNever) {
 }
 
 TEST_F(VolumeTest, ATriggerReadsAheadTheNextMissingChunks) {
-  VolumeOptions o;
-  o.dir = dir_ + "/ra";
-  o.manifest = manifest_;
-  o.source = &source_;
-  o.readahead = 2;
-  auto v = Volume::Open(o);
-  ASSERT_TRUE(v.ok());
+  readahead_ = 2;
+  auto v = Open("ra");
+  ASSERT_NE(v, nullptr);
   std::string buf(100, 'x');
   // A first read of chunk 0 is not sequential: nothing read ahead.
-  ASSERT_TRUE((*v)->Read(10, 100, buf.data()).ok());
+  ASSERT_TRUE(v->Read(10, 100, buf.data()).ok());
   std::this_thread::sleep_for(20ms);
   EXPECT_EQ(source_.fetches, 1);
   // Chunk 1 after chunk 0 is: chunks 2 and 3 are read ahead (3 is zeros:
   // present already, so only 2 is fetched) as hints, not triggers.
-  ASSERT_TRUE((*v)->Read(kChunk + 10, 100, buf.data()).ok());
-  for (int i = 0; i < 2000 && !(*v)->Ready(2 * kChunk, kChunk); ++i) std::this_thread::sleep_for(1ms);
-  VolumeStats s = (*v)->stats();
+  ASSERT_TRUE(v->Read(kChunk + 10, 100, buf.data()).ok());
+  for (int i = 0; i < 2000 && !v->Ready(2 * kChunk, kChunk); ++i) std::this_thread::sleep_for(1ms);
+  VolumeStats s = v->stats();
   EXPECT_EQ(s.triggers, 2u);
   EXPECT_EQ(s.hinted, 1u);
-  EXPECT_TRUE((*v)->Ready(2 * kChunk, kChunk));
-  EXPECT_FALSE((*v)->Ready(4 * kChunk, kChunk));
+  EXPECT_TRUE(v->Ready(2 * kChunk, kChunk));
+  EXPECT_FALSE(v->Ready(4 * kChunk, kChunk));
   // Reading chunk 2 now fetches nothing; a read of present chunks reads
   // nothing ahead.
   const int fetched = source_.fetches;
-  ASSERT_TRUE((*v)->Read(2 * kChunk, 100, buf.data()).ok());
+  ASSERT_TRUE(v->Read(2 * kChunk, 100, buf.data()).ok());
   EXPECT_EQ(buf, image_.substr(2 * kChunk, 100));
   std::this_thread::sleep_for(20ms);
   EXPECT_EQ(source_.fetches, fetched);
-  v->reset();  // waits for readahead threads (none left here)
+  v.reset();  // waits for readahead threads (none left here)
+}
+
+TEST_F(VolumeTest, ATriggerFetchesTheChunksAroundItOnceItIsIn) {
+  read_around_ = 1;
+  auto v = Open("around");
+  ASSERT_NE(v, nullptr);
+  source_.hold = true;
+  std::string buf(100, 'x');
+  std::thread reader([&] { EXPECT_TRUE(v->Read(5 * kChunk + 10, 100, buf.data()).ok()); });
+  while (source_.fetches < 1) std::this_thread::sleep_for(1ms);
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(source_.fetches, 1);  // nothing around it shares the origin with the trigger
+  source_.Release();
+  reader.join();
+  EXPECT_EQ(buf, image_.substr(5 * kChunk + 10, 100));
+  for (int i = 0; i < 2000 && !(v->Ready(4 * kChunk, kChunk) && v->Ready(6 * kChunk, kChunk)); ++i) {
+    std::this_thread::sleep_for(1ms);
+  }
+  v->Settle();  // chunk 5's own install
+  EXPECT_TRUE(v->Ready(4 * kChunk, 3 * kChunk));
+  EXPECT_FALSE(v->Ready(2 * kChunk, kChunk));
+  VolumeStats s = v->stats();
+  EXPECT_EQ(s.triggers, 1u);
+  EXPECT_EQ(s.hinted, 2u);
+  // Around chunk 2: chunk 1 is fetched, chunk 3 is zeros (present).
+  ASSERT_TRUE(v->Read(2 * kChunk, 100, buf.data()).ok());
+  for (int i = 0; i < 2000 && !v->Ready(kChunk, kChunk); ++i) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(source_.fetches, 5);
+  EXPECT_FALSE(v->Ready(0, kChunk));
+  v.reset();  // waits for the threads
 }
 
 TEST_F(VolumeTest, ALargerVolumeReadsZerosPastItsSnapshot) {

@@ -93,6 +93,8 @@ class VolumeTest : public ::testing::Test {
     o.source = src ? src : &source_;
     o.gate = gate;
     o.prefetch_parallel = prefetch_parallel_;
+    o.readahead = readahead_;
+    o.read_around = read_around_;
     o.trigger_waits = &trigger_waits_;
     o.before_install = before_install_;
     auto v = Volume::Open(o);
@@ -110,6 +112,8 @@ class VolumeTest : public ::testing::Test {
   snapshot::Manifest manifest_;
   FakeSource source_;
   int prefetch_parallel_ = 6;
+  int readahead_ = 0;
+  int read_around_ = 0;
   LatencyHistogram trigger_waits_;
   std::function<Status(uint64_t)> before_install_;
 };
