@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <functional>
 #include <future>
-#include <system_error>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -228,8 +227,13 @@ void Volume::Land(uint64_t i, std::string bytes) {
     if (st.ok()) st = WriteChunk(i, *landed);
     if (st.ok()) st = CommitBit(i);  // shows the bit once durable (and ends the landing)
     if (!st.ok()) {
-      fetch_errors_++;  // the chunk is missing again: the next touch fetches it
-      spdlog::warn("volume {}: chunk {} was read but could not be installed: {}", options_.dir, i, st.ToString());
+      // The chunk is missing again: the next touch fetches it. Logged the
+      // first time and every 100th (a full disk fails every install).
+      if (install_failures_++ % 100 == 0) {
+        spdlog::warn("volume {}: chunk {} was read but could not be installed ({} such failures): {}", options_.dir,
+                     i, install_failures_.load(), st.ToString());
+      }
+      fetch_errors_++;
     }
     std::lock_guard lock(mu_);  // held to the end: the destructor waits for helpers_ under it
     landing_.erase(i);  // before the claim ends: a whole-chunk write waiting on it must not be shadowed
@@ -240,7 +244,7 @@ void Volume::Land(uint64_t i, std::string bytes) {
   };
   try {
     std::thread(install).detach();
-  } catch (const std::system_error&) {
+  } catch (...) {
     install();  // no thread to be had: the reader waits for the install
   }
 }

@@ -274,6 +274,7 @@ class Volume : public nbd::BlockDevice {
   // counts as urgent at the gate even if a background caller started it
   std::vector<bool> urgent_wanted_;
   SingleFlight<uint64_t, Status> flights_;
+  std::atomic<uint64_t> install_failures_{0};  // landed chunks whose install failed
   std::atomic<uint64_t> triggers_{0}, background_{0}, hinted_{0}, fetched_bytes_{0}, fetch_errors_{0}, written_bytes_{0},
       origin_bytes_{0}, cache_bytes_{0};
   std::atomic<std::chrono::steady_clock::duration::rep> last_client_io_{0};

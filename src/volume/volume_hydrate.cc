@@ -37,24 +37,35 @@ uint64_t Volume::NextPrefetchLocked() const {
 void Volume::StartReadahead(uint64_t last) { StartPrefetch(last + 1, last + static_cast<uint64_t>(options_.readahead)); }
 
 void Volume::StartPrefetch(uint64_t first, uint64_t last) {
+  // Hints wait at the gate behind triggers: under a storm of triggers they
+  // must not pile up threads without bound.
+  constexpr int kMaxHelpers = 64;
   std::vector<uint64_t> picks;
   {
     std::lock_guard lock(mu_);
-    for (uint64_t c = first; c <= last && c < bits_.size(); ++c) {
-      if (bits_[c] || hydrating_[c] || landing_.count(c)) continue;
+    for (uint64_t c = first; c <= last && c < bits_.size() && helpers_ < kMaxHelpers; ++c) {
+      // (busy: a client writes it whole, or a fill installs it)
+      if (bits_[c] || hydrating_[c] || busy_[c] || landing_.count(c)) continue;
       hydrating_[c] = true;  // hydrators pass it by
       ++helpers_;
       picks.push_back(c);
     }
   }
-  for (uint64_t c : picks) {
-    std::thread([this, c] {
-      (void)Ensure(c, FetchPriority::kPrefetch);  // a failure: the client's own read will say
-      std::lock_guard lock(mu_);
-      hydrating_[c] = false;
-      --helpers_;
-      helpers_cv_.notify_all();
-    }).detach();
+  auto done = [this](uint64_t c) {
+    std::lock_guard lock(mu_);
+    hydrating_[c] = false;
+    --helpers_;
+    helpers_cv_.notify_all();
+  };
+  for (size_t k = 0; k < picks.size(); ++k) {
+    try {
+      std::thread([this, c = picks[k], done] {
+        (void)Ensure(c, FetchPriority::kPrefetch);  // a failure: the client's own read will say
+        done(c);
+      }).detach();
+    } catch (...) {  // no thread to be had: they were only hints
+      for (; k < picks.size(); ++k) done(picks[k]);
+    }
   }
 }
 

@@ -81,7 +81,7 @@ TEST_F(VolumeTest, ATriggerFetchesTheChunksAroundItOnceItIsIn) {
   source_.hold = true;
   std::string buf(100, 'x');
   std::thread reader([&] { EXPECT_TRUE(v->Read(5 * kChunk + 10, 100, buf.data()).ok()); });
-  while (source_.fetches < 1) std::this_thread::sleep_for(1ms);
+  for (int i = 0; i < 5000 && source_.fetches < 1; ++i) std::this_thread::sleep_for(1ms);
   std::this_thread::sleep_for(20ms);
   EXPECT_EQ(source_.fetches, 1);  // nothing around it shares the origin with the trigger
   source_.Release();
