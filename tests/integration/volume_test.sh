@@ -174,10 +174,15 @@ make_file "$TMP/qos.img" $((45 * CHUNK))  # (make_file seeds by size: new bytes)
 "$FERRY" snapshot create "$TMP/qos.img" s3://bkt/snaps/qos --chunk-size 64K >/dev/null
 admin POST /_admin/faults '{"latency_ms": 150}' >/dev/null
 vol create qos --from s3://bkt/snaps/qos >/dev/null
-# Reads until a hydrator meets one (it looks before each fetch: 45 chunks at
-# 150 ms on 4 threads take about 1.7 s), or the volume is hydrated without.
+# Bursts of 300 reads on one connection (a client busy for a while, not one
+# read per process start, which on a slow machine left gaps longer than the
+# busy window) until a hydrator meets one (it looks before each fetch: 45
+# chunks at 150 ms on 4 threads take about 1.7 s), or the volume is hydrated
+# without.
+BURST=()
+for _ in $(seq 1 300); do BURST+=(-c "read 0 4096"); done
 for _ in $(seq 1 60); do
-  qemu-io -f raw -c "read 0 4096" "nbd://127.0.0.1:$NBD/qos" >/dev/null
+  qemu-io -f raw "${BURST[@]}" "nbd://127.0.0.1:$NBD/qos" >/dev/null
   [ "$(metric_backoffs)" -gt "$before" ] && break
   [ "$(hydrated qos)" = hydrated ] && break
 done
