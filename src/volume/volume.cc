@@ -181,14 +181,13 @@ Status Volume::FillClaimed(uint64_t i, const std::function<Status()>& write_data
 Status Volume::WriteChunk(uint64_t i, const std::string& bytes) {
   // A snapshot's short last chunk in a larger volume: zeros to the chunk's
   // end, over whatever a whole-chunk write cut short by a crash left there.
-  const uint64_t chunk_end = std::min(size_, (i + 1) * chunk_size()), bytes_end = i * chunk_size() + bytes.size();
+  const uint64_t cs = chunk_size(), chunk_end = std::min(size_, (i + 1) * cs), bytes_end = i * cs + bytes.size();
   if (bytes_end < chunk_end) FERRY_RETURN_IF_ERROR(ZeroRange(data_fd_, bytes_end, chunk_end - bytes_end, "volume write"));
   // A fill bypasses the page cache when it can (aligned, whole blocks):
   // the bytes go to the disk without a copy, and the sync after it has
   // no dirty pages to write back. The kernel drops any cached pages of
   // the range, which no client has written (the chunk is not present).
   constexpr uint64_t kAlign = 4096;
-  const uint64_t cs = options_.manifest.chunk_size;
   if (direct_fd_ >= 0 && (i * cs) % kAlign == 0 && bytes.size() % kAlign == 0 && !bytes.empty()) {
     thread_local std::unique_ptr<char, decltype(&std::free)> buffer(nullptr, &std::free);
     thread_local size_t buffer_size = 0;
