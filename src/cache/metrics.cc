@@ -29,6 +29,7 @@ MetricsSnapshot Snapshot(const ProxyCounters& c) {
   m.stored_bytes = c.stored_bytes;
   m.encode_ns = c.encode_ns;
   m.encode_bytes = c.encode_bytes;
+  m.encode_behind = c.encode_behind;
   m.decode_ns = c.decode_ns;
   m.decode_bytes = c.decode_bytes;
   m.requests_h1 = c.requests_h1;
@@ -78,6 +79,44 @@ void RenderDiskMetrics(std::string* out, const MetricsSnapshot& m) {
          m.big_read_bytes);
 }
 
+// zstd on fill and for identity clients; answers by coding, and the br /
+// gzip variants' encoding.
+void RenderCodingMetrics(std::string* o, const MetricsSnapshot& m) {
+  std::string& out = *o;
+  Metric(&out, "ferry_cache_encode_bytes_total", "counter", "Bytes zstd-encoded on fill.", m.encode_bytes);
+  // CPU time as counters in seconds (Prometheus's base unit): per byte is
+  // rate(..._cpu_seconds_total) / rate(..._bytes_total).
+  Metric(&out, "ferry_cache_encode_cpu_seconds_total", "counter",
+         "zstd encode CPU time on fill, the encoder's and the filling threads' (ns per byte: 1e9 * this / "
+         "ferry_cache_encode_bytes_total).",
+         Seconds(m.encode_ns));
+  Metric(&out, "ferry_cache_encode_behind_total", "counter",
+         "Fill bodies zstd-encoded behind their fills (--compress-behind), then stored unless a newer version or a "
+         "PURGE came first.", m.encode_behind);
+  Metric(&out, "ferry_cache_encode_batches_total", "counter",
+         "Turns of the encoder behind fills: bodies / turns is its batch size.", m.encode_batches);
+  Metric(&out, "ferry_cache_decode_bytes_total", "counter",
+         "Bytes zstd-decoded for identity clients (of a big object: the frames an answer covers).",
+         m.decode_bytes);
+  Metric(&out, "ferry_cache_decode_cpu_seconds_total", "counter", "zstd decode CPU time for identity clients.",
+         Seconds(m.decode_ns));
+  auto by_coding = [&](const char* name, const char* type, const char* help, auto value, bool coded_only) {
+    fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+    for (size_t i = coded_only ? 2 : 0; i < kCodings; ++i) {
+      fmt::format_to(std::back_inserter(out), "{}{{encoding=\"{}\"}} {}\n", name, kCodingNames[i], value(i));
+    }
+  };
+  by_coding("ferry_cache_responses_total", "counter", "Answers to clients by content coding.",
+            [&](size_t i) { return m.coding_responses[i]; }, false);
+  by_coding("ferry_cache_response_bytes_total", "counter", "Body bytes sent to clients by content coding.",
+            [&](size_t i) { return m.coding_bytes[i]; }, false);
+  by_coding("ferry_cache_variant_encode_bytes_total", "counter",
+            "Bytes encoded into br and gzip variants of stored entries.",
+            [&](size_t i) { return m.coding_encode_bytes[i]; }, true);
+  by_coding("ferry_cache_variant_encode_cpu_seconds_total", "counter", "br and gzip variant encode CPU time.",
+            [&](size_t i) { return Seconds(m.coding_encode_ns[i]); }, true);
+}
+
 }  // namespace
 
 std::string RenderMetrics(const MetricsSnapshot& m) {
@@ -114,32 +153,7 @@ std::string RenderMetrics(const MetricsSnapshot& m) {
          m.heuristic_hits);
   Metric(&out, "ferry_cache_compression_ratio", "gauge", "Logical / stored bytes of entries written.",
          Ratio(m.logical_bytes, m.stored_bytes));
-  Metric(&out, "ferry_cache_encode_bytes_total", "counter", "Bytes zstd-encoded on fill.", m.encode_bytes);
-  // CPU time as counters in seconds (Prometheus's base unit): per byte is
-  // rate(..._cpu_seconds_total) / rate(..._bytes_total).
-  Metric(&out, "ferry_cache_encode_cpu_seconds_total", "counter",
-         "zstd encode CPU time of the filling threads (ns per byte: 1e9 * this / ferry_cache_encode_bytes_total).",
-         Seconds(m.encode_ns));
-  Metric(&out, "ferry_cache_decode_bytes_total", "counter",
-         "Bytes zstd-decoded for identity clients (of a big object: the frames an answer covers).",
-         m.decode_bytes);
-  Metric(&out, "ferry_cache_decode_cpu_seconds_total", "counter", "zstd decode CPU time for identity clients.",
-         Seconds(m.decode_ns));
-  auto by_coding = [&](const char* name, const char* type, const char* help, auto value, bool coded_only) {
-    fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
-    for (size_t i = coded_only ? 2 : 0; i < kCodings; ++i) {
-      fmt::format_to(std::back_inserter(out), "{}{{encoding=\"{}\"}} {}\n", name, kCodingNames[i], value(i));
-    }
-  };
-  by_coding("ferry_cache_responses_total", "counter", "Answers to clients by content coding.",
-            [&](size_t i) { return m.coding_responses[i]; }, false);
-  by_coding("ferry_cache_response_bytes_total", "counter", "Body bytes sent to clients by content coding.",
-            [&](size_t i) { return m.coding_bytes[i]; }, false);
-  by_coding("ferry_cache_variant_encode_bytes_total", "counter",
-            "Bytes encoded into br and gzip variants of stored entries.",
-            [&](size_t i) { return m.coding_encode_bytes[i]; }, true);
-  by_coding("ferry_cache_variant_encode_cpu_seconds_total", "counter", "br and gzip variant encode CPU time.",
-            [&](size_t i) { return Seconds(m.coding_encode_ns[i]); }, true);
+  RenderCodingMetrics(&out, m);
   Metric(&out, "ferry_cache_evictions_total", "counter", "Entries evicted from disk (LRU).", m.evictions);
   Metric(&out, "ferry_cache_corrupt_entries_total", "counter", "Damaged entries found and removed.", m.corrupt);
   Metric(&out, "ferry_cache_disk_entries", "gauge", "Entries on disk.", m.disk_entries);

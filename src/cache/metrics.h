@@ -25,6 +25,7 @@ struct ProxyCounters {
   // Heuristic freshness (RFC 9111 4.2.2): entries written with it, hits on them.
   std::atomic<uint64_t> heuristic_entries{0}, heuristic_hits{0};
   std::atomic<uint64_t> encode_ns{0}, encode_bytes{0};      // zstd on fill
+  std::atomic<uint64_t> encode_behind{0};  // of them, bodies compressed behind their fills
   std::atomic<uint64_t> decode_ns{0}, decode_bytes{0};      // zstd for identity clients
   // Per coding sent to clients (negotiation.h Coding: identity, zstd, br,
   // gzip): answers, body bytes, and the encoding of br / gzip variants.
@@ -42,6 +43,7 @@ struct MetricsSnapshot {
   uint64_t logical_bytes = 0, stored_bytes = 0;
   uint64_t heuristic_entries = 0, heuristic_hits = 0;
   uint64_t encode_ns = 0, encode_bytes = 0, decode_ns = 0, decode_bytes = 0;
+  uint64_t encode_behind = 0, encode_batches = 0;  // batches: the encoder's turns (Proxy::Metrics)
   uint64_t coding_responses[kCodings] = {}, coding_bytes[kCodings] = {};
   uint64_t coding_encode_ns[kCodings] = {}, coding_encode_bytes[kCodings] = {};
   uint64_t requests_h1 = 0, requests_h2 = 0;

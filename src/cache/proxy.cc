@@ -36,9 +36,20 @@ Proxy::Proxy(ProxyOptions options, DiskStore* store, Upstream* upstream)
       hot_(options_.memory_bytes / 2),
       decoded_(options_.memory_bytes / 2),
       big_fill_pool_(options_.big_fill_threads, options_.big_fill_queue),
-      exchange_pool_(options_.upstream_threads, options_.upstream_queue) {}
+      exchange_pool_(options_.upstream_threads, options_.upstream_queue) {
+  if (options_.encode_behind_max > 0) {
+    FillEncoderOptions e = options_.encode_behind;
+    e.level = options_.level;
+    encoder_ = std::make_unique<FillEncoder>(e, [this](FillEncoder::Done d) { FinishEncode(std::move(d)); });
+  }
+}
+
+void Proxy::WaitForEncodes() {
+  if (encoder_) encoder_->Drain();
+}
 
 void Proxy::Forget(const std::string& key) {
+  DropPending(key);
   hot_.Remove(key);
   decoded_.Remove(key);
 }
@@ -49,6 +60,7 @@ void Proxy::CountRequest(const ProxyRequest& req) {
 
 MetricsSnapshot Proxy::Metrics() const {
   MetricsSnapshot m = Snapshot(counters_);
+  if (encoder_) m.encode_batches = encoder_->batches();
   DiskStoreStats d = store_->stats();
   m.disk_entries = d.entries;
   m.disk_bytes = d.bytes;
@@ -92,10 +104,11 @@ ProxyResponse Proxy::Admin(const ProxyRequest& req) {
   if (!route.ok()) {
     return Simple(route.status().code() == ErrorCode::kNotFound ? 421 : 400, route.status().message(), CacheStatus::kBypass);
   }
+  bool behind = DropPending(route->cache_key);  // in memory, to be stored once compressed: not stored
   Forget(route->cache_key);
   bool filling = AbandonBigFill(route->cache_key);  // not kept when it ends
   Status st = store_->Remove(route->cache_key);
-  if (st.code() == ErrorCode::kNotFound && filling) st = Status::Ok();
+  if (st.code() == ErrorCode::kNotFound && (filling || behind)) st = Status::Ok();
   if (st.code() == ErrorCode::kNotFound) return Simple(404, "not cached: " + route->path, CacheStatus::kBypass);
   if (!st.ok()) {
     counters_.errors++;
@@ -111,7 +124,7 @@ ProxyResponse Proxy::Admin(const ProxyRequest& req) {
 std::shared_ptr<const Proxy::Fill> Proxy::LeadFill(const ProxyRequest& req, const Route& route,
                                                    const std::shared_ptr<const CachedObject>& entry,
                                                    const CacheControl& req_cc) {
-  auto now = hot_.Get(route.cache_key);
+  auto now = InMemory(route.cache_key);
   if (now && now != entry && ServableWithoutRevalidation(req_cc, now->cache_control, now->lifetime, now->AgeAt(Now()))) {
     auto hit = std::make_shared<Fill>();
     hit->share = Fill::Share::kObject;
@@ -154,7 +167,7 @@ std::optional<ProxyResponse> Proxy::Run(const ProxyRequest& req, bool may_block)
   if (EqualsIgnoreCase(TrimOws(HeaderValue(req.headers, "pragma")), "no-cache")) req_cc.no_cache = true;
   std::shared_ptr<const CachedObject> entry;
   if (!req_cc.no_store) {
-    entry = hot_.Get(route->cache_key);
+    entry = InMemory(route->cache_key);
     if (!entry) {
       if (!may_block) return std::nullopt;
       entry = FromDisk(route->cache_key);

@@ -9,7 +9,11 @@
 //      for it and share its result: "coalesced"), conditional when a stale
 //      entry has validators; a failing upstream serves the stale entry
 //      (STALE); what may be stored is stored, zstd-compressed when eligible
-//      (transcode_policy.h), never compressed twice;
+//      (transcode_policy.h), never compressed twice. A small body is
+//      compressed behind its fill (fill_encoder.h: batched on a thread of
+//      its own): the fill is answered with the bytes as they came, served
+//      from memory, and stored once compressed; a newer version, a 304's
+//      refresh or a PURGE meanwhile wins over it;
 //   6. answer: the stored zstd bytes for a client that takes zstd,
 //      decoded bytes otherwise; 304 for a matching conditional; one byte
 //      range of the identity representation (range.h).
@@ -58,6 +62,7 @@
 #include "cache/cache_status.h"
 #include "cache/disk_store.h"
 #include "cache/fill.h"
+#include "cache/fill_encoder.h"
 #include "cache/freshness.h"
 #include "cache/hot_set.h"
 #include "cache/metrics.h"
@@ -103,6 +108,13 @@ struct ProxyOptions {
   // hold what they have not read yet); past that one is not cached.
   size_t big_fill_threads = 4;
   size_t big_fill_queue = 64;
+  // Eligible bodies up to this size are compressed behind their fills, in
+  // batches on a thread of their own (fill_encoder.h): the fill is
+  // answered with the origin's bytes and stored once compressed. Larger
+  // ones, and every one when this is 0 or the encoder's queue is full,
+  // are compressed inline before the fill is answered.
+  uint64_t encode_behind_max = 64 << 10;
+  FillEncoderOptions encode_behind;  // its bounds and batching (its level: `level`)
 };
 
 // The request as the server read it (http::RequestReader).
@@ -122,6 +134,9 @@ class Proxy {
   // calls it once per request received.
   void CountRequest(const ProxyRequest& req);
   const ProxyCounters& counters() const { return counters_; }
+  // Returns once every compression behind a fill begun so far is stored
+  // (or given up): for tests, and a daemon's orderly stop.
+  void WaitForEncodes();
   MetricsSnapshot Metrics() const;
 
  private:
@@ -159,9 +174,11 @@ class Proxy {
   std::shared_ptr<http::BodyReader> BigBody(const std::shared_ptr<const CachedObject>& object, bool stored,
                                             uint64_t first, uint64_t count);
   void DropDamaged(const std::string& key, const Status& why);
+  // `behind`: a small body may be compressed behind the fill (not for a
+  // lower tier, which is sent the stored bytes).
   std::shared_ptr<const Fill> StoreFill(std::shared_ptr<Fill> fill, const Route& route,
                                         const std::shared_ptr<const CachedObject>& stale,
-                                        std::shared_ptr<CachedObject> object, bool storable);
+                                        std::shared_ptr<CachedObject> object, bool storable, bool behind);
   std::shared_ptr<const CachedObject> FromDisk(const std::string& key);
   bool Keep(const std::shared_ptr<const CachedObject>& object);
   ProxyResponse Serve(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
@@ -186,7 +203,25 @@ class Proxy {
   // The identity body of a zstd object, from memory or decoded now (and
   // kept); nullptr when it does not decode (the entry is then removed).
   std::shared_ptr<const CachedObject> DecodedCopy(const CachedObject& object);
-  void Forget(const std::string& key);  // from both memory sets
+  void Forget(const std::string& key);  // from both memory sets, and a compression behind its fill
+  // Keep without giving up a compression behind a fill (the encoder's sink).
+  bool Store(const std::shared_ptr<const CachedObject>& object);
+  // Compresses `object` in place when eligible; its original (for
+  // decoded_, under the object's id once prepared), or nullptr.
+  std::shared_ptr<CachedObject> CompressInline(CachedObject* object);
+  // Compressing behind fills (proxy_encode.cc). EncodeBehind: `object`
+  // prepared and queued, served meanwhile from memory as it came; false
+  // when the encoder takes no more (nothing published: compress inline).
+  // FinishEncode: the encoder's sink. DropPending: gives up the key's
+  // compression behind its fill, after waiting out a store of it under
+  // way (so what the caller stores next is newer); whether there was one.
+  // Pending: the object waiting for its compression, or nullptr.
+  bool EncodeBehind(const std::shared_ptr<CachedObject>& object);
+  void FinishEncode(FillEncoder::Done done);
+  bool DropPending(const std::string& key);
+  std::shared_ptr<const CachedObject> Pending(const std::string& key);
+  // The memory tier's object for `key`, or one waiting for its compression.
+  std::shared_ptr<const CachedObject> InMemory(const std::string& key);
 
   ProxyOptions options_;
   DiskStore* store_;
@@ -200,6 +235,17 @@ class Proxy {
   ProxyCounters counters_;
   std::mutex big_mu_;
   std::unordered_map<std::string, std::shared_ptr<Fetched>> big_fills_;  // guarded by big_mu_: filling now
+  // Fill bodies whose compression is behind them, by key: the encoder's
+  // result is stored only while its object is still the one here (a
+  // newer fill, a 304's refresh or a PURGE drops it).
+  struct PendingEncode {
+    std::shared_ptr<const CachedObject> object;  // as it came, prepared
+    bool storing = false;  // the sink stores its compressed form now
+  };
+  std::mutex pending_mu_;
+  std::condition_variable pending_stored_;  // a key's `storing` ended
+  std::unordered_map<std::string, PendingEncode> pending_;  // guarded by pending_mu_
+  std::unique_ptr<FillEncoder> encoder_;  // destroyed (drained) after the pools, before the rest
   engine::BoundedPool big_fill_pool_;  // writes big objects from spools (proxy_big.cc)
   engine::BoundedPool exchange_pool_;  // last: destroyed (joined) first
 };

@@ -175,7 +175,10 @@ void Proxy::RunBigFill(std::unique_ptr<BigObjectWriter> writer, std::shared_ptr<
   // seen after it).
   auto purged = [&] { return BigFillFor(key) != fetched; };
   if (st.ok() && purged()) st = Status::Cancelled("purged while it was being filled");
-  if (st.ok()) st = store_->CommitBig(std::move(writer));
+  if (st.ok()) {
+    DropPending(key);  // an older small version's store under way ends first, a later one never starts
+    st = store_->CommitBig(std::move(writer));
+  }
   if (st.ok() && purged()) {
     (void)store_->Remove(key);
     st = Status::Cancelled("purged while it was being filled");

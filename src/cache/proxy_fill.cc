@@ -31,7 +31,13 @@ std::shared_ptr<const CachedObject> Proxy::FromDisk(const std::string& key) {
 
 // Writes an object to disk and the memory tier; false when the disk
 // refused it (a full disk, an object over --max-size): it is served anyway.
+// A compression behind an older fill of its key is given up.
 bool Proxy::Keep(const std::shared_ptr<const CachedObject>& object) {
+  DropPending(object->meta.key);
+  return Store(object);
+}
+
+bool Proxy::Store(const std::shared_ptr<const CachedObject>& object) {
   if (object->big) {  // refreshed by a 304: its file keeps the headers it had
     hot_.Put(object);
     return true;
@@ -40,7 +46,8 @@ bool Proxy::Keep(const std::shared_ptr<const CachedObject>& object) {
   if (!st.ok()) {
     counters_.store_failures++;
     spdlog::warn("cache: not stored ({} bytes), served anyway: {}", object->body.size(), st.ToString());
-    Forget(object->meta.key);  // the disk no longer has what memory had
+    hot_.Remove(object->meta.key);  // the disk no longer has what memory had
+    decoded_.Remove(object->meta.key);
     return false;
   }
   decoded_.Remove(object->meta.key);
@@ -81,11 +88,21 @@ std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& r
   if (f->response.status == 304 && stale) {
     auto updated = std::make_shared<CachedObject>(MergeNotModified(
         *stale, f->response.headers, Epoch(f->request_time), Epoch(f->response_time)));
-    Prepare(updated.get(), options_.cache);
-    std::shared_ptr<const CachedObject> shared = std::move(updated);
-    Keep(shared);
     counters_.expired++;
     fill->share = Fill::Share::kObject;
+    // The stale entry may be one still waiting for its compression.
+    const bool eligible = ShouldCompress(updated->meta, updated->body.size(), options_.transcode);
+    if (eligible && updated->body.size() <= options_.encode_behind_max && EncodeBehind(updated)) {
+      fill->object = std::move(updated);
+      return fill;
+    }
+    std::shared_ptr<CachedObject> plain = eligible ? CompressInline(updated.get()) : nullptr;
+    Prepare(updated.get(), options_.cache);
+    std::shared_ptr<const CachedObject> shared = std::move(updated);
+    if (Keep(shared) && plain) {
+      plain->id = shared->id;
+      decoded_.Put(std::move(plain));
+    }
     fill->object = std::move(shared);
     return fill;
   }
@@ -98,8 +115,9 @@ std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& r
     return fill;
   }
   bool storable = MayStore(req.headers, req_cc, object->meta, options_.cache);
+  const bool behind = HeaderValue(req.headers, kTierHeader) != "stored";
   return StoreFill(std::move(fill), route, stale, std::make_shared<CachedObject>(std::move(object).value()),
-                   storable);
+                   storable, behind);
 }
 
 void Proxy::CountFill(const Fill& fill) {
@@ -140,26 +158,36 @@ std::shared_ptr<const Proxy::Fill> Proxy::StreamFill(std::shared_ptr<Fill> fill,
   return fill;
 }
 
+std::shared_ptr<CachedObject> Proxy::CompressInline(CachedObject* object) {
+  const uint64_t cpu_start = ThreadCpuNanos();
+  auto z = codec::ZstdCompress(object->body, options_.level);
+  if (!z.ok()) return nullptr;  // stored as it came
+  counters_.encode_ns += ThreadCpuNanos() - cpu_start;
+  counters_.encode_bytes += object->body.size();
+  // The original is the decoded copy identity clients are sent.
+  auto plain = std::make_shared<CachedObject>();
+  plain->meta.key = object->meta.key;
+  plain->body = std::move(object->body);
+  object->body = std::move(z).value();
+  object->meta.encoding = StoredEncoding::kZstd;
+  object->meta.stored_length = object->body.size();
+  return plain;
+}
+
 // Compresses what is eligible, stores what may be stored (sharing it with
 // the requests that waited), and answers with it either way.
 std::shared_ptr<const Proxy::Fill> Proxy::StoreFill(std::shared_ptr<Fill> fill, const Route& route,
                                                     const std::shared_ptr<const CachedObject>& stale,
-                                                    std::shared_ptr<CachedObject> object, bool storable) {
+                                                    std::shared_ptr<CachedObject> object, bool storable,
+                                                    bool behind) {
   std::shared_ptr<CachedObject> plain;  // the original of a body compressed here
   if (storable && ShouldCompress(object->meta, object->body.size(), options_.transcode)) {
-    const uint64_t cpu_start = ThreadCpuNanos();
-    auto z = codec::ZstdCompress(object->body, options_.level);
-    if (z.ok()) {
-      counters_.encode_ns += ThreadCpuNanos() - cpu_start;
-      counters_.encode_bytes += object->body.size();
-      // The original is the decoded copy identity clients are sent.
-      plain = std::make_shared<CachedObject>();
-      plain->meta.key = object->meta.key;
-      plain->body = std::move(object->body);
-      object->body = std::move(z).value();
-      object->meta.encoding = StoredEncoding::kZstd;
-      object->meta.stored_length = object->body.size();
+    if (behind && object->body.size() <= options_.encode_behind_max && EncodeBehind(object)) {
+      fill->share = Fill::Share::kObject;
+      fill->object = std::move(object);
+      return fill;
     }
+    plain = CompressInline(object.get());
   }
   Prepare(object.get(), options_.cache);
   std::shared_ptr<const CachedObject> shared = std::move(object);

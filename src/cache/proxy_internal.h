@@ -3,8 +3,6 @@
 // the types of an upstream exchange and a fill, and small helpers. Not for
 // use outside the Proxy.
 
-#include <time.h>
-
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -13,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/thread_cpu.h"
 #include "cache/cache_status.h"
 #include "cache/proxy.h"
 
@@ -78,14 +77,7 @@ inline uint64_t NanosSince(SteadyClock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - t).count();
 }
 
-// CPU time of the calling thread, for what coding costs: unlike a wall
-// clock it does not count the time the thread waited for a core (on a
-// busy machine, most of it), and it does count page faults.
-inline uint64_t ThreadCpuNanos() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
-}
+using ferry::ThreadCpuNanos;
 
 // The answer for an upstream that failed: 504 for its deadline, 503 when
 // the exchange pool is full (the client may retry), else 502.

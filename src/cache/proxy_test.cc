@@ -122,6 +122,7 @@ TEST_F(ProxyTest, AStaticOriginsLastModifiedMakesItFreshByHeuristic) {
   ASSERT_EQ(proxy().Handle(Get("/nodate.css")).status, 200);
   ASSERT_EQ(proxy().Handle(Get("/nodate.css")).status, 200);
   EXPECT_EQ(upstream_.calls, 3);
+  proxy().WaitForEncodes();  // counted once stored, compressed behind the fill
   MetricsSnapshot m = proxy().Metrics();
   EXPECT_EQ(m.heuristic_entries, 1u);
   EXPECT_EQ(m.heuristic_hits, 1u);
@@ -368,6 +369,189 @@ TEST_F(ProxyTest, AnUpstreamFailureIsAnErrorAndNothingIsCached) {
   EXPECT_EQ(r.status, 502);
   EXPECT_EQ(store_->stats().entries, 0u);
   EXPECT_EQ(p.counters().errors, 1u);
+}
+
+// Small bodies are compressed behind their fills (fill_encoder.h).
+class EncodeBehindTest : public ProxyTest {
+ protected:
+  void SetUp() override {
+    ProxyTest::SetUp();
+    small_ = Text(20'000);
+    for (const char* path : {"/a.css", "/b.css"}) {
+      upstream_.answers[path] = {200, {{"Content-Type", "text/css"}, {"Cache-Control", "max-age=60"}}, small_};
+    }
+    options_.encode_behind.gather = std::chrono::hours(1);  // held until WaitForEncodes
+    options_.encode_behind.max_batch = 100;
+  }
+  ProxyResponse Zstd(const std::string& path) { return proxy().Handle(Get(path, {{"Accept-Encoding", "zstd"}})); }
+  std::string small_;
+};
+
+TEST_F(EncodeBehindTest, AMissIsAnsweredAsItCameAndStoredCompressedOnceEncoded) {
+  auto miss = Zstd("/a.css");
+  EXPECT_EQ(HeaderValue(miss.headers, "X-Cache"), "MISS");
+  EXPECT_EQ(HeaderValue(miss.headers, "Content-Encoding"), "");
+  EXPECT_EQ(miss.body, small_);
+  auto early = Zstd("/a.css");  // from memory, before the encoder's turn
+  EXPECT_EQ(HeaderValue(early.headers, "X-Cache"), "HIT");
+  EXPECT_EQ(early.body, small_);
+  EXPECT_EQ(store_->stats().entries, 0u);
+  proxy().WaitForEncodes();
+  EXPECT_EQ(store_->stats().entries, 1u);
+  auto hit = Zstd("/a.css");
+  EXPECT_EQ(HeaderValue(hit.headers, "X-Cache"), "HIT");
+  EXPECT_EQ(HeaderValue(hit.headers, "Content-Encoding"), "zstd");
+  EXPECT_EQ(codec::ZstdDecompress(hit.body).value(), small_);
+  EXPECT_EQ(proxy().Handle(Get("/a.css")).body, small_);  // identity: the fill's bytes, no decode
+  EXPECT_EQ(proxy().counters().decode_bytes, 0u);
+  MetricsSnapshot m = proxy().Metrics();
+  EXPECT_EQ(m.encode_behind, 1u);
+  EXPECT_EQ(m.encode_bytes, small_.size());
+  EXPECT_GT(m.encode_ns, 0u);
+  EXPECT_EQ(m.encode_batches, 1u);
+  EXPECT_EQ(m.stored_bytes, hit.body.size());
+  EXPECT_EQ(upstream_.calls, 1);
+  // From disk alone (a restart), the entry is the compressed one.
+  proxy_.reset();
+  EXPECT_EQ(codec::ZstdDecompress(Zstd("/a.css").body).value(), small_);
+  EXPECT_EQ(upstream_.calls, 1);
+}
+
+TEST_F(EncodeBehindTest, APurgeBeforeTheEncodersTurnStoresNothing) {
+  ASSERT_EQ(Zstd("/a.css").status, 200);
+  ProxyRequest purge = Get("/a.css");
+  purge.method = "PURGE";
+  ASSERT_EQ(proxy().Handle(purge).status, 200);
+  proxy().WaitForEncodes();
+  EXPECT_EQ(store_->stats().entries, 0u);
+  MetricsSnapshot m = proxy().Metrics();
+  EXPECT_EQ(m.encode_behind, 1u);  // the work was done, and thrown away
+  EXPECT_EQ(m.stored_bytes, 0u);
+  EXPECT_EQ(HeaderValue(Zstd("/a.css").headers, "X-Cache"), "MISS");
+  EXPECT_EQ(upstream_.calls, 2);
+}
+
+TEST_F(EncodeBehindTest, ANewerVersionFilledMeanwhileIsTheOneStored) {
+  ASSERT_EQ(Zstd("/a.css").status, 200);
+  // Version 2, too large to wait for the encoder: stored inline at once.
+  const std::string v2 = Text(90'000) + "version 2";
+  upstream_.answers["/a.css"].body = v2;
+  ASSERT_EQ(proxy().Handle(Get("/a.css", {{"Cache-Control", "no-cache"}})).body, v2);
+  proxy().WaitForEncodes();  // version 1's frame arrives last and is dropped
+  EXPECT_EQ(store_->stats().entries, 1u);
+  proxy_.reset();
+  EXPECT_EQ(proxy().Handle(Get("/a.css")).body, v2);
+  // Version 3, small: behind, replacing version 2 once encoded.
+  const std::string v3 = Text(10'000) + "version 3";
+  upstream_.answers["/a.css"].body = v3;
+  ASSERT_EQ(proxy().Handle(Get("/a.css", {{"Cache-Control", "no-cache"}})).body, v3);
+  EXPECT_EQ(proxy().Handle(Get("/a.css")).body, v3);
+  proxy().WaitForEncodes();
+  proxy_.reset();
+  EXPECT_EQ(codec::ZstdDecompress(Zstd("/a.css").body).value(), v3);
+}
+
+TEST_F(EncodeBehindTest, AFullQueueCompressesInlineAndNothingIsLostAtTheEnd) {
+  options_.encode_behind.max_jobs = 1;
+  ASSERT_EQ(Zstd("/a.css").status, 200);  // behind
+  auto inline_fill = Zstd("/b.css");      // the queue is full: compressed before the answer
+  EXPECT_EQ(HeaderValue(inline_fill.headers, "Content-Encoding"), "zstd");
+  EXPECT_EQ(store_->stats().entries, 1u);
+  proxy_.reset();  // the end: /a.css is encoded and stored
+  EXPECT_EQ(store_->stats().entries, 2u);
+  EXPECT_EQ(codec::ZstdDecompress(Zstd("/a.css").body).value(), small_);
+  EXPECT_EQ(upstream_.calls, 2);
+}
+
+TEST_F(EncodeBehindTest, A304ForAnEntryStillWaitingKeepsItCompressedWhenStored) {
+  upstream_.answers["/a.css"].headers.emplace_back("ETag", "\"a1\"");
+  ASSERT_EQ(Zstd("/a.css").status, 200);  // waiting for the encoder
+  upstream_.answers["/a.css"].status = 304;
+  auto refreshed = proxy().Handle(Get("/a.css", {{"Cache-Control", "no-cache"}}));
+  EXPECT_EQ(refreshed.status, 200);
+  EXPECT_EQ(refreshed.body, small_);
+  EXPECT_EQ(upstream_.last_headers.size() > 0 && !HeaderValue(upstream_.last_headers, "If-None-Match").empty(), true);
+  proxy().WaitForEncodes();
+  EXPECT_EQ(store_->stats().entries, 1u);
+  proxy_.reset();
+  auto hit = Zstd("/a.css");
+  EXPECT_EQ(HeaderValue(hit.headers, "Content-Encoding"), "zstd");
+  EXPECT_EQ(codec::ZstdDecompress(hit.body).value(), small_);
+  EXPECT_EQ(upstream_.calls, 2);
+}
+
+TEST_F(EncodeBehindTest, WithNoMemoryTierAWaitingEntryStillAnswersHits) {
+  options_.memory_bytes = 0;
+  ASSERT_EQ(Zstd("/a.css").status, 200);
+  for (int i = 0; i < 3; ++i) {
+    auto hit = Zstd("/a.css");
+    EXPECT_EQ(HeaderValue(hit.headers, "X-Cache"), "HIT");
+    EXPECT_EQ(hit.body, small_);
+  }
+  EXPECT_EQ(upstream_.calls, 1);
+  proxy().WaitForEncodes();
+  auto hit = Zstd("/a.css");  // from disk now
+  EXPECT_EQ(codec::ZstdDecompress(hit.body).value(), small_);
+  EXPECT_EQ(upstream_.calls, 1);
+}
+
+TEST_F(EncodeBehindTest, ALowerTiersFillIsCompressedBeforeItsAnswer) {
+  auto tier = proxy().Handle(Get("/a.css", {{"X-Ferry-Tier", "stored"}, {"Accept-Encoding", "zstd"}}));
+  EXPECT_EQ(HeaderValue(tier.headers, "Content-Encoding"), "zstd");
+  EXPECT_EQ(HeaderValue(tier.headers, "X-Ferry-Stored"), "zstd; length=" + std::to_string(small_.size()));
+  EXPECT_EQ(codec::ZstdDecompress(tier.body).value(), small_);
+  EXPECT_EQ(store_->stats().entries, 1u);
+  EXPECT_EQ(proxy().Metrics().encode_behind, 0u);
+}
+
+std::string Decoded(const std::string& frame) {
+  auto d = codec::ZstdDecompress(frame);
+  return d.ok() ? *d : "(not a zstd frame)";
+}
+
+TEST_F(EncodeBehindTest, FillsHitsAndPurgesAtOnceAlwaysAnswerTheBytes) {
+  // A queue of 2 (so fills also take the inline path while others read
+  // what they fill) and turns every millisecond; run under TSan by CI.
+  options_.encode_behind.max_jobs = 2;
+  options_.encode_behind.gather = 1ms;
+  std::atomic<int> wrong{0};
+  auto client = [&](int seed) {
+    for (int i = 0; i < 150; ++i) {
+      const std::string path = (i + seed) % 2 ? "/a.css" : "/b.css";
+      ProxyRequest req = Get(path, {{"Accept-Encoding", "zstd"}});
+      if ((i * 7 + seed) % 5 == 0) req.headers.emplace_back("Cache-Control", "no-cache");
+      if ((i * 3 + seed) % 11 == 0) {
+        req.method = "PURGE";
+        proxy().Handle(req);
+        continue;
+      }
+      auto r = proxy().Handle(req);
+      std::string body(r.body);
+      if (HeaderValue(r.headers, "Content-Encoding") == "zstd") body = Decoded(body);
+      if (r.status != 200 || body != small_) wrong++;
+    }
+  };
+  proxy();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) threads.emplace_back(client, t);
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong, 0);
+  proxy().WaitForEncodes();
+  proxy_.reset();
+  for (const char* path : {"/a.css", "/b.css"}) {
+    auto r = Zstd(path);
+    std::string body(r.body);
+    if (HeaderValue(r.headers, "Content-Encoding") == "zstd") body = Decoded(body);
+    EXPECT_EQ(body, small_);
+  }
+}
+
+TEST_F(EncodeBehindTest, ZeroCompressesEveryFillBeforeItsAnswer) {
+  options_.encode_behind_max = 0;
+  auto miss = Zstd("/a.css");
+  EXPECT_EQ(HeaderValue(miss.headers, "Content-Encoding"), "zstd");
+  EXPECT_EQ(store_->stats().entries, 1u);
+  EXPECT_EQ(proxy().Metrics().encode_behind, 0u);
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ struct CacheArgs {
   std::vector<std::string> admin_allow = {"127.0.0.1", "::1"};
   std::string memory_size = "256M";
   std::string max_object = "64M";
+  std::string compress_behind = "64K";
   size_t upstream_threads = 64;
   size_t upstream_queue = 16;
   std::string client_timeout = "60s";
@@ -88,6 +89,8 @@ int RunServe(const CacheArgs& a) {
   if (!memory.ok()) return Fail("cache serve: --memory-size", memory.status());
   auto max_object = ParseSize(a.max_object);
   if (!max_object.ok()) return Fail("cache serve: --max-object", max_object.status());
+  auto compress_behind = ParseSize(a.compress_behind);
+  if (!compress_behind.ok()) return Fail("cache serve: --compress-behind", compress_behind.status());
   auto client_timeout = migrate::ParseDurationMs(a.client_timeout);
   if (!client_timeout.ok()) return Fail("cache serve: --client-timeout", client_timeout.status());
   auto origin_timeout = migrate::ParseDurationMs(a.origin_timeout);
@@ -109,6 +112,7 @@ int RunServe(const CacheArgs& a) {
   o.proxy.admin_allow = std::move(allow).value();
   o.proxy.memory_bytes = *memory;
   o.proxy.max_object = *max_object;
+  o.proxy.encode_behind_max = *compress_behind;
   if (a.upstream_threads < 1) return Fail("cache serve", Status::InvalidArgument("--upstream-threads must be at least 1"));
   o.proxy.upstream_threads = a.upstream_threads;
   o.proxy.upstream_queue = a.upstream_queue;
@@ -187,6 +191,10 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
   serve->add_option("--max-object", a->max_object,
                     "Largest body held in memory (larger: streamed to the client and cached on disk as seekable "
                     "zstd frames)")
+      ->capture_default_str();
+  serve->add_option("--compress-behind", a->compress_behind,
+                    "Bodies up to this size are zstd-compressed behind their fills, in batches on a thread of "
+                    "their own: the miss is answered with the origin's bytes (0: compress before answering)")
       ->capture_default_str();
   serve->add_option("--upstream-threads", a->upstream_threads,
                     "Upstream exchanges at once (each may stream a large body long after its request)")

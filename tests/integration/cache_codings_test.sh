@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What real clients and a real static origin get from the cache:
 # - a plain static origin (python3 -m http.server: Last-Modified, no
-#   Cache-Control) is cached by default through heuristic freshness;
+#   Cache-Control) is cached by default through heuristic freshness, its
+#   small pages stored once compressed behind their fills;
 # - gzip-only and br clients get a variant made from the stored zstd entry
 #   (decoded by gzip -d and brotli -d to the origin's bytes), zstd clients
 #   the stored bytes, curl --compressed whichever it asks for;
@@ -37,6 +38,15 @@ for f in jquery.js gpl.txt page1.html page2.html page3.html; do
   [ -n "$(header "$TMP/h" age)" ] || fail "$f: no Age on a heuristic hit"
   cmp -s "$TMP/$f.orig" "$TMP/$f.got" || fail "$f: the hit differs from the origin"
 done
+# The 35 KB pages were compressed behind their fills (default
+# --compress-behind 64K): answered as they came, on disk once compressed.
+wait_metric "$C" ferry_cache_disk_entries 5
+[ "$(metric "$C" ferry_cache_encode_behind_total)" = 4 ] ||
+  fail "compressed behind their fills: $(metric "$C" ferry_cache_encode_behind_total), not the 4 small pages"
+[ "$(metric "$C" ferry_cache_encode_batches_total)" -ge 1 ] || fail "no encoder turns counted"
+curl -sf -D "$TMP/h" -H 'Accept-Encoding: zstd' "$C/page2.html" -o "$TMP/page2.zst" || fail "zstd page2"
+[ "$(header "$TMP/h" content-encoding)" = zstd ] || fail "page2.html: stored, yet not zstd: $(header "$TMP/h" content-encoding)"
+zstd -dcq "$TMP/page2.zst" | cmp -s - "$TMP/page2.html.orig" || fail "page2.html: the zstd bytes differ"
 [ "$(metric "$C" ferry_cache_heuristic_entries_total)" = 5 ] ||
   fail "heuristic entries: $(metric "$C" ferry_cache_heuristic_entries_total)"
 [ "$(metric "$C" ferry_cache_heuristic_hits_total)" -ge 5 ] || fail "heuristic hits not counted"
@@ -52,7 +62,9 @@ kill "$CACHE_PID"; wait "$CACHE_PID" 2>/dev/null || true
 # The static origin (Last-Modified, no ETag) for any host, and the scripted
 # one (ETag, max-age) for the host "scripted".
 start_origin
-start_cache_named codings --origin "$STATIC" --origin-host-map "scripted=$ORIGIN" --dir "$TMP/cache-codings"
+# Compressed before each fill is answered, so a client right after it gets a coded answer.
+start_cache_named codings --origin "$STATIC" --origin-host-map "scripted=$ORIGIN" --dir "$TMP/cache-codings" \
+  --compress-behind 0
 curl -sf "$ORIGIN/text/a" -o "$TMP/text-a.orig"
 check_coding() {  # check_coding PATH ORIGINAL ACCEPT CODING DECODER [HOST]
   local F=$1 ORIG=$2 accept=$3 coding=$4 dec=$5 host=${6:-localhost}

@@ -35,6 +35,17 @@ metric() {  # metric CACHE_URL NAME: one sample from /_ferry/metrics
   curl -sf "$1/_ferry/metrics" | awk -v n="$2" '$1 == n { print $2 }'
 }
 
+# wait_metric CACHE_URL NAME WANT: until the sample is WANT (at most 20 s),
+# e.g. disk entries while small bodies are compressed behind their fills.
+wait_metric() {
+  local _
+  for _ in $(seq 1 200); do
+    [ "$(metric "$1" "$2")" = "$3" ] && return 0
+    sleep 0.1
+  done
+  fail "$2 is $(metric "$1" "$2"), not $3, after 20 s"
+}
+
 # start_static_origin DIR: Python's http.server serving DIR's files (with
 # Content-Type by extension, Last-Modified, no Cache-Control: the cache's
 # heuristic freshness applies); sets ORIGIN.

@@ -1,0 +1,92 @@
+// Proxy's compression behind fills: a small eligible body is answered as
+// it came, held in pending_ (and the memory tier) while the FillEncoder
+// compresses it with others, and stored by the encoder's sink, unless a
+// newer version, a 304's refresh or a PURGE came meanwhile.
+//
+// Ordering: whoever stores a key drops its pending entry first
+// (DropPending, in Keep and Forget), and DropPending waits while the sink
+// stores that key, so the newer object is always stored last. The sink
+// does not hold pending_mu_ while it writes (a disk sync): only that
+// key's droppers wait for it.
+#include "cache/proxy_internal.h"
+
+namespace ferry::cache {
+
+bool Proxy::EncodeBehind(const std::shared_ptr<CachedObject>& object) {
+  if (!encoder_) return false;
+  Prepare(object.get(), options_.cache);
+  std::shared_ptr<const CachedObject> shared = object;
+  const std::string& key = shared->meta.key;
+  std::unique_lock lock(pending_mu_);
+  // An older version's store under way ends first (else it would land after this one).
+  pending_stored_.wait(lock, [&] {
+    auto it = pending_.find(key);
+    return it == pending_.end() || !it->second.storing;
+  });
+  // Queued before it is published: refused, nothing was shared.
+  if (!encoder_->Submit(shared)) return false;
+  pending_[key] = PendingEncode{shared, false};
+  hot_.Put(shared);  // under the lock: a newer Keep of the key comes after
+  return true;
+}
+
+bool Proxy::DropPending(const std::string& key) {
+  std::unique_lock lock(pending_mu_);
+  pending_stored_.wait(lock, [&] {
+    auto it = pending_.find(key);
+    return it == pending_.end() || !it->second.storing;
+  });
+  return pending_.erase(key) > 0;
+}
+
+std::shared_ptr<const CachedObject> Proxy::Pending(const std::string& key) {
+  std::lock_guard lock(pending_mu_);
+  auto it = pending_.find(key);
+  return it == pending_.end() ? nullptr : it->second.object;
+}
+
+std::shared_ptr<const CachedObject> Proxy::InMemory(const std::string& key) {
+  if (auto object = hot_.Get(key)) return object;
+  return Pending(key);  // when the memory tier let it go (or has no room at all)
+}
+
+void Proxy::FinishEncode(FillEncoder::Done done) {
+  const std::shared_ptr<const CachedObject>& plain = done.plain;
+  const std::string& key = plain->meta.key;
+  if (done.frame.ok()) {  // the encoder's work, whether or not it is kept
+    counters_.encode_ns += done.cpu_ns;
+    counters_.encode_bytes += plain->body.size();
+    counters_.encode_behind++;
+  }
+  {
+    std::lock_guard lock(pending_mu_);
+    auto it = pending_.find(key);
+    if (it == pending_.end() || it->second.object != plain) return;  // replaced or purged meanwhile
+    it->second.storing = true;
+  }
+  std::shared_ptr<const CachedObject> stored = plain;  // not compressible after all: as it came
+  if (done.frame.ok()) {
+    auto object = std::make_shared<CachedObject>();
+    object->meta = plain->meta;
+    object->body = std::move(done.frame).value();
+    object->meta.encoding = StoredEncoding::kZstd;
+    object->meta.stored_length = object->body.size();
+    Prepare(object.get(), options_.cache);
+    object->id = plain->id;  // the same version: `plain` serves as its decoded copy
+    stored = std::move(object);
+  }
+  if (Store(stored)) {
+    counters_.logical_bytes += stored->meta.logical_length;
+    counters_.stored_bytes += stored->body.size();
+    if (stored->heuristic) counters_.heuristic_entries++;
+    if (stored != plain) decoded_.Put(plain);
+  }
+  {
+    std::lock_guard lock(pending_mu_);
+    auto it = pending_.find(key);
+    if (it != pending_.end() && it->second.object == plain) pending_.erase(it);
+  }
+  pending_stored_.notify_all();
+}
+
+}  // namespace ferry::cache
