@@ -45,7 +45,7 @@ std::string DiskStore::BigPath(const std::string& key) const {
   return options_.dir + "/big/" + hash.substr(0, 2) + "/" + hash;
 }
 
-Status DiskStore::Put(const EntryMeta& meta, std::string_view body) {
+Status DiskStore::Put(const EntryMeta& meta, std::string_view body, bool sync) {
   FERRY_ASSIGN_OR_RETURN(std::string record, EncodeRecord(meta, body));
   if (record.size() > options_.max_bytes) {
     return Status::InvalidArgument("entry of " + std::to_string(record.size()) + " bytes is larger than the cache");
@@ -67,8 +67,18 @@ Status DiskStore::Put(const EntryMeta& meta, std::string_view body) {
     }
     SealIfFullLocked();
   }
-  if (options_.sync) return seg->Sync();
+  if (options_.sync && sync) return seg->Sync();
   return Status::Ok();
+}
+
+Status DiskStore::SyncAppends() {
+  if (!options_.sync) return Status::Ok();
+  std::shared_ptr<Segment> seg;
+  {
+    std::lock_guard wlock(write_mu_);
+    seg = active_;
+  }
+  return seg ? seg->Sync() : Status::Ok();
 }
 
 Result<std::optional<StoredEntry>> DiskStore::Get(std::string_view key_view) {

@@ -101,8 +101,12 @@ class DiskStore {
   // Stores meta.key's entry, replacing any, then evicts least recently
   // used entries until the total fits. An entry larger than max_bytes is
   // not stored (kInvalidArgument). A failed write (a full disk) leaves
-  // the previous entry as it was.
-  Status Put(const EntryMeta& meta, std::string_view body);
+  // the previous entry as it was. Durable on return unless `sync` is
+  // false: then at the next SyncAppends (a batch's one sync).
+  Status Put(const EntryMeta& meta, std::string_view body, bool sync = true);
+  // Makes every Put so far durable: one sync of the segment being appended
+  // to (a segment is synced when it is sealed).
+  Status SyncAppends();
 
   // The entry for `key`, or nullopt when there is none. A damaged entry
   // (a checksum, a record cut short, another key's) is dropped, counted,

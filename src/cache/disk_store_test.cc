@@ -135,6 +135,23 @@ TEST_F(DiskStoreTest, TheIndexIsRebuiltFromTheSegmentsOnReopen) {
   EXPECT_EQ(s->stats().entries, 5u);
 }
 
+TEST_F(DiskStoreTest, PutsWithoutASyncAreDurableAfterSyncAppends) {
+  DiskStoreOptions o;
+  o.dir = dir_.path();
+  o.segment_bytes = 4096;  // the batch crosses a seal (that segment is synced as it is sealed)
+  o.background_compaction = false;
+  {
+    auto s = std::move(DiskStore::Open(o)).value();
+    EXPECT_TRUE(s->SyncAppends().ok());  // nothing appended yet
+    for (int i = 0; i < 12; ++i) ASSERT_TRUE(s->Put(Meta("k" + std::to_string(i), 900), Body("b", 900), false).ok());
+    EXPECT_EQ(s->stats().entries, 12u);  // indexed at once, durable at the sync
+    ASSERT_TRUE(s->SyncAppends().ok());
+  }
+  auto s = std::move(DiskStore::Open(o)).value();
+  EXPECT_EQ(s->stats().entries, 12u);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(BodyOf(s.get(), "k" + std::to_string(i)), Body("b", 900));
+}
+
 TEST_F(DiskStoreTest, ATornTailIsCutOffCountedAndNeverServed) {
   {
     auto s = OpenStore(1 << 20);

@@ -88,10 +88,11 @@ void FillEncoder::Run() {
       const uint64_t cpu = ThreadCpuNanos() - start;
       done.push_back(Done{std::move(plain), std::move(frame), cpu});
     }
-    for (auto& d : done) sink_(std::move(d));
+    const size_t n = batch.size();
+    sink_(std::move(done));
     {
       std::lock_guard lock(mu_);
-      finished_ += batch.size();
+      finished_ += n;
     }
     idle_.notify_all();
     batch.clear();

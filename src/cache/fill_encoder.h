@@ -2,8 +2,9 @@
 // Compressing fills behind their requests, in batches. A fill whose body
 // may be compressed hands it here (Submit) and is answered at once with
 // the original bytes; one thread of its own takes every body waiting,
-// compresses them one after another, and only then hands each result to
-// the sink, in submission order. Back to back, each compression runs
+// compresses them one after another, and only then hands the turn's
+// results to the sink, in submission order (so it may store them with one
+// disk sync). Back to back, each compression runs
 // after the last one's match tables and code rather than after the
 // network stack and the other requests that ran on that core between two
 // fills, which is most of what a small body's fill cost above libzstd's
@@ -27,6 +28,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "base/status.h"
 #include "cache/hot_set.h"
@@ -48,7 +50,7 @@ class FillEncoder {
     Result<std::string> frame;                  // its body as one zstd frame
     uint64_t cpu_ns = 0;                        // the encoder thread's CPU time for it
   };
-  using Sink = std::function<void(Done)>;
+  using Sink = std::function<void(std::vector<Done>)>;  // a turn's bodies, in submission order
 
   FillEncoder(FillEncoderOptions options, Sink sink);
   ~FillEncoder();

@@ -26,10 +26,12 @@ std::shared_ptr<const CachedObject> Body(const std::string& key, size_t n) {
 struct Handed {
   std::mutex mu;
   std::vector<FillEncoder::Done> done;
+  std::vector<size_t> turns;  // bodies handed on at a time
   FillEncoder::Sink Sink() {
-    return [this](FillEncoder::Done d) {
+    return [this](std::vector<FillEncoder::Done> turn) {
       std::lock_guard lock(mu);
-      done.push_back(std::move(d));
+      turns.push_back(turn.size());
+      for (auto& d : turn) done.push_back(std::move(d));
     };
   }
   size_t size() {
@@ -77,6 +79,7 @@ TEST(FillEncoderTest, BodiesWaitForAFullBatchAndItIsCompressedInOneTurn) {
   for (int i = 0; i < 500 && h.size() < 4; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(h.size(), 4u);
   EXPECT_EQ(e.batches(), 1u);
+  EXPECT_EQ(h.turns, std::vector<size_t>{4});  // handed on together
 }
 
 TEST(FillEncoderTest, ABodyWaitsNoLongerThanTheGatherWindow) {

@@ -40,7 +40,7 @@ Proxy::Proxy(ProxyOptions options, DiskStore* store, Upstream* upstream)
   if (options_.encode_behind_max > 0) {
     FillEncoderOptions e = options_.encode_behind;
     e.level = options_.level;
-    encoder_ = std::make_unique<FillEncoder>(e, [this](FillEncoder::Done d) { FinishEncode(std::move(d)); });
+    encoder_ = std::make_unique<FillEncoder>(e, [this](std::vector<FillEncoder::Done> turn) { FinishEncode(std::move(turn)); });
   }
 }
 

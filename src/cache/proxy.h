@@ -205,7 +205,7 @@ class Proxy {
   std::shared_ptr<const CachedObject> DecodedCopy(const CachedObject& object);
   void Forget(const std::string& key);  // from both memory sets, and a compression behind its fill
   // Keep without giving up a compression behind a fill (the encoder's sink).
-  bool Store(const std::shared_ptr<const CachedObject>& object);
+  bool Store(const std::shared_ptr<const CachedObject>& object, bool sync = true);
   // Compresses `object` in place when eligible; its original (for
   // decoded_, under the object's id once prepared), or nullptr.
   std::shared_ptr<CachedObject> CompressInline(CachedObject* object);
@@ -217,7 +217,8 @@ class Proxy {
   // way (so what the caller stores next is newer); whether there was one.
   // Pending: the object waiting for its compression, or nullptr.
   bool EncodeBehind(const std::shared_ptr<CachedObject>& object);
-  void FinishEncode(FillEncoder::Done done);
+  void FinishEncode(std::vector<FillEncoder::Done> turn);
+  void StoreEncoded(FillEncoder::Done* done);  // one of a turn's, marked `storing`
   bool DropPending(const std::string& key);
   std::shared_ptr<const CachedObject> Pending(const std::string& key);
   // The memory tier's object for `key`, or one waiting for its compression.

@@ -6,8 +6,10 @@
 // Ordering: whoever stores a key drops its pending entry first
 // (DropPending, in Keep and Forget), and DropPending waits while the sink
 // stores that key, so the newer object is always stored last. The sink
-// does not hold pending_mu_ while it writes (a disk sync): only that
-// key's droppers wait for it.
+// does not hold pending_mu_ while it writes (a turn's entries, then one
+// disk sync): only those keys' droppers wait for it.
+#include <spdlog/spdlog.h>
+
 #include "cache/proxy_internal.h"
 
 namespace ferry::cache {
@@ -50,43 +52,57 @@ std::shared_ptr<const CachedObject> Proxy::InMemory(const std::string& key) {
   return Pending(key);  // when the memory tier let it go (or has no room at all)
 }
 
-void Proxy::FinishEncode(FillEncoder::Done done) {
-  const std::shared_ptr<const CachedObject>& plain = done.plain;
-  const std::string& key = plain->meta.key;
-  if (done.frame.ok()) {  // the encoder's work, whether or not it is kept
-    counters_.encode_ns += done.cpu_ns;
-    counters_.encode_bytes += plain->body.size();
-    counters_.encode_behind++;
+// A turn's results: each still pending is marked `storing`, stored (one
+// disk sync for the turn), then released.
+void Proxy::FinishEncode(std::vector<FillEncoder::Done> turn) {
+  std::vector<FillEncoder::Done*> current;
+  {
+    std::lock_guard lock(pending_mu_);
+    for (auto& d : turn) {
+      if (d.frame.ok()) {  // the encoder's work, whether or not it is kept
+        counters_.encode_ns += d.cpu_ns;
+        counters_.encode_bytes += d.plain->body.size();
+        counters_.encode_behind++;
+      }
+      auto it = pending_.find(d.plain->meta.key);
+      if (it == pending_.end() || it->second.object != d.plain || it->second.storing) continue;  // replaced, purged
+      it->second.storing = true;
+      current.push_back(&d);
+    }
+  }
+  for (FillEncoder::Done* d : current) StoreEncoded(d);
+  if (!current.empty()) {
+    Status st = store_->SyncAppends();
+    if (!st.ok()) spdlog::warn("cache: syncing entries compressed behind their fills: {}", st.ToString());
   }
   {
     std::lock_guard lock(pending_mu_);
-    auto it = pending_.find(key);
-    if (it == pending_.end() || it->second.object != plain) return;  // replaced or purged meanwhile
-    it->second.storing = true;
+    for (FillEncoder::Done* d : current) {
+      auto it = pending_.find(d->plain->meta.key);
+      if (it != pending_.end() && it->second.object == d->plain) pending_.erase(it);
+    }
   }
+  pending_stored_.notify_all();
+}
+
+void Proxy::StoreEncoded(FillEncoder::Done* done) {
+  const std::shared_ptr<const CachedObject>& plain = done->plain;
   std::shared_ptr<const CachedObject> stored = plain;  // not compressible after all: as it came
-  if (done.frame.ok()) {
+  if (done->frame.ok()) {
     auto object = std::make_shared<CachedObject>();
     object->meta = plain->meta;
-    object->body = std::move(done.frame).value();
+    object->body = std::move(done->frame).value();
     object->meta.encoding = StoredEncoding::kZstd;
     object->meta.stored_length = object->body.size();
     Prepare(object.get(), options_.cache);
     object->id = plain->id;  // the same version: `plain` serves as its decoded copy
     stored = std::move(object);
   }
-  if (Store(stored)) {
-    counters_.logical_bytes += stored->meta.logical_length;
-    counters_.stored_bytes += stored->body.size();
-    if (stored->heuristic) counters_.heuristic_entries++;
-    if (stored != plain) decoded_.Put(plain);
-  }
-  {
-    std::lock_guard lock(pending_mu_);
-    auto it = pending_.find(key);
-    if (it != pending_.end() && it->second.object == plain) pending_.erase(it);
-  }
-  pending_stored_.notify_all();
+  if (!Store(stored, /*sync=*/false)) return;
+  counters_.logical_bytes += stored->meta.logical_length;
+  counters_.stored_bytes += stored->body.size();
+  if (stored->heuristic) counters_.heuristic_entries++;
+  if (stored != plain) decoded_.Put(plain);
 }
 
 }  // namespace ferry::cache

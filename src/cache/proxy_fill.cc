@@ -37,12 +37,12 @@ bool Proxy::Keep(const std::shared_ptr<const CachedObject>& object) {
   return Store(object);
 }
 
-bool Proxy::Store(const std::shared_ptr<const CachedObject>& object) {
+bool Proxy::Store(const std::shared_ptr<const CachedObject>& object, bool sync) {
   if (object->big) {  // refreshed by a 304: its file keeps the headers it had
     hot_.Put(object);
     return true;
   }
-  Status st = store_->Put(object->meta, object->body);
+  Status st = store_->Put(object->meta, object->body, sync);
   if (!st.ok()) {
     counters_.store_failures++;
     spdlog::warn("cache: not stored ({} bytes), served anyway: {}", object->body.size(), st.ToString());
