@@ -42,7 +42,10 @@ class ProxyTest : public ::testing::Test {
                                   body_};
     upstream_.answers["/private"] = {200, {{"Content-Type", "text/html"}, {"Cache-Control", "private"}}, body_};
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    proxy_.reset();  // first: it stores what it compresses behind fills as it ends
+    fs::remove_all(dir_);
+  }
 
   Proxy& proxy() {
     if (!proxy_) proxy_ = std::make_unique<Proxy>(options_, store_.get(), &upstream_);
