@@ -40,7 +40,8 @@ Proxy::Proxy(ProxyOptions options, DiskStore* store, Upstream* upstream)
   if (options_.encode_behind_max > 0) {
     FillEncoderOptions e = options_.encode_behind;
     e.level = options_.level;
-    encoder_ = std::make_unique<FillEncoder>(e, [this](std::vector<FillEncoder::Done> turn) { FinishEncode(std::move(turn)); });
+    encoder_ = std::make_unique<FillEncoder>(
+        e, [this](std::vector<FillEncoder::Done> turn) { FinishEncode(std::move(turn)); });
   }
 }
 
@@ -48,10 +49,11 @@ void Proxy::WaitForEncodes() {
   if (encoder_) encoder_->Drain();
 }
 
-void Proxy::Forget(const std::string& key) {
-  DropPending(key);
+bool Proxy::Forget(const std::string& key) {
+  bool behind = DropPending(key);
   hot_.Remove(key);
   decoded_.Remove(key);
+  return behind;
 }
 
 void Proxy::CountRequest(const ProxyRequest& req) {
@@ -104,8 +106,7 @@ ProxyResponse Proxy::Admin(const ProxyRequest& req) {
   if (!route.ok()) {
     return Simple(route.status().code() == ErrorCode::kNotFound ? 421 : 400, route.status().message(), CacheStatus::kBypass);
   }
-  bool behind = DropPending(route->cache_key);  // in memory, to be stored once compressed: not stored
-  Forget(route->cache_key);
+  bool behind = Forget(route->cache_key);  // one in memory, to be stored once compressed, is not stored
   bool filling = AbandonBigFill(route->cache_key);  // not kept when it ends
   Status st = store_->Remove(route->cache_key);
   if (st.code() == ErrorCode::kNotFound && (filling || behind)) st = Status::Ok();

@@ -135,7 +135,7 @@ class Proxy {
   void CountRequest(const ProxyRequest& req);
   const ProxyCounters& counters() const { return counters_; }
   // Returns once every compression behind a fill begun so far is stored
-  // (or given up): for tests, and a daemon's orderly stop.
+  // (or given up): for tests (the destructor does the same).
   void WaitForEncodes();
   MetricsSnapshot Metrics() const;
 
@@ -203,7 +203,8 @@ class Proxy {
   // The identity body of a zstd object, from memory or decoded now (and
   // kept); nullptr when it does not decode (the entry is then removed).
   std::shared_ptr<const CachedObject> DecodedCopy(const CachedObject& object);
-  void Forget(const std::string& key);  // from both memory sets, and a compression behind its fill
+  // From both memory sets, and a compression behind its fill (whether one was given up).
+  bool Forget(const std::string& key);
   // Keep without giving up a compression behind a fill (the encoder's sink).
   bool Store(const std::shared_ptr<const CachedObject>& object, bool sync = true);
   // Compresses `object` in place when eligible; its original (for
@@ -211,16 +212,16 @@ class Proxy {
   std::shared_ptr<CachedObject> CompressInline(CachedObject* object);
   // Compressing behind fills (proxy_encode.cc). EncodeBehind: `object`
   // prepared and queued, served meanwhile from memory as it came; false
-  // when the encoder takes no more (nothing published: compress inline).
-  // FinishEncode: the encoder's sink. DropPending: gives up the key's
-  // compression behind its fill, after waiting out a store of it under
-  // way (so what the caller stores next is newer); whether there was one.
-  // Pending: the object waiting for its compression, or nullptr.
+  // when it is over encode_behind_max or the encoder takes no more
+  // (nothing published: compress inline). FinishEncode: the encoder's
+  // sink. DropPending: gives up the key's compression behind its fill,
+  // after waiting out a store of it under way (so what the caller stores
+  // next is newer); whether there was one.
   bool EncodeBehind(const std::shared_ptr<CachedObject>& object);
   void FinishEncode(std::vector<FillEncoder::Done> turn);
   void StoreEncoded(FillEncoder::Done* done);  // one of a turn's, marked `storing`
   bool DropPending(const std::string& key);
-  std::shared_ptr<const CachedObject> Pending(const std::string& key);
+  void WaitWhileStoring(std::unique_lock<std::mutex>& lock, const std::string& key);  // lock: on pending_mu_
   // The memory tier's object for `key`, or one waiting for its compression.
   std::shared_ptr<const CachedObject> InMemory(const std::string& key);
 

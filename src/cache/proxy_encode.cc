@@ -14,17 +14,20 @@
 
 namespace ferry::cache {
 
-bool Proxy::EncodeBehind(const std::shared_ptr<CachedObject>& object) {
-  if (!encoder_) return false;
-  Prepare(object.get(), options_.cache);
-  std::shared_ptr<const CachedObject> shared = object;
-  const std::string& key = shared->meta.key;
-  std::unique_lock lock(pending_mu_);
-  // An older version's store under way ends first (else it would land after this one).
+void Proxy::WaitWhileStoring(std::unique_lock<std::mutex>& lock, const std::string& key) {
   pending_stored_.wait(lock, [&] {
     auto it = pending_.find(key);
     return it == pending_.end() || !it->second.storing;
   });
+}
+
+bool Proxy::EncodeBehind(const std::shared_ptr<CachedObject>& object) {
+  if (!encoder_ || object->body.size() > options_.encode_behind_max) return false;
+  Prepare(object.get(), options_.cache);
+  std::shared_ptr<const CachedObject> shared = object;
+  const std::string& key = shared->meta.key;
+  std::unique_lock lock(pending_mu_);
+  WaitWhileStoring(lock, key);  // an older version's store ends first (else it would land after this one)
   // Queued before it is published: refused, nothing was shared.
   if (!encoder_->Submit(shared)) return false;
   pending_[key] = PendingEncode{shared, false};
@@ -34,22 +37,16 @@ bool Proxy::EncodeBehind(const std::shared_ptr<CachedObject>& object) {
 
 bool Proxy::DropPending(const std::string& key) {
   std::unique_lock lock(pending_mu_);
-  pending_stored_.wait(lock, [&] {
-    auto it = pending_.find(key);
-    return it == pending_.end() || !it->second.storing;
-  });
+  WaitWhileStoring(lock, key);
   return pending_.erase(key) > 0;
-}
-
-std::shared_ptr<const CachedObject> Proxy::Pending(const std::string& key) {
-  std::lock_guard lock(pending_mu_);
-  auto it = pending_.find(key);
-  return it == pending_.end() ? nullptr : it->second.object;
 }
 
 std::shared_ptr<const CachedObject> Proxy::InMemory(const std::string& key) {
   if (auto object = hot_.Get(key)) return object;
-  return Pending(key);  // when the memory tier let it go (or has no room at all)
+  // One waiting for its compression, when the memory tier let it go (or has no room at all).
+  std::lock_guard lock(pending_mu_);
+  auto it = pending_.find(key);
+  return it == pending_.end() ? nullptr : it->second.object;
 }
 
 // A turn's results: each still pending is marked `storing`, stored (one

@@ -92,7 +92,7 @@ std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& r
     fill->share = Fill::Share::kObject;
     // The stale entry may be one still waiting for its compression.
     const bool eligible = ShouldCompress(updated->meta, updated->body.size(), options_.transcode);
-    if (eligible && updated->body.size() <= options_.encode_behind_max && EncodeBehind(updated)) {
+    if (eligible && EncodeBehind(updated)) {
       fill->object = std::move(updated);
       return fill;
     }
@@ -182,7 +182,7 @@ std::shared_ptr<const Proxy::Fill> Proxy::StoreFill(std::shared_ptr<Fill> fill, 
                                                     bool behind) {
   std::shared_ptr<CachedObject> plain;  // the original of a body compressed here
   if (storable && ShouldCompress(object->meta, object->body.size(), options_.transcode)) {
-    if (behind && object->body.size() <= options_.encode_behind_max && EncodeBehind(object)) {
+    if (behind && EncodeBehind(object)) {
       fill->share = Fill::Share::kObject;
       fill->object = std::move(object);
       return fill;
