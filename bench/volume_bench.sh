@@ -173,12 +173,16 @@ replay_uri() {  # replay_uri NBD-URI: the boot trace, one qemu-io
 # image's /init is testing/vm/init.sh: python3, FERRY-VM-BOOTED on the
 # serial console, a file written, power-off). Timed until the marker:
 # (i) ferry cp of the raw image, then a boot from that local file; (ii) a
-# first lazy clone of a snapshot with no prefetch order, hydration at
-# held still (the boot's own triggers and readahead alone); (iii) a later clone on a fresh daemon
-# (empty transfer cache, default hydration) after `ferry snapshot prefetch`
-# recorded the first clone's touches; (iv) VMS guests at once from one fresh
-# daemon (hydration held still), until the last marker. Bytes are what the
-# object store sent (its admin stats) until then.
+# first lazy clone of a snapshot with no prefetch order, hydration held
+# still (the boot's own triggers and readahead alone: its bytes are one
+# boot set's); (iii) the same first clone with the daemon's defaults (what
+# a user gets: background hydration from the image's start, paused while
+# the guest reads); (iv) a later clone on a fresh daemon (empty transfer
+# cache, default hydration) after `ferry snapshot prefetch` recorded the
+# first clone's touches; (v) VMS guests at once from one fresh daemon
+# (hydration held still), until the last marker. Every clone is on a fresh
+# daemon (empty transfer cache). Bytes are what the object store sent (its
+# admin stats) until then.
 VM_KERNEL=
 VM_PIDS=()
 vm_start() {  # vm_start NAME DRIVE-OPTIONS: a guest in the background, its console in $TMP/NAME.serial
@@ -233,9 +237,10 @@ lazy_boot() {  # lazy_boot SNAPSHOT VOLUME...: creates the volumes, boots a gues
   vm_end
 }
 # VM_ROUNDS rounds, each: a boot from the local copy, a first lazy clone
-# (snapshot vm: no prefetch order; hydration held still, so its own
-# triggers), a later clone (snapshot vmp, whose prefetch order is the first
-# round's first clone's touches; default hydration). Then VMS guests at once.
+# (snapshot vm: no prefetch order) with hydration held still (its own
+# triggers) and with the defaults, a later clone (snapshot vmp, whose
+# prefetch order is the first round's first clone's touches; default
+# hydration). Then VMS guests at once.
 vm_boot_section() {
   VM_KERNEL=$(ls /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -1)
   if ! command -v qemu-system-x86_64 >/dev/null || [ -z "$VM_KERNEL" ]; then
@@ -249,7 +254,7 @@ vm_boot_section() {
   "$FERRY" cp s3://bench/images/os.img "$TMP/vm.img" >/dev/null
   VM_DL_MS=$(( $(now_ms) - t0 ))
   VM_DL_BYTES=$(sent_bytes)
-  : >"$TMP/vm.local"; : >"$TMP/vm.first"; : >"$TMP/vm.later"
+  : >"$TMP/vm.local"; : >"$TMP/vm.first"; : >"$TMP/vm.firstd"; : >"$TMP/vm.later"
   for r in $(seq 1 "$VM_ROUNDS"); do
     t0=$(now_ms)
     vm_start local "file=$TMP/vm.img,format=raw"
@@ -263,9 +268,12 @@ vm_boot_section() {
       "$FERRY" snapshot prefetch s3://bench/snaps/vmp --from-volume "vm1-1" --api "127.0.0.1:$API" >/dev/null
     fi
     start_daemon
+    lazy_boot vm "vmd-$r"
+    echo "$LAZY_MS $LAZY_BYTES $(vol status "vmd-$r" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["triggers"])') $LAZY_BG" >>"$TMP/vm.firstd"
+    start_daemon
     lazy_boot vmp "vm2-$r"
     echo "$LAZY_MS $LAZY_BYTES" >>"$TMP/vm.later"
-    log "VM boot round $r/$VM_ROUNDS: local $(tail -1 "$TMP/vm.local") ms, first clone $(tail -1 "$TMP/vm.first"), later clone $(tail -1 "$TMP/vm.later") (ms, bytes, triggers)"
+    log "VM boot round $r/$VM_ROUNDS: local $(tail -1 "$TMP/vm.local") ms, first clone $(tail -1 "$TMP/vm.first"), with default hydration $(tail -1 "$TMP/vm.firstd"), later clone $(tail -1 "$TMP/vm.later") (ms, bytes, triggers)"
   done
   rm -f "$TMP/vm.img"
   log "VM boot: $VMS guests at once from one daemon"
@@ -279,7 +287,7 @@ vm_table() {
   [ "${VM_DONE:-}" = 1 ] || return 0
   echo
   /usr/bin/python3 - "$TMP/vm.local" "$TMP/vm.first" "$TMP/vm.later" "$VM_DL_MS" "$VM_DL_BYTES" "$VMS" "$VM_MANY_MS" \
-    "$VM_MANY_BYTES" "$(basename "$VM_KERNEL")" "$(nproc)" <<'PY'
+    "$VM_MANY_BYTES" "$(basename "$VM_KERNEL")" "$(nproc)" "$TMP/vm.firstd" <<'PY'
 import statistics, sys
 col = lambda path, i: [float(l.split()[i]) for l in open(path) if l.strip()]
 local, first, later = col(sys.argv[1], 0), col(sys.argv[2], 0), col(sys.argv[3], 0)
@@ -293,6 +301,8 @@ print("| ferry cp of the image first (%.2f s), then boot the local copy | %.2f s
 print("| boot from the local copy alone | %s | 0 | 1.00× |" % span(local))
 ratios = lambda v: " ".join("%.2f" % (b / a) for a, b in zip(local, v))
 print("| first lazy clone (no prefetch order; %d triggers, mean wait %.1f ms; hydration held) | %s | %.0f | %.2f× (rounds: %s) |" % (med(col(sys.argv[2], 2)), med(col(sys.argv[2], 3)), span(first), med(col(sys.argv[2], 1)), med(first) / lm, ratios(first)))
+firstd = col(sys.argv[11], 0)
+print("| first lazy clone with the daemon's defaults (no prefetch order; %d triggers; background hydration fetched %d chunks meanwhile) | %s | %.0f | %.2f× (rounds: %s) |" % (med(col(sys.argv[11], 2)), med(col(sys.argv[11], 3)), span(firstd), med(col(sys.argv[11], 1)), med(firstd) / lm, ratios(firstd)))
 print("| later clone, fresh daemon, prefetch order from the first clone (default hydration) | %s | %.0f | %.2f× (rounds: %s) |" % (span(later), med(col(sys.argv[3], 1)), med(later) / lm, ratios(later)))
 print("| %d guests at once from one daemon, to the last marker (hydration held) | %.2f s | %.0f (%.2f× one first clone's) | %.2f× |" % (n, many / 1000, many_bytes, many_bytes / med(col(sys.argv[2], 1)), many / lm))
 print()
