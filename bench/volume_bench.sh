@@ -159,6 +159,7 @@ start_daemon() {  # fresh pools, fresh transfer cache
   read -r NBD API <"$TMP/ports"
 }
 vol() { "$FERRY" volume "$@" --api "127.0.0.1:$API"; }
+vol_field() { vol status "$1" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"; }  # VOLUME FIELD
 replay() { replay_uri "nbd://127.0.0.1:$NBD/$1"; }  # replay VOLUME
 replay_uri() {  # replay_uri NBD-URI: the boot trace, one qemu-io
   eval "qemu-io -f raw $(cat "$TMP/qemu-io-args") '$1'" >"$TMP/replay.out" 2>&1 ||
@@ -232,7 +233,7 @@ lazy_boot() {  # lazy_boot SNAPSHOT VOLUME...: creates the volumes, boots a gues
   LAZY_BYTES=$(sent_bytes)
   LAZY_BG=0  # chunks background hydration fetched meanwhile (counted in LAZY_BYTES)
   for v in "$@"; do
-    LAZY_BG=$((LAZY_BG + $(vol status "$v" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["background"])')))
+    LAZY_BG=$((LAZY_BG + $(vol_field "$v" background)))
   done
   vm_end
 }
@@ -263,13 +264,13 @@ vm_boot_section() {
     start_daemon --hydration-rate 1 --hydration-threads 1
     lazy_boot vm "vm1-$r"
     log "VM boot round $r: the first clone's background hydration fetched $LAZY_BG chunks"
-    echo "$LAZY_MS $LAZY_BYTES $(vol status "vm1-$r" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["triggers"])') $(trigger_wait_ms)" >>"$TMP/vm.first"
+    echo "$LAZY_MS $LAZY_BYTES $(vol_field "vm1-$r" triggers) $(trigger_wait_ms)" >>"$TMP/vm.first"
     if [ "$r" = 1 ]; then
       "$FERRY" snapshot prefetch s3://bench/snaps/vmp --from-volume "vm1-1" --api "127.0.0.1:$API" >/dev/null
     fi
     start_daemon
     lazy_boot vm "vmd-$r"
-    echo "$LAZY_MS $LAZY_BYTES $(vol status "vmd-$r" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["triggers"])') $LAZY_BG" >>"$TMP/vm.firstd"
+    echo "$LAZY_MS $LAZY_BYTES $(vol_field "vmd-$r" triggers) $LAZY_BG" >>"$TMP/vm.firstd"
     start_daemon
     lazy_boot vmp "vm2-$r"
     echo "$LAZY_MS $LAZY_BYTES" >>"$TMP/vm.later"
@@ -470,7 +471,7 @@ resize_on() {  # resize_on SNAPSHOT: prints "triggers origin_bytes ms"
   fusermount3 -u "$TMP/mnt"
   wait "$fuse" 2>/dev/null || true
   local triggers
-  triggers=$(vol status "grow-$1" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["triggers"])')
+  triggers=$(vol_field "grow-$1" triggers)
   read -r _ bytes <<<"$(stats)"
   echo "$triggers $bytes $ms"
 }
