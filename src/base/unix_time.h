@@ -31,4 +31,8 @@ inline std::chrono::system_clock::time_point ClampedTimePoint(std::chrono::sys_s
 // "2023-11-14T22:13:20Z". How reports and manifests print a time.
 std::string Rfc3339Utc(int64_t unix_ms);
 
+// Rfc3339Utc, or "-" for a time not set (0 or less): how job reports show
+// a moment that has not happened yet.
+inline std::string Rfc3339UtcOrDash(int64_t unix_ms) { return unix_ms <= 0 ? "-" : Rfc3339Utc(unix_ms); }
+
 }  // namespace ferry

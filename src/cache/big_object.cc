@@ -10,29 +10,24 @@
 
 #include "base/file_io.h"
 #include "cache/bytes.h"
+#include "cache/checksum.h"
 #include "cache/meta_codec.h"
-#include "crypto/digest.h"
 #include "store/local/fs_util.h"
 
 namespace ferry::cache {
 namespace {
 
 constexpr uint32_t kHeaderMagic = 0x184D2A50;  // a zstd skippable frame
-constexpr std::string_view kMagic = "FERRY-BIG-1\n";
+constexpr std::string_view kBigObjectMagic = "FERRY-BIG-1\n";
 // Magic, encoding and padding, frame size, body length, table length and
 // checksum, metadata length; then the metadata; then the header checksum.
 constexpr size_t kFixedFields = 12 + 4 + 4 + 8 + 8 + 8 + 4;
 
-Status Damaged(const std::string& path, const std::string& what) {
+Status BigObjectDamaged(const std::string& path, const std::string& what) {
   return Status::Corruption("big object " + path + ": " + what);
 }
 
-uint64_t Sum8(std::string_view data) {
-  Sha256Digest d = Sha256(data);
-  return LoadFixed(reinterpret_cast<const char*>(d.data()), 8);
-}
-
-uint32_t Sum4(std::string_view data) { return static_cast<uint32_t>(Sum8(data)); }
+uint32_t Sum4(std::string_view data) { return static_cast<uint32_t>(FormatSum8(data)); }
 
 struct Header {
   bool zstd = false;
@@ -46,7 +41,7 @@ struct Header {
 // The header frame, `size` bytes in all (room reserved at creation).
 std::string EncodeHeader(const Header& h, size_t size) {
   std::string m = EncodeMeta(h.meta);
-  std::string c(kMagic);
+  std::string c(kBigObjectMagic);
   c.push_back(h.zstd ? 1 : 0);
   c.append(3, '\0');
   PutU32(&c, h.frame_size);
@@ -56,7 +51,7 @@ std::string EncodeHeader(const Header& h, size_t size) {
   PutU32(&c, static_cast<uint32_t>(m.size()));
   c.append(m);
   c.resize(size - 8 - 8, '\0');
-  PutU64(&c, Sum8(c));
+  PutU64(&c, FormatSum8(c));
   std::string out;
   PutU32(&out, kHeaderMagic);
   PutU32(&out, static_cast<uint32_t>(c.size()));
@@ -65,15 +60,15 @@ std::string EncodeHeader(const Header& h, size_t size) {
 
 // The header's content (after its 8-byte frame header).
 Result<Header> DecodeHeader(std::string_view c, const std::string& path) {
-  if (c.size() < kFixedFields + 8) return Damaged(path, "header cut short");
-  if (LoadFixed(c.data() + c.size() - 8, 8) != Sum8(c.substr(0, c.size() - 8))) {
-    return Damaged(path, "header checksum mismatch");
+  if (c.size() < kFixedFields + 8) return BigObjectDamaged(path, "header cut short");
+  if (LoadFixed(c.data() + c.size() - 8, 8) != FormatSum8(c.substr(0, c.size() - 8))) {
+    return BigObjectDamaged(path, "header checksum mismatch");
   }
   ByteReader r(c.substr(0, c.size() - 8));
-  if (r.Take(kMagic.size()) != kMagic) return Damaged(path, "not a big object file");
+  if (r.Take(kBigObjectMagic.size()) != kBigObjectMagic) return BigObjectDamaged(path, "not a big object file");
   Header h;
   uint8_t enc = r.U8();
-  if (enc > 1 || r.Fixed(3) != 0) return Damaged(path, "unknown encoding");
+  if (enc > 1 || r.Fixed(3) != 0) return BigObjectDamaged(path, "unknown encoding");
   h.zstd = enc == 1;
   h.frame_size = r.U32();
   h.body_length = r.U64();
@@ -81,7 +76,7 @@ Result<Header> DecodeHeader(std::string_view c, const std::string& path) {
   h.table_sum = r.U64();
   uint32_t m = r.U32();
   auto meta = DecodeMeta(r.Take(m));
-  if (!r.ok() || !meta.ok()) return Damaged(path, "metadata: " + meta.status().message());
+  if (!r.ok() || !meta.ok()) return BigObjectDamaged(path, "metadata: " + meta.status().message());
   h.meta = std::move(meta).value();
   return h;
 }
@@ -160,7 +155,7 @@ Status BigObjectWriter::Finish(bool sync) {
   meta_.encoding = compress_ ? StoredEncoding::kZstd : StoredEncoding::kIdentity;
   meta_.logical_length = logical_;
   meta_.stored_length = table_.stored_length();
-  Header h{compress_, frame_size_, table_.stored_length(), table.size(), Sum8(table), meta_};
+  Header h{compress_, frame_size_, table_.stored_length(), table.size(), FormatSum8(table), meta_};
   FERRY_RETURN_IF_ERROR(PwriteFull(fd_, EncodeHeader(h, header_size_), 0, "big object header"));
   if (sync) FERRY_RETURN_IF_ERROR(DataSync(fd_));
   return Status::Ok();
@@ -173,29 +168,29 @@ Result<std::shared_ptr<const BigObject>> BigObject::Open(const std::string& path
   if (::fstat(fd.get(), &st) != 0) return Status::FromErrno(errno, "stat " + path);
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   auto read = [&](uint64_t offset, uint64_t n) -> Result<std::string> {
-    if (offset > size || n > size - offset) return Damaged(path, "a part runs past the end of the file");
+    if (offset > size || n > size - offset) return BigObjectDamaged(path, "a part runs past the end of the file");
     std::string out(n, '\0');
     FERRY_RETURN_IF_ERROR(local::ReadFull(fd.get(), out.data(), n, offset, path));
     return out;
   };
   FERRY_ASSIGN_OR_RETURN(std::string frame, read(0, 8));
-  if (LoadFixed(frame.data(), 4) != kHeaderMagic) return Damaged(path, "no header frame");
+  if (LoadFixed(frame.data(), 4) != kHeaderMagic) return BigObjectDamaged(path, "no header frame");
   uint64_t content = LoadFixed(frame.data() + 4, 4);
   FERRY_ASSIGN_OR_RETURN(std::string c, read(8, content));
   FERRY_ASSIGN_OR_RETURN(Header h, DecodeHeader(c, path));
   const uint64_t body_at = 8 + content;
   if (h.table_length > size || body_at + h.body_length != size - h.table_length) {
-    return Damaged(path, "lengths disagree with the file's size");
+    return BigObjectDamaged(path, "lengths disagree with the file's size");
   }
   FERRY_ASSIGN_OR_RETURN(std::string t, read(size - h.table_length, h.table_length));
-  if (Sum8(t) != h.table_sum) return Damaged(path, "seek table checksum mismatch");
+  if (FormatSum8(t) != h.table_sum) return BigObjectDamaged(path, "seek table checksum mismatch");
   auto table = SeekTable::Decode(t);
-  if (!table.ok()) return Damaged(path, table.status().message());
+  if (!table.ok()) return BigObjectDamaged(path, table.status().message());
   const EntryMeta& m = h.meta;
   if (table->stored_length() != h.body_length || table->logical_length() != m.logical_length ||
       m.stored_length != h.body_length || table->checksums() == h.zstd ||
       (m.encoding == StoredEncoding::kZstd) != h.zstd) {
-    return Damaged(path, "seek table disagrees with the header");
+    return BigObjectDamaged(path, "seek table disagrees with the header");
   }
   return std::shared_ptr<const BigObject>(
       new BigObject(fd.Release(), std::move(h.meta), std::move(table).value(), body_at, size));

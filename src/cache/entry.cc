@@ -17,7 +17,7 @@ constexpr uint32_t kMaxMetaSize = 1 << 20;
 
 const char* EncodingName(StoredEncoding e) { return e == StoredEncoding::kZstd ? "zstd" : "identity"; }
 
-Status Damaged(const std::string& what) { return Status::Corruption("cache entry: " + what); }
+Status EntryDamaged(const std::string& what) { return Status::Corruption("cache entry: " + what); }
 
 Sha256Digest Checksum(std::string_view meta, std::string_view body) {
   StreamingDigest d(StreamingDigest::Kind::kSha256);
@@ -92,14 +92,14 @@ std::string EncodeEntry(EntryMeta meta, std::string_view body) {
 Result<DecodedEntry> DecodeEntry(std::string_view file) {
   if (file.size() < kEntryMagic.size() + 4 + kEntryChecksumSize ||
       file.substr(0, kEntryMagic.size()) != kEntryMagic) {
-    return Damaged("not an entry file (bad magic or too short)");
+    return EntryDamaged("not an entry file (bad magic or too short)");
   }
   size_t at = kEntryMagic.size();
   uint32_t n = 0;
   for (int i = 0; i < 4; ++i) n |= static_cast<uint32_t>(static_cast<uint8_t>(file[at + i])) << (8 * i);
   at += 4;
   if (n > kMaxMetaSize || n > file.size() - at - kEntryChecksumSize) {
-    return Damaged("metadata length " + std::to_string(n) + " does not fit the file");
+    return EntryDamaged("metadata length " + std::to_string(n) + " does not fit the file");
   }
   std::string_view m = file.substr(at, n);
   std::string_view rest = file.substr(at + n);
@@ -107,12 +107,12 @@ Result<DecodedEntry> DecodeEntry(std::string_view file) {
   std::string_view sum = rest.substr(rest.size() - kEntryChecksumSize);
   Sha256Digest want = Checksum(m, body);
   if (sum != std::string_view(reinterpret_cast<const char*>(want.data()), want.size())) {
-    return Damaged("checksum mismatch");
+    return EntryDamaged("checksum mismatch");
   }
   // The checksum held, so the metadata is what was written; still, read it
   // defensively (an entry from another version, say).
   json j = json::parse(m, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return Damaged("metadata is not a JSON object");
+  if (!j.is_object()) return EntryDamaged("metadata is not a JSON object");
   DecodedEntry e;
   try {
     e.meta.key = Utf8ToLatin1(j.at("key").get<std::string>());
@@ -122,23 +122,23 @@ Result<DecodedEntry> DecodeEntry(std::string_view file) {
                                   Utf8ToLatin1(h.at(1).get<std::string>()));
     }
     std::string enc = j.at("encoding").get<std::string>();
-    if (enc != "zstd" && enc != "identity") return Damaged("unknown encoding '" + enc + "'");
+    if (enc != "zstd" && enc != "identity") return EntryDamaged("unknown encoding '" + enc + "'");
     e.meta.encoding = enc == "zstd" ? StoredEncoding::kZstd : StoredEncoding::kIdentity;
     e.meta.logical_length = JsonInt<uint64_t>(j.at("logical_length"));
     e.meta.stored_length = JsonInt<uint64_t>(j.at("stored_length"));
     e.meta.request_time = JsonInt<int64_t>(j.at("request_time"));
     e.meta.response_time = JsonInt<int64_t>(j.at("response_time"));
   } catch (const json::exception& ex) {
-    return Damaged(std::string("metadata: ") + ex.what());
+    return EntryDamaged(std::string("metadata: ") + ex.what());
   } catch (const std::invalid_argument& ex) {
-    return Damaged(std::string("metadata: ") + ex.what());
+    return EntryDamaged(std::string("metadata: ") + ex.what());
   }
   if (e.meta.stored_length != body.size()) {
-    return Damaged("body is " + std::to_string(body.size()) + " bytes, metadata says " +
+    return EntryDamaged("body is " + std::to_string(body.size()) + " bytes, metadata says " +
                    std::to_string(e.meta.stored_length));
   }
   if (e.meta.encoding == StoredEncoding::kIdentity && e.meta.logical_length != body.size()) {
-    return Damaged("an unencoded body must be its logical length");
+    return EntryDamaged("an unencoded body must be its logical length");
   }
   e.body = body;
   return e;

@@ -50,7 +50,7 @@ void PutValue(std::string* out, std::string_view value) {
   out->append(value);
 }
 
-Status Damaged(const std::string& what) { return Status::Corruption("entry metadata: " + what); }
+Status MetaDamaged(const std::string& what) { return Status::Corruption("entry metadata: " + what); }
 
 }  // namespace
 
@@ -77,13 +77,13 @@ std::string EncodeMeta(const EntryMeta& m) {
 
 Result<EntryMeta> DecodeMeta(std::string_view in) {
   ByteReader r(in);
-  if (r.U8() != kVersion) return Damaged("unknown version");
+  if (r.U8() != kVersion) return MetaDamaged("unknown version");
   EntryMeta m;
   uint64_t status = r.Varint();
-  if (status > 999) return Damaged("status " + std::to_string(status));
+  if (status > 999) return MetaDamaged("status " + std::to_string(status));
   m.status = static_cast<int>(status);
   uint8_t enc = r.U8();
-  if (enc > 1) return Damaged("unknown encoding " + std::to_string(enc));
+  if (enc > 1) return MetaDamaged("unknown encoding " + std::to_string(enc));
   m.encoding = enc == 1 ? StoredEncoding::kZstd : StoredEncoding::kIdentity;
   m.logical_length = r.Varint();
   m.stored_length = r.Varint();
@@ -91,7 +91,7 @@ Result<EntryMeta> DecodeMeta(std::string_view in) {
   m.response_time = m.request_time + r.SignedVarint();
   m.key = std::string(r.Bytes());
   uint64_t n = r.Varint();
-  if (n > in.size()) return Damaged("header count " + std::to_string(n));
+  if (n > in.size()) return MetaDamaged("header count " + std::to_string(n));
   m.headers.reserve(n);
   for (uint64_t i = 0; i < n && r.ok(); ++i) {
     uint64_t code = r.Varint();
@@ -103,7 +103,7 @@ Result<EntryMeta> DecodeMeta(std::string_view in) {
     } else if (code <= 2 * kNameCount) {
       name = AsciiLower(kNames[code - kNameCount - 1]);
     } else {
-      return Damaged("unknown header name code " + std::to_string(code));
+      return MetaDamaged("unknown header name code " + std::to_string(code));
     }
     uint64_t tag = r.Varint();
     std::string value;
@@ -112,11 +112,11 @@ Result<EntryMeta> DecodeMeta(std::string_view in) {
     } else if (tag % 2 == 0) {
       value = std::string(r.Take(tag / 2));
     } else {
-      return Damaged("unknown value tag " + std::to_string(tag));
+      return MetaDamaged("unknown value tag " + std::to_string(tag));
     }
     m.headers.emplace_back(std::move(name), std::move(value));
   }
-  if (!r.done()) return Damaged(r.ok() ? "bytes after the end" : "cut short");
+  if (!r.done()) return MetaDamaged(r.ok() ? "bytes after the end" : "cut short");
   return m;
 }
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "base/test_temp_dir.h"
+#include "base/units.h"
 #include "cache/proxy.h"
 #include "cache/proxy_test_util.h"
 #include "codec/zstd_codec.h"
@@ -19,9 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-constexpr uint64_t kMiB = 1 << 20;
 
-std::string Random(size_t n) {
+std::string RandomBody(size_t n) {
   std::mt19937_64 rng(7);
   std::string s(n, '\0');
   for (char& c : s) c = static_cast<char>(rng());
@@ -37,7 +37,7 @@ class ProxyBigTest : public ::testing::Test {
     options_.max_object = kMiB;
     options_.spool_dir = dir_ / "tmp";
     text_ = Text(5 * kMiB + 12'345);  // six frames, the last partial
-    binary_ = Random(3 * kMiB + 10);
+    binary_ = RandomBody(3 * kMiB + 10);
     http::Headers cached = {{"Cache-Control", "max-age=60"}, {"ETag", "\"b1\""}};
     upstream_.answers["/huge.html"] = {200, cached, text_};
     upstream_.answers["/huge.html"].headers.emplace_back("Content-Type", "text/html");

@@ -11,7 +11,7 @@ constexpr uint32_t kSkippableMagic = 0x184D2A5E;
 constexpr uint32_t kSeekableMagic = 0x8F92EAB1;
 constexpr uint8_t kChecksumFlag = 0x80;
 
-Status Damaged(const std::string& what) { return Status::Corruption("seek table: " + what); }
+Status SeekTableDamaged(const std::string& what) { return Status::Corruption("seek table: " + what); }
 
 size_t EntrySize(bool checksums) { return checksums ? 12 : 8; }
 
@@ -51,21 +51,21 @@ std::string SeekTable::Encode() const {
 }
 
 Result<uint64_t> SeekTable::FrameSizeFromFooter(std::string_view footer) {
-  if (footer.size() != kSeekFooterSize) return Damaged("footer cut short");
+  if (footer.size() != kSeekFooterSize) return SeekTableDamaged("footer cut short");
   ByteReader r(footer);
   uint64_t n = r.U32();
   uint8_t descriptor = r.U8();
-  if (r.U32() != kSeekableMagic) return Damaged("no seekable magic");
-  if ((descriptor & ~kChecksumFlag) != 0) return Damaged("unknown descriptor bits");
+  if (r.U32() != kSeekableMagic) return SeekTableDamaged("no seekable magic");
+  if ((descriptor & ~kChecksumFlag) != 0) return SeekTableDamaged("unknown descriptor bits");
   return 8 + n * EntrySize(descriptor & kChecksumFlag) + kSeekFooterSize;
 }
 
 Result<SeekTable> SeekTable::Decode(std::string_view frame) {
-  if (frame.size() < 8 + kSeekFooterSize) return Damaged("cut short");
+  if (frame.size() < 8 + kSeekFooterSize) return SeekTableDamaged("cut short");
   FERRY_ASSIGN_OR_RETURN(uint64_t size, FrameSizeFromFooter(frame.substr(frame.size() - kSeekFooterSize)));
-  if (size != frame.size()) return Damaged("its footer disagrees with its size");
+  if (size != frame.size()) return SeekTableDamaged("its footer disagrees with its size");
   ByteReader r(frame);
-  if (r.U32() != kSkippableMagic || r.U32() != frame.size() - 8) return Damaged("bad frame header");
+  if (r.U32() != kSkippableMagic || r.U32() != frame.size() - 8) return SeekTableDamaged("bad frame header");
   bool checksums = (static_cast<uint8_t>(frame[frame.size() - 5]) & kChecksumFlag) != 0;
   size_t n = (frame.size() - 8 - kSeekFooterSize) / EntrySize(checksums);
   SeekTable t(checksums);

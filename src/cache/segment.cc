@@ -15,13 +15,13 @@
 namespace ferry::cache {
 namespace {
 
-constexpr std::string_view kMagic = "FERRY-SEGMENT-1\n";
+constexpr std::string_view kSegmentMagic = "FERRY-SEGMENT-1\n";
 // A scan reads this much at each record first: the head and, nearly
 // always, the metadata.
 constexpr size_t kScanRead = 4096;
 
 std::string Header(uint64_t seq) {
-  std::string h(kMagic);
+  std::string h(kSegmentMagic);
   PutU64(&h, seq);
   PutU64(&h, 0);
   return h;

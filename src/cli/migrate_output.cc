@@ -9,9 +9,9 @@
 namespace ferry::cli {
 namespace {
 
-using json = nlohmann::ordered_json;
+using ojson = nlohmann::ordered_json;
 
-void PutCounters(json& j, const state::JobCounters& c) {
+void PutCounters(ojson& j, const state::JobCounters& c) {
   j["listed"] = c.listed;
   j["transferred"] = c.transferred;
   j["skipped"] = c.skipped;
@@ -20,19 +20,18 @@ void PutCounters(json& j, const state::JobCounters& c) {
 }
 
 // A recorded time, "-" when it was never set.
-std::string Time(int64_t ms) { return ms <= 0 ? "-" : Rfc3339Utc(ms); }
 
 // A JSON string that is valid UTF-8 whatever the key holds.
-json Str(const std::string& s) { return json(s); }
+ojson Str(const std::string& s) { return ojson(s); }
 
-std::string Dump(const json& j) {
+std::string Dump(const ojson& j) {
   return DumpJson(j);
 }
 
 }  // namespace
 
 std::string SummaryJson(const state::JobRecord& job, const RunFigures& run) {
-  json j;
+  ojson j;
   j["event"] = "summary";
   j["job"] = job.id;
   j["state"] = state::ToString(job.state);
@@ -45,16 +44,16 @@ std::string SummaryJson(const state::JobRecord& job, const RunFigures& run) {
     j["state_seconds"] = run.state_seconds;
   }
   if (!run.verify_json.empty()) {
-    j["verify"] = json::parse(run.verify_json, nullptr, /*allow_exceptions=*/false);
+    j["verify"] = ojson::parse(run.verify_json, nullptr, /*allow_exceptions=*/false);
   }
   if (!run.delete_json.empty()) {
-    j["delete"] = json::parse(run.delete_json, nullptr, /*allow_exceptions=*/false);
+    j["delete"] = ojson::parse(run.delete_json, nullptr, /*allow_exceptions=*/false);
   }
   return Dump(j);
 }
 
 std::string JobJson(const state::JobRecord& job) {
-  json j;
+  ojson j;
   j["job"] = job.id;
   j["state"] = state::ToString(job.state);
   j["src"] = Str(job.src);
@@ -62,29 +61,29 @@ std::string JobJson(const state::JobRecord& job) {
   PutCounters(j, job.counters);
   j["pending"] = job.counters.pending;
   j["listing_done"] = job.listing_done;
-  j["created"] = Time(job.created_ms);
-  j["started"] = Time(job.started_ms);
-  j["finished"] = Time(job.finished_ms);
+  j["created"] = Rfc3339UtcOrDash(job.created_ms);
+  j["started"] = Rfc3339UtcOrDash(job.started_ms);
+  j["finished"] = Rfc3339UtcOrDash(job.finished_ms);
   j["run_seconds"] = job.run_seconds;
   j["runner"] = job.runner;
   j["archived"] = job.archived;
-  if (job.archived) j["archived_at"] = Time(job.archived_ms);
+  if (job.archived) j["archived_at"] = Rfc3339UtcOrDash(job.archived_ms);
   return Dump(j);
 }
 
 std::string DeadLetterJson(const state::DeadLetter& d) {
-  json j;
+  ojson j;
   j["key"] = Str(d.key);
   j["size"] = d.size;
   j["reason"] = d.reason;
   j["attempts"] = d.attempts;
   j["last_error"] = Str(d.last_error);
-  j["at"] = Time(d.at_ms);
+  j["at"] = Rfc3339UtcOrDash(d.at_ms);
   return Dump(j);
 }
 
 std::string ProgressJson(const std::string& job, const migrate::Progress& p) {
-  json j;
+  ojson j;
   j["event"] = "progress";
   j["job"] = job;
   PutCounters(j, p.counters);
@@ -102,7 +101,7 @@ std::string ProgressJson(const std::string& job, const migrate::Progress& p) {
 }
 
 std::string LiveJson(const migrate::Progress& p) {
-  json j;
+  ojson j;
   j["in_flight"] = p.in_flight;
   j["circuits"] = p.circuits;
   j["src_concurrency"] = p.src_limit;
@@ -115,7 +114,7 @@ std::string LiveJson(const migrate::Progress& p) {
 }
 
 std::string EventJson(const std::string& job, const migrate::Event& e) {
-  json j;
+  ojson j;
   j["job"] = job;
   switch (e.kind) {
     case migrate::Event::Kind::kDeadLetter:
@@ -182,16 +181,16 @@ std::string StatusText(const state::JobRecord& job) {
       static_cast<long long>(c.listed), job.listing_done ? "" : " (listing in progress)",
       static_cast<long long>(c.transferred), static_cast<long long>(c.skipped),
       static_cast<long long>(c.failed), static_cast<long long>(c.pending),
-      HumanBytes(static_cast<uint64_t>(c.bytes)).c_str(), Time(job.created_ms).c_str(),
-      Time(job.started_ms).c_str(), Time(job.finished_ms).c_str(), job.run_seconds);
+      HumanBytes(static_cast<uint64_t>(c.bytes)).c_str(), Rfc3339UtcOrDash(job.created_ms).c_str(),
+      Rfc3339UtcOrDash(job.started_ms).c_str(), Rfc3339UtcOrDash(job.finished_ms).c_str(), job.run_seconds);
   std::string out = buf;
   if (!job.runner.empty()) out += "runner       " + job.runner + "\n";
-  if (job.archived) out += "archived     " + Time(job.archived_ms) + "\n";
+  if (job.archived) out += "archived     " + Rfc3339UtcOrDash(job.archived_ms) + "\n";
   return out;
 }
 
 std::string DifferenceJson(const migrate::Difference& d) {
-  json j;
+  ojson j;
   j["event"] = "difference";
   j["kind"] = migrate::ToString(d.kind);
   j["key"] = Str(d.key);
@@ -210,7 +209,7 @@ std::string DifferenceLine(const migrate::Difference& d) {
 }
 
 std::string VerifyJson(const migrate::VerifyCounts& c) {
-  json j;
+  ojson j;
   j["event"] = "verify";
   j["ok"] = c.ok();
   j["matched"] = c.matched;

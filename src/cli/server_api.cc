@@ -20,9 +20,10 @@
 #include "migrate/create.h"
 
 namespace ferry::cli {
-namespace {
 
 using json = nlohmann::json;
+
+namespace {
 
 http::ApiResponse Json(int status, const json& j) {
   return {status, "application/json", DumpJson(j) + "\n"};

@@ -25,7 +25,6 @@ std::string NewRunId() {
   return id;
 }
 
-std::string Time(int64_t ms) { return ms <= 0 ? "-" : Rfc3339Utc(ms); }
 
 }  // namespace
 
@@ -185,8 +184,8 @@ json VerifyRuns::View(const Run& r) const {
   v["verify"] = r.id;
   v["state"] = r.state;
   v["request"] = r.request;
-  v["started"] = Time(r.started_ms);
-  v["finished"] = Time(r.finished_ms);
+  v["started"] = Rfc3339UtcOrDash(r.started_ms);
+  v["finished"] = Rfc3339UtcOrDash(r.finished_ms);
   if (!r.counts.is_null()) {
     v["counts"] = r.counts;
     v["ok"] = r.counts.value("ok", false);

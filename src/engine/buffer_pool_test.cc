@@ -4,10 +4,11 @@
 
 #include <cstring>
 
+#include "base/units.h"
+
 namespace ferry {
 namespace {
 
-constexpr size_t kMiB = 1 << 20;
 
 TEST(BufferPoolTest, LargeBuffersComeBackAndAreReused) {
   BufferPool pool(64 * kMiB);

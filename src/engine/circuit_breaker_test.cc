@@ -12,7 +12,7 @@ namespace {
 using std::chrono::milliseconds;
 using Clock = CircuitBreaker::Clock;
 
-CircuitOptions Opts(int threshold = 3) {
+CircuitOptions CircuitOpts(int threshold = 3) {
   CircuitOptions o;
   o.failure_threshold = threshold;
   o.open_for = milliseconds(1000);
@@ -58,7 +58,7 @@ TEST(CircuitBreaker, StateNames) {
 }
 
 TEST(CircuitBreaker, OpensAfterThresholdConsecutiveOutages) {
-  CircuitBreaker c(Opts(3));
+  CircuitBreaker c(CircuitOpts(3));
   Clock::time_point t{};
   EXPECT_TRUE(c.Allow(t));
   c.OnFailure(kDown, t);
@@ -73,7 +73,7 @@ TEST(CircuitBreaker, OpensAfterThresholdConsecutiveOutages) {
 }
 
 TEST(CircuitBreaker, SuccessBetweenFailuresResetsCount) {
-  CircuitBreaker c(Opts(3));
+  CircuitBreaker c(CircuitOpts(3));
   Clock::time_point t{};
   for (int round = 0; round < 5; ++round) {
     c.OnFailure(kDown, t);
@@ -85,7 +85,7 @@ TEST(CircuitBreaker, SuccessBetweenFailuresResetsCount) {
 }
 
 TEST(CircuitBreaker, NonOutageErrorsNeverOpenNorReset) {
-  CircuitBreaker c(Opts(2));
+  CircuitBreaker c(CircuitOpts(2));
   Clock::time_point t{};
   for (int i = 0; i < 100; ++i) {
     c.OnFailure(Status::AccessDenied("no"), t);
@@ -101,7 +101,7 @@ TEST(CircuitBreaker, NonOutageErrorsNeverOpenNorReset) {
 }
 
 TEST(CircuitBreaker, HalfOpenLetsExactlyOneProbeAndSuccessCloses) {
-  CircuitBreaker c(Opts(1));
+  CircuitBreaker c(CircuitOpts(1));
   Clock::time_point t{};
   c.OnFailure(kDown, t);
   ASSERT_EQ(c.state(), CircuitState::kOpen);
@@ -118,7 +118,7 @@ TEST(CircuitBreaker, HalfOpenLetsExactlyOneProbeAndSuccessCloses) {
 }
 
 TEST(CircuitBreaker, FailedProbeDoublesWaitUpToMax) {
-  CircuitBreaker c(Opts(1));  // open_for 1 s, max 5 s
+  CircuitBreaker c(CircuitOpts(1));  // open_for 1 s, max 5 s
   Clock::time_point t{};
   c.OnFailure(kDown, t);
   const int64_t expected_waits[] = {1000, 2000, 4000, 5000, 5000};
@@ -141,7 +141,7 @@ TEST(CircuitBreaker, FailedProbeDoublesWaitUpToMax) {
 }
 
 TEST(CircuitBreaker, LateResultsWhileOpenAreIgnored) {
-  CircuitBreaker c(Opts(1));
+  CircuitBreaker c(CircuitOpts(1));
   Clock::time_point t{};
   c.OnFailure(kDown, t);
   c.OnSuccess(t + milliseconds(10));          // sent before it opened
@@ -151,7 +151,7 @@ TEST(CircuitBreaker, LateResultsWhileOpenAreIgnored) {
 }
 
 TEST(CircuitBreaker, NonOutageProbeResultFreesTheProbeSlot) {
-  CircuitBreaker c(Opts(1));
+  CircuitBreaker c(CircuitOpts(1));
   Clock::time_point t{};
   c.OnFailure(kDown, t);
   t += milliseconds(1000);
@@ -163,7 +163,7 @@ TEST(CircuitBreaker, NonOutageProbeResultFreesTheProbeSlot) {
 }
 
 TEST(CircuitBreaker, LostProbeIsReplacedAfterProbeTimeout) {
-  CircuitBreaker c(Opts(1));
+  CircuitBreaker c(CircuitOpts(1));
   Clock::time_point t{};
   c.OnFailure(kDown, t);
   t += milliseconds(1000);
@@ -173,7 +173,7 @@ TEST(CircuitBreaker, LostProbeIsReplacedAfterProbeTimeout) {
 }
 
 TEST(CircuitBreaker, ConcurrentCallersGetOneProbe) {
-  CircuitBreaker c(Opts(1));
+  CircuitBreaker c(CircuitOpts(1));
   Clock::time_point t{};
   c.OnFailure(kDown, t);
   const Clock::time_point later = t + milliseconds(1000);
@@ -189,7 +189,7 @@ TEST(CircuitBreaker, ConcurrentCallersGetOneProbe) {
 }
 
 TEST(CircuitBreaker, ThreadSafetySmoke) {
-  CircuitOptions o = Opts(3);
+  CircuitOptions o = CircuitOpts(3);
   o.open_for = milliseconds(0);
   CircuitBreaker c(o);
   std::vector<std::thread> threads;

@@ -13,7 +13,7 @@ namespace {
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
-PacerOptions Opts(int max, int min = 1, int every = 4) {
+PacerOptions PacerOpts(int max, int min = 1, int every = 4) {
   PacerOptions o;
   o.max = max;
   o.min = min;
@@ -23,7 +23,7 @@ PacerOptions Opts(int max, int min = 1, int every = 4) {
 }
 
 TEST(Pacer, StartsAtMax) {
-  Pacer p(Opts(8));
+  Pacer p(PacerOpts(8));
   EXPECT_EQ(p.limit(), 8);
   EXPECT_EQ(p.in_flight(), 0);
   EXPECT_EQ(p.throttles(), 0u);
@@ -31,7 +31,7 @@ TEST(Pacer, StartsAtMax) {
 }
 
 TEST(Pacer, TryAcquireTakesOnlyFreeSlotsAndSharesThemWithAcquire) {
-  Pacer p(Opts(2));
+  Pacer p(PacerOpts(2));
   EXPECT_TRUE(p.TryAcquire());
   EXPECT_TRUE(p.Acquire());
   EXPECT_FALSE(p.TryAcquire()) << "the limit is reached";
@@ -47,7 +47,7 @@ TEST(Pacer, TryAcquireTakesOnlyFreeSlotsAndSharesThemWithAcquire) {
 }
 
 TEST(Pacer, TryAcquireLeavesAFreedSlotToAWaitingAcquire) {
-  Pacer p(Opts(1));
+  Pacer p(PacerOpts(1));
   ASSERT_TRUE(p.TryAcquire());
   std::atomic<bool> got{false};
   std::thread waiter([&] { got = p.Acquire(); });
@@ -64,7 +64,7 @@ TEST(Pacer, TryAcquireLeavesAFreedSlotToAWaitingAcquire) {
 }
 
 TEST(Pacer, ThrottleHalvesOncePerInterval) {
-  Pacer p(Opts(64));
+  Pacer p(PacerOpts(64));
   Clock::time_point t0{};
   p.OnThrottle(t0);
   EXPECT_EQ(p.limit(), 32);
@@ -78,18 +78,18 @@ TEST(Pacer, ThrottleHalvesOncePerInterval) {
 }
 
 TEST(Pacer, NeverBelowMin) {
-  Pacer p(Opts(64, 5));
+  Pacer p(PacerOpts(64, 5));
   Clock::time_point t{};
   for (int i = 0; i < 20; ++i) p.OnThrottle(t += milliseconds(1000));
   EXPECT_EQ(p.limit(), 5);
   EXPECT_EQ(p.decreases(), 4u);  // 64 -> 32 -> 16 -> 8 -> 5
-  Pacer one(Opts(3));
+  Pacer one(PacerOpts(3));
   for (int i = 0; i < 5; ++i) one.OnThrottle(t += milliseconds(1000));
   EXPECT_EQ(one.limit(), 1);
 }
 
 TEST(Pacer, ClimbsBackOnePerIncreaseEveryUpToMax) {
-  Pacer p(Opts(8, 1, 4));
+  Pacer p(PacerOpts(8, 1, 4));
   p.OnThrottle(Clock::time_point{});
   ASSERT_EQ(p.limit(), 4);
   for (int i = 0; i < 3; ++i) p.OnSuccess();
@@ -103,7 +103,7 @@ TEST(Pacer, ClimbsBackOnePerIncreaseEveryUpToMax) {
 }
 
 TEST(Pacer, ThrottleResetsProgressTowardIncrease) {
-  Pacer p(Opts(8, 1, 4));
+  Pacer p(PacerOpts(8, 1, 4));
   Clock::time_point t0{};
   p.OnThrottle(t0);
   for (int i = 0; i < 3; ++i) p.OnSuccess();
@@ -126,7 +126,7 @@ TEST(Pacer, OptionsAreClamped) {
 }
 
 TEST(Pacer, AcquireBlocksAtLimitAndWakesOnRelease) {
-  Pacer p(Opts(2));
+  Pacer p(PacerOpts(2));
   ASSERT_TRUE(p.Acquire());
   ASSERT_TRUE(p.Acquire());
   EXPECT_EQ(p.in_flight(), 2);
@@ -144,7 +144,7 @@ TEST(Pacer, AcquireBlocksAtLimitAndWakesOnRelease) {
 }
 
 TEST(Pacer, AcquireWakesWhenLimitRises) {
-  Pacer p(Opts(2, 1, 1));
+  Pacer p(PacerOpts(2, 1, 1));
   p.OnThrottle(Clock::time_point{});
   ASSERT_EQ(p.limit(), 1);
   ASSERT_TRUE(p.Acquire());
@@ -161,7 +161,7 @@ TEST(Pacer, AcquireWakesWhenLimitRises) {
 }
 
 TEST(Pacer, AcquireReturnsFalseOnStop) {
-  Pacer p(Opts(1));
+  Pacer p(PacerOpts(1));
   ASSERT_TRUE(p.Acquire());
   std::atomic<bool> stop{false};
   std::atomic<bool> result{true};
@@ -178,7 +178,7 @@ TEST(Pacer, AcquireReturnsFalseOnStop) {
 }
 
 TEST(Pacer, ManyThreadsNeverExceedLimit) {
-  Pacer p(Opts(3));
+  Pacer p(PacerOpts(3));
   std::atomic<int> now{0}, peak{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t) {

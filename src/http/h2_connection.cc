@@ -22,8 +22,6 @@ namespace asio = boost::asio;
 using Ec = boost::system::error_code;
 using Clock = H2Session::Clock;
 
-auto Token(Ec& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
-
 constexpr size_t kReadChunk = 32 << 10;
 constexpr size_t kWriteChunk = 128 << 10;
 // After the last frame, how long the client's late bytes are read (and
@@ -69,7 +67,7 @@ class H2Connection : public std::enable_shared_from_this<H2Connection> {
     if (!woken_) {
       Ec ec;
       wake_.expires_at(asio::steady_timer::time_point::max());
-      co_await wake_.async_wait(Token(ec));
+      co_await wake_.async_wait(net::AwaitInto(ec));
     }
     woken_ = false;
   }
@@ -121,7 +119,7 @@ class H2Connection : public std::enable_shared_from_this<H2Connection> {
     std::vector<char> buf(kReadChunk);
     for (;;) {
       Ec ec;
-      const size_t n = co_await h.c_.async_read_some(asio::buffer(buf), Token(ec));
+      const size_t n = co_await h.c_.async_read_some(asio::buffer(buf), net::AwaitInto(ec));
       if (n > 0 && !h.closing_) {
         h.Feed(std::string_view(buf.data(), n));
         h.UpdateDeadline(!h.writing_);
@@ -143,7 +141,7 @@ class H2Connection : public std::enable_shared_from_this<H2Connection> {
         Ec ec;
         writing_ = true;
         UpdateDeadline(true);
-        co_await asio::async_write(c_, asio::buffer(out), Token(ec));
+        co_await asio::async_write(c_, asio::buffer(out), net::AwaitInto(ec));
         writing_ = false;
         UpdateDeadline(true);
         if (ec) co_return;

@@ -19,8 +19,6 @@ namespace beast = boost::beast;
 namespace bhttp = beast::http;
 using Ec = beast::error_code;
 
-auto Token(Ec& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
-
 bool NoBody(int status) { return status == 304 || status == 204 || (status >= 100 && status < 200); }
 
 }  // namespace
@@ -55,7 +53,7 @@ struct Server::Impl {
     res.prepare_payload();
     Ec ec;
     c.Arm(options.client_timeout);
-    co_await bhttp::async_write(c, res, Token(ec));
+    co_await bhttp::async_write(c, res, net::AwaitInto(ec));
     c.Disarm();
   }
 
@@ -80,7 +78,7 @@ struct Server::Impl {
   template <class Serializer>
   asio::awaitable<void> WriteSome(net::Connection& c, Serializer& sr, Ec& ec) {
     c.Arm(options.client_timeout);
-    co_await bhttp::async_write_some(c, sr, Token(ec));
+    co_await bhttp::async_write_some(c, sr, net::AwaitInto(ec));
     c.Disarm();
   }
 
@@ -90,7 +88,7 @@ struct Server::Impl {
     res.body().data = nullptr;
     res.body().more = true;
     c.Arm(options.client_timeout);
-    co_await bhttp::async_write_header(c, sr, Token(ec));
+    co_await bhttp::async_write_header(c, sr, net::AwaitInto(ec));
     c.Disarm();
     while (!ec) {
       Piece piece = co_await ReadPiece(body);
@@ -103,7 +101,7 @@ struct Server::Impl {
       res.body().more = !piece.data.empty();
       for (;;) {
         c.Arm(options.client_timeout);
-        co_await bhttp::async_write(c, sr, Token(ec));
+        co_await bhttp::async_write(c, sr, net::AwaitInto(ec));
         c.Disarm();
         if (ec == bhttp::error::need_buffer) {
           ec = {};
@@ -145,7 +143,7 @@ struct Server::Impl {
     bhttp::response_serializer<bhttp::buffer_body> sr{res};
     if (head) {
       c.Arm(options.client_timeout);
-      co_await bhttp::async_write_header(c, sr, Token(ec));
+      co_await bhttp::async_write_header(c, sr, net::AwaitInto(ec));
       c.Disarm();
     } else if (r.stream) {
       co_await WriteStream(c, res, sr, r.stream, ec);
@@ -167,7 +165,7 @@ struct Server::Impl {
         buffer.consume(reader.Feed(std::string_view(static_cast<const char*>(data.data()), data.size())));
       }
       if (reader.state() != RequestReader::State::kNeedMore) break;
-      size_t n = co_await c.async_read_some(buffer.prepare(64 << 10), Token(ec));
+      size_t n = co_await c.async_read_some(buffer.prepare(64 << 10), net::AwaitInto(ec));
       buffer.commit(n);
       if (n > 0) c.SetIdle(false);
       if (ec) {
@@ -206,7 +204,7 @@ struct Server::Impl {
     c.Arm(options.client_timeout);
     while (m == PrefaceMatch::kPartial) {
       Ec ec;
-      size_t n = co_await c.async_read_some(buffer.prepare(64 << 10), Token(ec));
+      size_t n = co_await c.async_read_some(buffer.prepare(64 << 10), net::AwaitInto(ec));
       buffer.commit(n);
       if (n > 0) c.SetIdle(false);
       auto data = buffer.data();

@@ -30,7 +30,7 @@ void Nap(const ListerContext& ctx, std::chrono::milliseconds d) {
   }
 }
 
-Result<ListPage> ListWithRetry(const ListerContext& ctx, const ListOptions& o) {
+Result<ListPage> ListSrcWithRetry(const ListerContext& ctx, const ListOptions& o) {
   return migrate::ListWithRetry(*ctx.src, o, [&ctx] { return Stopped(ctx); });
 }
 
@@ -78,7 +78,7 @@ class Lister {
  public:
   Lister(const ListerContext& ctx, std::shared_ptr<KnownKeys> known)
       : ctx_(ctx), known_(std::move(known)) {
-    list_ = [this](const ListOptions& o) { return ListWithRetry(ctx_, o); };
+    list_ = [this](const ListOptions& o) { return ListSrcWithRetry(ctx_, o); };
   }
   Status Run();
 
@@ -179,7 +179,7 @@ Status Lister::ListPrefixShard(LiveShard& live) {
     o.delimiter = shard.delimiter;
     o.continuation_token = shard.token;
     o.max_keys = ctx_.page_size;
-    auto listed = ListWithRetry(ctx_, o);
+    auto listed = ListSrcWithRetry(ctx_, o);
     if (Stopped(ctx_)) return Status::Ok();
     if (!listed.ok()) return listed.status();
     ListPage& page = *listed;
@@ -238,7 +238,7 @@ Status Lister::ListRangePage(LiveShard& live, bool probe) {
   o.prefix = seen.prefix;
   o.start_after = std::max(seen.lower, seen.cursor);
   o.max_keys = ctx_.page_size;
-  auto listed = ListWithRetry(ctx_, o);
+  auto listed = ListSrcWithRetry(ctx_, o);
   if (Stopped(ctx_)) return Status::Ok();
   if (!listed.ok()) return listed.status();
   const ListPage& page = *listed;

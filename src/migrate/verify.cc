@@ -94,9 +94,9 @@ class Verifier {
 
  private:
   bool Stopped() const { return CancelRequested() || (o_.stop != nullptr && o_.stop->load()); }
-  ListFn Lister(ObjectStore* store) {
+  ListFn ListerOf(ObjectStore* store) {
     return [this, store](const ListOptions& o) {
-      return ListWithRetry(*store, o, [this] { return Stopped(); });
+      return migrate::ListWithRetry(*store, o, [this] { return Stopped(); });
     };
   }
   Status RunRanges();  // leaves queue_.aborted() set when the listing cannot be trusted
@@ -257,8 +257,8 @@ Status Verifier::CompareRange(VerifyRange& r) {
     std::lock_guard<std::mutex> lock(r.mu);
     return r.upper;
   };
-  RangeSide src(Lister(o_.src), o_.src_prefix, lower, o_.list_chunk, upper, &src_known_);
-  RangeSide dst(Lister(o_.dst), o_.dst_prefix, lower, o_.list_chunk, upper, &dst_known_);
+  RangeSide src(ListerOf(o_.src), o_.src_prefix, lower, o_.list_chunk, upper, &src_known_);
+  RangeSide dst(ListerOf(o_.dst), o_.dst_prefix, lower, o_.list_chunk, upper, &dst_known_);
   return Merge(src, dst, &r);
 }
 
@@ -272,7 +272,7 @@ void Verifier::Split(VerifyRange& victim) {
     upper = victim.upper;
   }
   auto abs = [this](const std::string& rel) { return rel.empty() ? rel : o_.src_prefix + rel; };
-  auto search = FindSplit(Lister(o_.src), o_.src_prefix, abs(from), abs(upper));
+  auto search = FindSplit(ListerOf(o_.src), o_.src_prefix, abs(from), abs(upper));
   if (!search.ok() || Stopped()) return;
   if (!search->disorder.empty()) {
     queue_.Abort("source: " + search->disorder);
@@ -308,11 +308,11 @@ void Verifier::Worker() {
 Status Verifier::LearnKnownKeys() {
   const size_t max = static_cast<size_t>(std::max(1, o_.concurrency) * 4);
   if (dst_known_.empty()) {
-    FERRY_ASSIGN_OR_RETURN(SplitPoints d, PrefixSplitPoints(Lister(o_.dst), o_.dst_prefix, "", "", max));
+    FERRY_ASSIGN_OR_RETURN(SplitPoints d, PrefixSplitPoints(ListerOf(o_.dst), o_.dst_prefix, "", "", max));
     dst_known_.Add(d.keys);
   }
   if (src_known_.empty()) {
-    FERRY_ASSIGN_OR_RETURN(SplitPoints s, PrefixSplitPoints(Lister(o_.src), o_.src_prefix, "", "", max));
+    FERRY_ASSIGN_OR_RETURN(SplitPoints s, PrefixSplitPoints(ListerOf(o_.src), o_.src_prefix, "", "", max));
     src_known_.Add(s.keys);
   }
   return Status::Ok();
@@ -332,7 +332,7 @@ Status Verifier::CheckNothingSkipped(ObjectStore* store, const KnownKeys& known,
 
 Status Verifier::RunRanges() {
   std::vector<std::string> bounds;
-  auto points = PrefixSplitPoints(Lister(o_.src), o_.src_prefix, "", "",
+  auto points = PrefixSplitPoints(ListerOf(o_.src), o_.src_prefix, "", "",
                                   static_cast<size_t>(std::max(1, o_.concurrency) * 4));
   if (points.ok()) {
     for (const auto& p : points->bounds) bounds.push_back(p.substr(o_.src_prefix.size()));
@@ -357,10 +357,10 @@ Status Verifier::RunSorted() {
   SpillSorter src_sorted(o_.spill_dir, o_.spill_records), dst_sorted(o_.spill_dir, o_.spill_records);
   Status dst_status;
   std::thread dst_thread([&] {
-    dst_status = ListWhole(Lister(o_.dst), o_.dst_prefix, o_.list_chunk, &dst_sorted, &dst_known_,
+    dst_status = ListWhole(ListerOf(o_.dst), o_.dst_prefix, o_.list_chunk, &dst_sorted, &dst_known_,
                            o_.stop);
   });
-  Status src_status = ListWhole(Lister(o_.src), o_.src_prefix, o_.list_chunk, &src_sorted,
+  Status src_status = ListWhole(ListerOf(o_.src), o_.src_prefix, o_.list_chunk, &src_sorted,
                                 &src_known_, o_.stop);
   dst_thread.join();
   FERRY_RETURN_IF_ERROR(src_status.WithContext("listing the source"));

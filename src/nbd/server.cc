@@ -24,8 +24,6 @@ using Ec = boost::system::error_code;
 
 namespace {
 
-auto Token(Ec& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
-
 constexpr uint32_t kPreferredBlock = 4096;
 
 // Every device here makes a FLUSH on one connection cover writes completed
@@ -95,7 +93,7 @@ struct NbdServer::Impl {
 
   asio::awaitable<bool> Send(net::Connection& s, const std::string& bytes) {
     Ec ec;
-    co_await asio::async_write(s, asio::buffer(bytes), Token(ec));
+    co_await asio::async_write(s, asio::buffer(bytes), net::AwaitInto(ec));
     co_return !ec;
   }
 

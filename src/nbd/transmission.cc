@@ -23,8 +23,6 @@ using Ec = boost::system::error_code;
 
 namespace {
 
-auto Token(Ec& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
-
 uint32_t ErrnoOf(const Status& st) {
   switch (st.code()) {
     case ErrorCode::kOk:
@@ -166,7 +164,7 @@ class Transmission : public std::enable_shared_from_this<Transmission> {
   asio::awaitable<void> Wait() {
     Ec ec;
     wake_.expires_at(asio::steady_timer::time_point::max());
-    co_await wake_.async_wait(Token(ec));
+    co_await wake_.async_wait(net::AwaitInto(ec));
   }
   asio::awaitable<bool> Recv(std::string* out, size_t n) { return ReadExactly(c_, out, n); }
   // Queues a reply; the first caller to find no write going writes the
@@ -262,7 +260,7 @@ asio::awaitable<void> Transmission::Send(std::string bytes, uint64_t cost) {
       for (const Pending& p : batch) buffers.push_back(asio::buffer(p.bytes));
       Ec ec;
       c_.Arm(options_.client_timeout);
-      co_await asio::async_write(c_, buffers, Token(ec));
+      co_await asio::async_write(c_, buffers, net::AwaitInto(ec));
       c_.Disarm();
       if (ec) {
         broken_ = true;
@@ -290,7 +288,7 @@ asio::awaitable<bool> ReadExactly(net::Connection& c, std::string* out, size_t n
   out->resize(n);
   if (n == 0) co_return true;
   Ec ec;
-  co_await asio::async_read(c, asio::buffer(out->data(), n), Token(ec));
+  co_await asio::async_read(c, asio::buffer(out->data(), n), net::AwaitInto(ec));
   co_return !ec;
 }
 

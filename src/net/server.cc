@@ -35,8 +35,6 @@ using Ec = boost::system::error_code;
 
 namespace {
 
-auto Token(Ec& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
-
 // A socket file left by a server that died is removed; one a live server
 // answers on is "in use".
 Status ClearStaleSocket(const std::string& path, const std::string& flag) {
@@ -232,7 +230,7 @@ struct Server::Impl {
   asio::awaitable<bool> Handshake(Connection& c) {
     Ec ec;
     c.Arm(options.handshake_timeout);
-    co_await c.tls_stream().async_handshake(asio::ssl::stream_base::server, Token(ec));
+    co_await c.tls_stream().async_handshake(asio::ssl::stream_base::server, AwaitInto(ec));
     c.Disarm();
     if (ec) spdlog::debug("{}: TLS handshake with {} failed: {}", options.flag, c.peer(), ec.message());
     co_return !ec;
@@ -282,12 +280,12 @@ struct Server::Impl {
     for (;;) {
       Ec ec;
       asio::io_context& loop = *self->loops[next++ % self->loops.size()];
-      auto socket = co_await acceptor->async_accept(loop, Token(ec));
+      auto socket = co_await acceptor->async_accept(loop, AwaitInto(ec));
       if (ec == asio::error::operation_aborted || !acceptor->is_open()) co_return;
       if (ec) {
         // Out of descriptors, say: do not spin.
         asio::steady_timer pause(co_await asio::this_coro::executor, std::chrono::milliseconds(50));
-        co_await pause.async_wait(Token(ec));
+        co_await pause.async_wait(AwaitInto(ec));
         continue;
       }
       self->Launch(std::move(socket), with_tls);

@@ -21,6 +21,7 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -36,6 +37,12 @@
 #include "net/server_options.h"
 
 namespace ferry::net {
+
+// The completion token of session code's co_awaits: an error comes back in
+// `ec`, never as an exception.
+inline auto AwaitInto(boost::system::error_code& ec) {
+  return boost::asio::redirect_error(boost::asio::use_awaitable, ec);
+}
 
 struct ServerStats {
   uint64_t accepted = 0;   // connections handed to a session

@@ -2,11 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include "base/units.h"
+
 namespace ferry {
 namespace {
 
-constexpr uint64_t kMiB = 1ull << 20;
-constexpr uint64_t kGiB = 1ull << 30;
 
 TEST(PartPlan, Table) {
   PartPolicy p;  // 64 MiB threshold, 16 MiB parts, 5 MiB min, 10000 max

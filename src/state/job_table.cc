@@ -59,6 +59,12 @@ std::string JobTableDdl(SqlDialect d, bool archived) {
   return out + ");\n";
 }
 
+Status JobHeldError(const std::string& id, const std::string& holder, int64_t until_ms, int64_t now_ms) {
+  std::string msg = "job " + id + " is held by runner '" + holder + "'";
+  if (now_ms > 0) msg += " for another " + std::to_string((until_ms - now_ms + 999) / 1000) + " s";
+  return Status(ErrorCode::kPreconditionFailed, msg);
+}
+
 const JobStatements& JobSql(SqlDialect d) {
   static const JobStatements sqlite = Render(SqlDialect::kSqlite);
   static const JobStatements pg = Render(SqlDialect::kPostgres);

@@ -54,6 +54,11 @@ struct JobStatements {
 };
 const JobStatements& JobSql(SqlDialect d);
 
+// kPreconditionFailed: job `id` is leased to `holder` until `until_ms`
+// (with how long is left when `now_ms` > 0). Both stores' error for a
+// lease they cannot take or renew.
+Status JobHeldError(const std::string& id, const std::string& holder, int64_t until_ms, int64_t now_ms);
+
 // A job from a row whose columns start with kJobColumns. `Row` has
 // Text(c), Int(c), Double(c) and Bool(c). A state that is not one of
 // JobState's names is kCorruption, naming `source`.

@@ -47,6 +47,10 @@ std::string HideSecrets(std::string message, const std::string& conninfo,
 
 using Param = std::optional<std::string>;  // nullopt = SQL NULL
 
+// An integer and a boolean in PostgreSQL's text format, as parameters.
+inline std::string IntText(int64_t v) { return std::to_string(v); }
+inline std::string BoolText(bool v) { return v ? "true" : "false"; }
+
 // Array parameters, as PostgreSQL's text form of an array: a batch of keys
 // goes to the server as one parameter ($3::text[]) and one statement, not
 // one statement per key. Every text element is quoted, with '"' and '\\'

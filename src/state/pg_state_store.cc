@@ -86,7 +86,7 @@ Result<PgStateStore::Lease> PgStateStore::Take() {
 
 namespace {
 
-const JobStatements& kJobSql = JobSql(SqlDialect::kPostgres);
+const JobStatements& kPgJobSql = JobSql(SqlDialect::kPostgres);
 
 // Row i of a result, as JobFromRow reads it.
 struct ResultRow {
@@ -100,19 +100,11 @@ struct ResultRow {
 
 Result<JobRecord> JobFromRow(const Rows& r, int i) { return state::JobFromRow(ResultRow{r, i}, "PostgreSQL state"); }
 
-Status NotHeld(const std::string& id, const std::string& holder, int64_t until_ms, int64_t now_ms) {
-  std::string msg = "job " + id + " is held by runner '" + holder + "'";
-  if (now_ms > 0) msg += " for another " + std::to_string((until_ms - now_ms + 999) / 1000) + " s";
-  return Status(ErrorCode::kPreconditionFailed, msg);
-}
-
-std::string Str(int64_t v) { return std::to_string(v); }
-std::string Bool(bool v) { return v ? "true" : "false"; }
 
 }  // namespace
 
 Result<JobRecord> PgStateStore::ReadJob(Conn& c, const std::string& id) {
-  FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kJobSql.select, {id}));
+  FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kPgJobSql.select, {id}));
   if (r.size() == 0) return Status::NotFound("no job " + id);
   return JobFromRow(r, 0);
 }
@@ -129,10 +121,10 @@ Status PgStateStore::CreateJob(const JobRecord& job, const std::vector<ShardReco
     // Counters start at zero: they count what this store saw happen.
     FERRY_ASSIGN_OR_RETURN(
         Rows ins,
-        c.Exec(kJobSql.insert,
-               {job.id, job.src, job.dst, job.spec, ToString(job.state), Str(job.created_ms),
-                Str(job.started_ms), Str(job.finished_ms), std::to_string(job.run_seconds),
-                Bool(listing_done), job.runner, Str(job.runner_until_ms)}));
+        c.Exec(kPgJobSql.insert,
+               {job.id, job.src, job.dst, job.spec, ToString(job.state), pg::IntText(job.created_ms),
+                pg::IntText(job.started_ms), pg::IntText(job.finished_ms), std::to_string(job.run_seconds),
+                pg::BoolText(listing_done), job.runner, pg::IntText(job.runner_until_ms)}));
     if (ins.affected() == 0) return Status::AlreadyExists("job " + job.id + " already exists");
     return InsertShards(c, job.id, all);
   });
@@ -162,7 +154,7 @@ Result<JobRecord> PgStateStore::GetJob(const std::string& id) {
       [&](Conn& c) -> Result<JobRecord> {
         auto again = ReadJob(c, id);
         if (again.ok() || again.status().code() != ErrorCode::kNotFound) return again;
-        FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kJobSql.select_archived, {id}));
+        FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kPgJobSql.select_archived, {id}));
         if (r.size() == 0) return Status::NotFound("no job " + id);
         FERRY_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, JobsFromRows(r, true));
         return std::move(jobs.front());
@@ -172,14 +164,14 @@ Result<JobRecord> PgStateStore::GetJob(const std::string& id) {
 
 Result<std::vector<JobRecord>> PgStateStore::ListJobs() {
   return Run([&](Conn& c) -> Result<std::vector<JobRecord>> {
-    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kJobSql.list));
+    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kPgJobSql.list));
     return JobsFromRows(r, false);
   });
 }
 
 Result<std::vector<JobRecord>> PgStateStore::ListArchivedJobs() {
   return Run([&](Conn& c) -> Result<std::vector<JobRecord>> {
-    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kJobSql.list_archived));
+    FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(kPgJobSql.list_archived));
     return JobsFromRows(r, true);
   });
 }
@@ -202,9 +194,9 @@ Status PgStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
       return Status(ErrorCode::kPreconditionFailed,
                     "job " + id + " is " + r.Text(0, 0) + ", not finished");
     }
-    FERRY_RETURN_IF_ERROR(c.Exec(kJobSql.archive, {id, Str(now_ms)}).status());
-    FERRY_RETURN_IF_ERROR(c.Exec(kJobSql.clear_archived_dlq, {id}).status());
-    FERRY_RETURN_IF_ERROR(c.Exec(kJobSql.archive_dlq, {id}).status());
+    FERRY_RETURN_IF_ERROR(c.Exec(kPgJobSql.archive, {id, pg::IntText(now_ms)}).status());
+    FERRY_RETURN_IF_ERROR(c.Exec(kPgJobSql.clear_archived_dlq, {id}).status());
+    FERRY_RETURN_IF_ERROR(c.Exec(kPgJobSql.archive_dlq, {id}).status());
     for (const char* sql :
          {"DELETE FROM dlq WHERE job = $1", "DELETE FROM objects WHERE job = $1",
           "DELETE FROM shards WHERE job = $1", "DELETE FROM uploads WHERE job = $1",
@@ -225,7 +217,7 @@ Status PgStateStore::RestoreJob(const std::string& id) {
       return Status(ErrorCode::kPreconditionFailed,
                     "job " + id + " was archived with keys pending; they are gone");
     }
-    FERRY_RETURN_IF_ERROR(c.Exec(kJobSql.restore, {id}).status());
+    FERRY_RETURN_IF_ERROR(c.Exec(kPgJobSql.restore, {id}).status());
     for (const char* sql : {"INSERT INTO dlq SELECT * FROM archived_dlq WHERE job = $1",
                             "DELETE FROM archived_dlq WHERE job = $1",
                             "DELETE FROM archived_jobs WHERE id = $1"}) {
@@ -247,11 +239,11 @@ Status PgStateStore::AcquireJob(const std::string& id, const std::string& runner
                        "finished_ms = 0, started_ms = CASE WHEN started_ms = 0 THEN $5 "
                        "ELSE started_ms END WHERE id = $1 AND ($6 OR runner = '' OR "
                        "runner = $2 OR runner_until_ms <= $5)",
-                       {id, runner, Str(until_ms), ToString(JobState::kRunning), Str(now_ms),
-                        Bool(force)}));
+                       {id, runner, pg::IntText(until_ms), ToString(JobState::kRunning), pg::IntText(now_ms),
+                        pg::BoolText(force)}));
     if (r.affected() == 1) return Status::Ok();
     FERRY_ASSIGN_OR_RETURN(JobRecord job, ReadJob(c, id));
-    return NotHeld(id, job.runner, job.runner_until_ms, now_ms);
+    return JobHeldError(id, job.runner, job.runner_until_ms, now_ms);
   });
 }
 
@@ -261,13 +253,13 @@ Status PgStateStore::RenewJob(const std::string& id, const std::string& runner,
     FERRY_ASSIGN_OR_RETURN(
         Rows r, c.Exec("UPDATE jobs SET runner_until_ms = $3 WHERE id = $1 AND runner = $2 "
                        "AND runner <> ''",
-                       {id, runner, Str(until_ms)}));
+                       {id, runner, pg::IntText(until_ms)}));
     if (r.affected() == 1) return Status::Ok();
     FERRY_ASSIGN_OR_RETURN(JobRecord job, ReadJob(c, id));
     if (job.runner.empty()) {
       return Status(ErrorCode::kPreconditionFailed, "job " + id + " has no runner any more");
     }
-    return NotHeld(id, job.runner, job.runner_until_ms, 0);
+    return JobHeldError(id, job.runner, job.runner_until_ms, 0);
   });
 }
 
@@ -282,8 +274,8 @@ Status PgStateStore::SetJobState(const std::string& id, JobState state, int64_t 
                        "runner = CASE WHEN $6 THEN '' ELSE runner END, "
                        "runner_until_ms = CASE WHEN $6 THEN 0 ELSE runner_until_ms END "
                        "WHERE id = $1",
-                       {id, ToString(state), Bool(final), Str(now_ms),
-                        std::to_string(add_run_seconds), Bool(release)}));
+                       {id, ToString(state), pg::BoolText(final), pg::IntText(now_ms),
+                        std::to_string(add_run_seconds), pg::BoolText(release)}));
     if (r.affected() == 0) return Status::NotFound("no job " + id);
     if (state != JobState::kCompleted) return Status::Ok();
     // A completed job lists nothing again: its shards' tokens are of no

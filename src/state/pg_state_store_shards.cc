@@ -12,8 +12,6 @@ using pg::Rows;
 
 namespace {
 
-std::string Str(int64_t v) { return std::to_string(v); }
-std::string Bool(bool v) { return v ? "true" : "false"; }
 
 // The shards columns in ShardFromRow's order, spliced into the statements
 // at compile time.
@@ -106,11 +104,11 @@ Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
                          "cursor = CASE WHEN $7 = '' THEN cursor ELSE $7 END "
                          "WHERE job = $1 AND shard = $2 AND seq = $3 - 1 AND upper = $6 "
                          "RETURNING relist",
-                         {job, Str(page.shard), Str(page.seq), page.done ? "" : page.next_token,
-                          Bool(page.done), page.upper, page.cursor}));
+                         {job, pg::IntText(page.shard), pg::IntText(page.seq), page.done ? "" : page.next_token,
+                          pg::BoolText(page.done), page.upper, page.cursor}));
     if (adv.size() == 0) {
       FERRY_ASSIGN_OR_RETURN(Rows has, c.Exec("SELECT 1 FROM shards WHERE job = $1 AND shard = $2",
-                                              {job, Str(page.shard)}));
+                                              {job, pg::IntText(page.shard)}));
       if (has.size() > 0) return result;  // a replay, a gap or a split: nothing changes
       FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
       return result;  // gone: replaced by a fallback
@@ -138,7 +136,7 @@ Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
                  "SELECT $1, last.n + u.i, u.p, '', 0, '', false, $3 "
                  "FROM unnest($2::text[]) WITH ORDINALITY AS u(p, i), "
                  "(SELECT COALESCE(MAX(shard), -1) AS n FROM shards WHERE job = $1) AS last",
-                 {job, pg::TextArray(page.new_shards), Bool(relist)})
+                 {job, pg::TextArray(page.new_shards), pg::BoolText(relist)})
               .status());
     }
     // listing_done asks about every shard, and other listers may be ending
@@ -153,7 +151,7 @@ Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
                "skipped = skipped + $3, "
                "listing_done = NOT EXISTS(SELECT 1 FROM shards WHERE job = $1 AND NOT done) "
                "WHERE id = $1",
-               {job, Str(result.enqueued), Str(page.unchanged)})
+               {job, pg::IntText(result.enqueued), pg::IntText(page.unchanged)})
             .status());
     result.applied = true;
     return result;
@@ -178,7 +176,7 @@ Result<std::vector<ShardRecord>> PgStateStore::SplitShard(const std::string& job
     FERRY_RETURN_IF_ERROR(CheckSplit(*victim, expect_upper, bounds));
     std::vector<ShardRecord> made = SplitOff(*victim, bounds, next_id);
     FERRY_RETURN_IF_ERROR(c.Exec("UPDATE shards SET upper = $3 WHERE job = $1 AND shard = $2",
-                                 {job, Str(shard), bounds.front()})
+                                 {job, pg::IntText(shard), bounds.front()})
                               .status());
     FERRY_RETURN_IF_ERROR(InsertShards(c, job, made));
     return made;
@@ -254,7 +252,7 @@ Result<int64_t> PgStateStore::RequeueKeys(const std::string& job,
     const int64_t back = moved.Int(0, 0), added = ins.affected();
     FERRY_RETURN_IF_ERROR(c.Exec("UPDATE jobs SET listed = listed + $2, pending = pending + $3, "
                                  "failed = failed - $4 WHERE id = $1",
-                                 {job, Str(added), Str(added + back), Str(back)})
+                                 {job, pg::IntText(added), pg::IntText(added + back), pg::IntText(back)})
                               .status());
     return added + back;
   });

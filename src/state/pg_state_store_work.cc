@@ -16,12 +16,6 @@ namespace ferry::state {
 using pg::Conn;
 using pg::Rows;
 
-namespace {
-
-std::string Str(int64_t v) { return std::to_string(v); }
-
-}  // namespace
-
 // The claim, in one statement. Unowned rows in key order off
 // objects_unowned (job, key WHERE lease_until_ms = 0), and expired leases
 // as a short range of objects_by_lease (job, lease_until_ms, key). FOR
@@ -65,7 +59,7 @@ namespace {
 Status AddCounters(Conn& c, const std::string& job, int64_t failed, int64_t pending) {
   return c
       .Exec("UPDATE jobs SET failed = failed + $2, pending = pending + $3 WHERE id = $1",
-            {job, Str(failed), Str(pending)})
+            {job, pg::IntText(failed), pg::IntText(pending)})
       .status();
 }
 
@@ -86,8 +80,8 @@ Result<std::vector<ClaimedObject>> PgStateStore::Claim(const std::string& job,
   std::vector<ClaimedObject> rows;
   if (max <= 0) return rows;
   FERRY_ASSIGN_OR_RETURN(Rows r, Run([&](Conn& c) {
-                           return c.Exec(kClaimSql, {job, Str(now_ms), Str(max), owner,
-                                                     Str(lease_until_ms)});
+                           return c.Exec(kClaimSql, {job, pg::IntText(now_ms), pg::IntText(max), owner,
+                                                     pg::IntText(lease_until_ms)});
                          }));
   for (int i = 0; i < r.size(); ++i) {
     ClaimedObject c;
@@ -115,7 +109,7 @@ Status PgStateStore::RenewLeases(const std::string& job, const std::string& owne
     return c
         .Exec("UPDATE objects SET lease_until_ms = $3 "
               "WHERE job = $1 AND lease_until_ms > 0 AND owner = $2",
-              {job, owner, Str(lease_until_ms)})
+              {job, owner, pg::IntText(lease_until_ms)})
         .status();
   });
 }
@@ -162,7 +156,7 @@ Result<bool> PgStateStore::Retry(const std::string& job, const std::string& owne
         Rows r, c.Exec("UPDATE objects SET attempts = attempts + 1, last_error = $4, "
                        "owner = '', lease_until_ms = 0, not_before_ms = $5 "
                        "WHERE job = $1 AND key = $2 AND owner = $3 AND lease_until_ms > 0",
-                       {job, key, owner, error, Str(not_before_ms)}));
+                       {job, key, owner, error, pg::IntText(not_before_ms)}));
     return r.affected() == 1;
   });
 }
@@ -173,7 +167,7 @@ Result<bool> PgStateStore::Release(const std::string& job, const std::string& ow
     FERRY_ASSIGN_OR_RETURN(
         Rows r, c.Exec("UPDATE objects SET owner = '', lease_until_ms = 0, not_before_ms = $4 "
                        "WHERE job = $1 AND key = $2 AND owner = $3 AND lease_until_ms > 0",
-                       {job, key, owner, Str(not_before_ms)}));
+                       {job, key, owner, pg::IntText(not_before_ms)}));
     return r.affected() == 1;
   });
 }
@@ -200,7 +194,7 @@ Result<bool> PgStateStore::DeadLetterObject(const std::string& job, const std::s
                "reason = excluded.reason, attempts = excluded.attempts, "
                "last_error = excluded.last_error, at_ms = excluded.at_ms",
                {job, entry.key, gone.Text(0, 0), gone.Text(0, 1), gone.Text(0, 2), entry.reason,
-                Str(entry.attempts), entry.last_error, Str(entry.at_ms)})
+                pg::IntText(entry.attempts), entry.last_error, pg::IntText(entry.at_ms)})
             .status());
     FERRY_RETURN_IF_ERROR(DeleteUploadRows(c, job, entry.key));
     FERRY_RETURN_IF_ERROR(AddCounters(c, job, already.size() > 0 ? 0 : 1, -1));
@@ -310,7 +304,7 @@ Status PgStateStore::SaveUpload(const std::string& job, const std::string& key,
         c.Exec("INSERT INTO uploads(job, key, upload_id, src_etag, part_size) "
                "VALUES($1, $2, $3, $4, $5)",
                {job, key, upload.upload_id, upload.src_etag,
-                Str(static_cast<int64_t>(upload.part_size))})
+                pg::IntText(static_cast<int64_t>(upload.part_size))})
             .status());
     return UpsertParts(c, job, key, upload.parts);
   });

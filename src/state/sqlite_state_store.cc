@@ -344,7 +344,7 @@ Result<std::unique_ptr<StateStore>> OpenSqliteStateStore(const std::string& path
 
 namespace {
 
-const JobStatements& kJobSql = JobSql(SqlDialect::kSqlite);
+const JobStatements& kLiteJobSql = JobSql(SqlDialect::kSqlite);
 
 // A statement's current row, as JobFromRow reads it.
 struct StmtRow {
@@ -361,17 +361,11 @@ Result<JobRecord> JobFromRow(const Db& db, const Stmt& st) {
 
 Status JobNotFound(const std::string& id) { return Status::NotFound("no job " + id); }
 
-Status NotHeld(const std::string& id, const std::string& holder, int64_t until_ms, int64_t now_ms) {
-  std::string msg = "job " + id + " is held by runner '" + holder + "'";
-  if (now_ms > 0) msg += " for another " + std::to_string((until_ms - now_ms + 999) / 1000) + " s";
-  return Status(ErrorCode::kPreconditionFailed, msg);
-}
-
 }  // namespace
 
 Result<JobRecord> SqliteStateStore::ReadJobLocked(const std::string& id) {
   FERRY_ASSIGN_OR_RETURN(
-      Stmt st, db_->Prepare(kJobSql.select));
+      Stmt st, db_->Prepare(kLiteJobSql.select));
   st.Bind(id);
   FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return JobNotFound(id);
@@ -396,7 +390,7 @@ Status SqliteStateStore::CreateJob(const JobRecord& job, const std::vector<Shard
   {
     // Counters start at zero: they count what this store saw happen.
     FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare(kJobSql.insert));
+        Stmt st, db_->Prepare(kLiteJobSql.insert));
     st.Bind(job.id, job.src, job.dst, job.spec, ToString(job.state), job.created_ms, job.started_ms,
             job.finished_ms, job.run_seconds, listing_done ? 1 : 0, job.runner,
             job.runner_until_ms);
@@ -411,7 +405,7 @@ Result<JobRecord> SqliteStateStore::GetJob(const std::string& id) {
   std::lock_guard lock(mu_);
   auto live = ReadJobLocked(id);
   if (live.ok() || live.status().code() != ErrorCode::kNotFound) return live;
-  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(kJobSql.select_archived));
+  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(kLiteJobSql.select_archived));
   FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(id).Step());
   if (!row) return JobNotFound(id);
   FERRY_ASSIGN_OR_RETURN(JobRecord j, JobFromRow(*db_, st));
@@ -438,14 +432,14 @@ Result<std::vector<JobRecord>> ReadJobs(const Db& db, Stmt& st, bool archived) {
 
 Result<std::vector<JobRecord>> SqliteStateStore::ListJobs() {
   std::lock_guard lock(mu_);
-  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(kJobSql.list));
+  FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(kLiteJobSql.list));
   return ReadJobs(*db_, st, false);
 }
 
 Result<std::vector<JobRecord>> SqliteStateStore::ListArchivedJobs() {
   std::lock_guard lock(mu_);
   FERRY_ASSIGN_OR_RETURN(
-      Stmt st, db_->Prepare(kJobSql.list_archived));
+      Stmt st, db_->Prepare(kLiteJobSql.list_archived));
   return ReadJobs(*db_, st, true);
 }
 
@@ -466,10 +460,10 @@ Status SqliteStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
   }
   {
     FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare(kJobSql.archive));
+        Stmt st, db_->Prepare(kLiteJobSql.archive));
     FERRY_RETURN_IF_ERROR(st.Bind(now_ms, id).Run());
   }
-  for (const std::string* sql : {&kJobSql.clear_archived_dlq, &kJobSql.archive_dlq}) {
+  for (const std::string* sql : {&kLiteJobSql.clear_archived_dlq, &kLiteJobSql.archive_dlq}) {
     FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare(*sql));
     FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
   }
@@ -510,7 +504,7 @@ Status SqliteStateStore::RestoreJob(const std::string& id) {
   }
   {
     FERRY_ASSIGN_OR_RETURN(
-        Stmt st, db_->Prepare(kJobSql.restore));
+        Stmt st, db_->Prepare(kLiteJobSql.restore));
     FERRY_RETURN_IF_ERROR(st.Bind(id).Run());
   }
   {
@@ -541,7 +535,7 @@ Status SqliteStateStore::AcquireJob(const std::string& id, const std::string& ru
     std::string holder = st.Text(0);
     int64_t holder_until = st.Int(1);
     if (!force && !holder.empty() && holder != runner && holder_until > now_ms) {
-      return NotHeld(id, holder, holder_until, now_ms);
+      return JobHeldError(id, holder, holder_until, now_ms);
     }
   }
   // A new run: not finished (any more), started_ms kept from the first run.
@@ -565,7 +559,7 @@ Status SqliteStateStore::RenewJob(const std::string& id, const std::string& runn
   if (job.runner.empty()) {
     return Status(ErrorCode::kPreconditionFailed, "job " + id + " has no runner any more");
   }
-  return NotHeld(id, job.runner, job.runner_until_ms, 0);
+  return JobHeldError(id, job.runner, job.runner_until_ms, 0);
 }
 
 Status SqliteStateStore::SetJobState(const std::string& id, JobState state, int64_t now_ms,

@@ -25,7 +25,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr uint64_t kChunk = 64 << 10;
+constexpr uint64_t kNbdChunk = 64 << 10;
 constexpr uint64_t kChunks = 64;
 
 // Chunks by hash. Fetches wait at a barrier until `meet` of them are in
@@ -70,20 +70,20 @@ class VolumeNbdTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!HaveTool("qemu-io") || !HaveTool("qemu-img") || !HaveTool("nbdinfo")) {
-      GTEST_SKIP() << "qemu-utils / libnbd-bin not installed (make setup)";
+      FERRY_SKIP_WITHOUT_PEER("qemu-utils / libnbd-bin not installed (make setup)");
     }
     // 64 chunks of 64 KiB: every fourth all zeros, the rest random.
-    image_.assign(kChunks * kChunk, '\0');
+    image_.assign(kChunks * kNbdChunk, '\0');
     std::mt19937_64 rng(11);
     snapshot::Manifest m;
     m.name = "img";
     m.image_size = image_.size();
-    m.chunk_size = kChunk;
+    m.chunk_size = kNbdChunk;
     m.chunks.resize(kChunks);
     for (uint64_t i = 0; i < kChunks; ++i) {
       if (i % 4 == 3) continue;
-      for (uint64_t b = i * kChunk; b < (i + 1) * kChunk; ++b) image_[b] = static_cast<char>(rng());
-      std::string c = image_.substr(i * kChunk, kChunk);
+      for (uint64_t b = i * kNbdChunk; b < (i + 1) * kNbdChunk; ++b) image_[b] = static_cast<char>(rng());
+      std::string c = image_.substr(i * kNbdChunk, kNbdChunk);
       m.chunks[i] = HexLower(Sha256(c));
       source_.chunks[m.chunks[i]] = c;
     }
@@ -120,7 +120,7 @@ TEST_F(VolumeNbdTest, SixteenParallelReadsOfMissingChunksFetchTogether) {
   for (uint64_t i = 0; picked.size() < 16; ++i) {
     if (i % 4 != 3) picked.push_back(i);
   }
-  for (uint64_t c : picked) cmds += " -c 'aio_read " + std::to_string(c * kChunk + 512) + " 4096'";
+  for (uint64_t c : picked) cmds += " -c 'aio_read " + std::to_string(c * kNbdChunk + 512) + " 4096'";
   auto start = std::chrono::steady_clock::now();
   ShellRun io = Shell("qemu-io -f raw" + cmds + " -c aio_flush " + uri_);
   auto took = std::chrono::steady_clock::now() - start;
@@ -130,19 +130,19 @@ TEST_F(VolumeNbdTest, SixteenParallelReadsOfMissingChunksFetchTogether) {
   EXPECT_EQ(volume_->stats().triggers, 16u);
   EXPECT_LT(took, 9s) << "no fetch waited out the barrier";
   std::string got(4096, '\0');
-  ASSERT_TRUE(volume_->Read(picked[5] * kChunk + 512, 4096, got.data()).ok());
-  EXPECT_EQ(got, image_.substr(picked[5] * kChunk + 512, 4096));
+  ASSERT_TRUE(volume_->Read(picked[5] * kNbdChunk + 512, 4096, got.data()).ok());
+  EXPECT_EQ(got, image_.substr(picked[5] * kNbdChunk + 512, 4096));
 }
 
 TEST_F(VolumeNbdTest, BlockStatusOfAFreshVolumeFetchesNothing) {
   ShellRun map = Shell("nbdinfo --map --totals " + uri_);
   ASSERT_EQ(map.code, 0) << map.out;
   // A quarter of the image is the snapshot's zero chunks: hole,zero.
-  EXPECT_NE(map.out.find(std::to_string(kChunks / 4 * kChunk)), std::string::npos) << map.out;
+  EXPECT_NE(map.out.find(std::to_string(kChunks / 4 * kNbdChunk)), std::string::npos) << map.out;
   EXPECT_NE(map.out.find("hole,zero"), std::string::npos) << map.out;
   ShellRun qmap = Shell("qemu-img map --output=json -f raw " + uri_);
   ASSERT_EQ(qmap.code, 0) << qmap.out;
-  EXPECT_NE(qmap.out.find("\"start\": " + std::to_string(3 * kChunk) + ", \"length\": " + std::to_string(kChunk) +
+  EXPECT_NE(qmap.out.find("\"start\": " + std::to_string(3 * kNbdChunk) + ", \"length\": " + std::to_string(kNbdChunk) +
                           ", \"depth\": 0, \"present\": true, \"zero\": true, \"data\": false"),
             std::string::npos)
       << qmap.out;
@@ -166,30 +166,30 @@ TEST_F(VolumeNbdTest, TrimmedChunksBecomeHolesAndCacheHydratesAhead) {
   ASSERT_TRUE(c) << error;
   EXPECT_TRUE(c->tx_flags() & nbd::kTxSendCache);
   // CACHE chunks 0-2: fetched as hints, not triggers.
-  ASSERT_TRUE(c->Send(nbd::Request{0, nbd::kCmdCache, 1, 0, 3 * kChunk}));
+  ASSERT_TRUE(c->Send(nbd::Request{0, nbd::kCmdCache, 1, 0, 3 * kNbdChunk}));
   nbd::TestClient::Reply r;
   ASSERT_TRUE(c->Receive(&r, 0));
   EXPECT_EQ(r.error, 0u);
   VolumeStats s = volume_->stats();
   EXPECT_EQ(s.hinted, 3u);
   EXPECT_EQ(s.triggers, 0u);
-  EXPECT_TRUE(volume_->Ready(0, 3 * kChunk));
+  EXPECT_TRUE(volume_->Ready(0, 3 * kNbdChunk));
   // TRIM chunk 1 whole: a hole (and zeros) from now on.
-  ASSERT_TRUE(c->Send(nbd::Request{0, nbd::kCmdTrim, 2, kChunk, kChunk}));
+  ASSERT_TRUE(c->Send(nbd::Request{0, nbd::kCmdTrim, 2, kNbdChunk, kNbdChunk}));
   ASSERT_TRUE(c->Receive(&r, 0));
   EXPECT_EQ(r.error, 0u);
-  ASSERT_TRUE(c->Send(nbd::Request{0, nbd::kCmdBlockStatus, 3, 0, 4 * kChunk}));
+  ASSERT_TRUE(c->Send(nbd::Request{0, nbd::kCmdBlockStatus, 3, 0, 4 * kNbdChunk}));
   ASSERT_TRUE(c->Receive(&r, 0));
   ASSERT_EQ(r.type, nbd::kReplyBlockStatus);
   auto u = [&](size_t i) { return nbd::Get32(reinterpret_cast<const unsigned char*>(r.payload.data()) + i); };
   ASSERT_EQ(r.payload.size(), 4u + 4 * 8) << "data, hole, data, hole";
-  EXPECT_EQ(u(4), kChunk);
+  EXPECT_EQ(u(4), kNbdChunk);
   EXPECT_EQ(u(8), 0u);
-  EXPECT_EQ(u(12), kChunk);
+  EXPECT_EQ(u(12), kNbdChunk);
   EXPECT_EQ(u(16), nbd::kStateHole | nbd::kStateZero);
-  EXPECT_EQ(u(20), kChunk);  // chunk 2: data (hydrated)
+  EXPECT_EQ(u(20), kNbdChunk);  // chunk 2: data (hydrated)
   EXPECT_EQ(u(24), 0u);
-  EXPECT_EQ(u(28), kChunk);  // chunk 3: a zero chunk of the snapshot
+  EXPECT_EQ(u(28), kNbdChunk);  // chunk 3: a zero chunk of the snapshot
   EXPECT_EQ(u(32), nbd::kStateHole | nbd::kStateZero);
   EXPECT_EQ(source_.fetches(), 3);
 }

@@ -21,7 +21,7 @@ namespace ferry::volume {
 namespace {
 
 using namespace std::chrono_literals;
-constexpr uint64_t kChunk = 4096;
+constexpr uint64_t kSnapChunk = 4096;
 
 // A repository's store whose chunk uploads can be held until released,
 // made to fail, and are counted.
@@ -79,14 +79,14 @@ class VolumeSnapshotTest : public ::testing::Test {
     gate_ = gate.get();
     repo_ = std::make_unique<snapshot::Repository>(gate, "");
     // 8 chunks: 0-2 random, 3 zeros, 4-6 random, 7 a short random tail.
-    image_.assign(7 * kChunk + 1000, '\0');
+    image_.assign(7 * kSnapChunk + 1000, '\0');
     std::mt19937_64 rng(5);
     for (size_t i = 0; i < image_.size(); ++i) {
-      if (i / kChunk != 3) image_[i] = static_cast<char>(rng());
+      if (i / kSnapChunk != 3) image_[i] = static_cast<char>(rng());
     }
     std::ofstream(tmp_ / "image.raw", std::ios::binary) << image_;
     snapshot::CreateOptions co;
-    co.chunk_size = kChunk;
+    co.chunk_size = kSnapChunk;
     ASSERT_TRUE(snapshot::CreateSnapshot(tmp_ / "image.raw", *repo_, "base", co).ok());
     parent_ = std::move(repo_->GetManifest("base")).value();
     source_ = std::make_unique<RepositorySource>(repo_.get());
@@ -134,10 +134,10 @@ class VolumeSnapshotTest : public ::testing::Test {
 TEST_F(VolumeSnapshotTest, OnlyChunksWrittenSinceCreationAreUploaded) {
   auto v = Open("v");
   EXPECT_EQ(ReadAll(*v), image_);  // hydrated whole: presence is not what counts
-  ASSERT_TRUE(v->Write(1 * kChunk, std::string(kChunk, 'a'), false).ok());
-  ASSERT_TRUE(v->Write(5 * kChunk + 100, "hello", false).ok());
-  ASSERT_TRUE(v->WriteZeroes(6 * kChunk, kChunk, false).ok());
-  ASSERT_TRUE(v->Write(2 * kChunk, image_.substr(2 * kChunk, kChunk), false).ok());  // the same bytes again
+  ASSERT_TRUE(v->Write(1 * kSnapChunk, std::string(kSnapChunk, 'a'), false).ok());
+  ASSERT_TRUE(v->Write(5 * kSnapChunk + 100, "hello", false).ok());
+  ASSERT_TRUE(v->WriteZeroes(6 * kSnapChunk, kSnapChunk, false).ok());
+  ASSERT_TRUE(v->Write(2 * kSnapChunk, image_.substr(2 * kSnapChunk, kSnapChunk), false).ok());  // the same bytes again
   EXPECT_EQ(v->stats().written, 4u);
   auto st = Snapshot(v, "next");
   ASSERT_TRUE(st.ok()) << st.status().ToString();
@@ -145,7 +145,7 @@ TEST_F(VolumeSnapshotTest, OnlyChunksWrittenSinceCreationAreUploaded) {
   EXPECT_EQ(st->written_chunks, 4u);
   EXPECT_EQ(st->parent_chunks, 4u);
   EXPECT_EQ(st->uploaded_chunks, 2u);  // chunks 1 and 5
-  EXPECT_EQ(st->uploaded_bytes, 2 * kChunk);
+  EXPECT_EQ(st->uploaded_bytes, 2 * kSnapChunk);
   EXPECT_EQ(st->reused_chunks, 1u);  // chunk 2: the parent's hash
   EXPECT_EQ(st->zero_chunks, 1u);    // chunk 6
   EXPECT_EQ(gate_->chunk_puts(), 2);
@@ -160,8 +160,8 @@ TEST_F(VolumeSnapshotTest, OnlyChunksWrittenSinceCreationAreUploaded) {
 
 TEST_F(VolumeSnapshotTest, WritesDuringTheUploadGoAheadAndTheSnapshotKeepsTheOldBytes) {
   auto v = Open("v");
-  ASSERT_TRUE(v->Write(1 * kChunk, std::string(kChunk, 'A'), false).ok());
-  ASSERT_TRUE(v->Write(5 * kChunk, std::string(kChunk, 'B'), false).ok());
+  ASSERT_TRUE(v->Write(1 * kSnapChunk, std::string(kSnapChunk, 'A'), false).ok());
+  ASSERT_TRUE(v->Write(5 * kSnapChunk, std::string(kSnapChunk, 'B'), false).ok());
   gate_->Hold(true);
   auto snap = VolumeSnapshot::Begin(v, repo_.get(), "frozen");
   ASSERT_TRUE(snap.ok()) << snap.status().ToString();
@@ -174,11 +174,11 @@ TEST_F(VolumeSnapshotTest, WritesDuringTheUploadGoAheadAndTheSnapshotKeepsTheOld
   // Writes (and reads) proceed while the upload is held: chunk 5's old
   // bytes are copied aside first, chunk 1 was taken already.
   auto writes = std::async(std::launch::async, [&] {
-    EXPECT_TRUE(v->Write(1 * kChunk, std::string(kChunk, 'X'), false).ok());
-    EXPECT_TRUE(v->Write(5 * kChunk + 10, "YYYY", false).ok());
-    EXPECT_TRUE(v->WriteZeroes(5 * kChunk + 100, 50, false).ok());
+    EXPECT_TRUE(v->Write(1 * kSnapChunk, std::string(kSnapChunk, 'X'), false).ok());
+    EXPECT_TRUE(v->Write(5 * kSnapChunk + 10, "YYYY", false).ok());
+    EXPECT_TRUE(v->WriteZeroes(5 * kSnapChunk + 100, 50, false).ok());
     std::string buf(4, '?');
-    EXPECT_TRUE(v->Read(5 * kChunk + 10, 4, buf.data()).ok());
+    EXPECT_TRUE(v->Read(5 * kSnapChunk + 10, 4, buf.data()).ok());
     EXPECT_EQ(buf, "YYYY");
   });
   ASSERT_EQ(writes.wait_for(10s), std::future_status::ready) << "a write waited for the upload";
@@ -188,18 +188,18 @@ TEST_F(VolumeSnapshotTest, WritesDuringTheUploadGoAheadAndTheSnapshotKeepsTheOld
   EXPECT_EQ(st->written_chunks, 2u);
   EXPECT_EQ(st->uploaded_chunks, 2u);
   EXPECT_EQ(st->spooled_chunks, 1u);
-  EXPECT_EQ(ChunkOf("frozen", 1), std::string(kChunk, 'A'));
-  EXPECT_EQ(ChunkOf("frozen", 5), std::string(kChunk, 'B'));
-  std::string now(kChunk, '?');
-  ASSERT_TRUE(v->Read(5 * kChunk, kChunk, now.data()).ok());
-  std::string want(kChunk, 'B');
+  EXPECT_EQ(ChunkOf("frozen", 1), std::string(kSnapChunk, 'A'));
+  EXPECT_EQ(ChunkOf("frozen", 5), std::string(kSnapChunk, 'B'));
+  std::string now(kSnapChunk, '?');
+  ASSERT_TRUE(v->Read(5 * kSnapChunk, kSnapChunk, now.data()).ok());
+  std::string want(kSnapChunk, 'B');
   want.replace(10, 4, "YYYY");
   want.replace(100, 50, std::string(50, '\0'));
   EXPECT_EQ(now, want);
-  ASSERT_TRUE(v->Read(1 * kChunk, kChunk, now.data()).ok());
-  EXPECT_EQ(now, std::string(kChunk, 'X'));
+  ASSERT_TRUE(v->Read(1 * kSnapChunk, kSnapChunk, now.data()).ok());
+  EXPECT_EQ(now, std::string(kSnapChunk, 'X'));
   // Writes after the snapshot are in the next one.
-  EXPECT_EQ(ChunkOf("frozen", 0), image_.substr(0, kChunk));
+  EXPECT_EQ(ChunkOf("frozen", 0), image_.substr(0, kSnapChunk));
   ASSERT_TRUE(Snapshot(v, "later").ok());
   EXPECT_EQ(ChunkOf("later", 5), want);
 }
@@ -207,8 +207,8 @@ TEST_F(VolumeSnapshotTest, WritesDuringTheUploadGoAheadAndTheSnapshotKeepsTheOld
 TEST_F(VolumeSnapshotTest, TheWrittenRecordSurvivesAReopen) {
   {
     auto v = Open("v");
-    ASSERT_TRUE(v->Write(2 * kChunk + 7, "abc", false).ok());
-    ASSERT_TRUE(v->Trim(4 * kChunk, kChunk, false).ok());
+    ASSERT_TRUE(v->Write(2 * kSnapChunk + 7, "abc", false).ok());
+    ASSERT_TRUE(v->Trim(4 * kSnapChunk, kSnapChunk, false).ok());
   }
   auto v = Open("v");
   EXPECT_EQ(v->stats().written, 2u);
@@ -217,7 +217,7 @@ TEST_F(VolumeSnapshotTest, TheWrittenRecordSurvivesAReopen) {
   EXPECT_EQ(st->written_chunks, 2u);
   EXPECT_EQ(st->uploaded_chunks, 1u);
   EXPECT_EQ(st->zero_chunks, 1u);
-  std::string want = image_.substr(2 * kChunk, kChunk);
+  std::string want = image_.substr(2 * kSnapChunk, kSnapChunk);
   want.replace(7, 3, "abc");
   EXPECT_EQ(ChunkOf("after-restart", 2), want);
 }
@@ -227,7 +227,7 @@ TEST_F(VolumeSnapshotTest, AVolumeWithoutAWrittenRecordCountsEveryPresentChunkAs
     auto v = Open("v");
     std::string buf(10, 'x');
     ASSERT_TRUE(v->Read(0, 10, buf.data()).ok());  // chunk 0 hydrated
-    ASSERT_TRUE(v->Write(kChunk, std::string(kChunk, 'w'), false).ok());
+    ASSERT_TRUE(v->Write(kSnapChunk, std::string(kSnapChunk, 'w'), false).ok());
   }
   std::filesystem::remove(tmp_ / "v/written");  // as a volume made before the record existed
   auto v = Open("v");
@@ -242,18 +242,18 @@ TEST_F(VolumeSnapshotTest, AVolumeWithoutAWrittenRecordCountsEveryPresentChunkAs
 
 TEST_F(VolumeSnapshotTest, AFailedUploadLeavesNoManifestAndTheVolumeServing) {
   auto v = Open("v");
-  ASSERT_TRUE(v->Write(kChunk, std::string(kChunk, 'f'), false).ok());
+  ASSERT_TRUE(v->Write(kSnapChunk, std::string(kSnapChunk, 'f'), false).ok());
   gate_->Fail(true);
   auto st = Snapshot(v, "broken");
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(repo_->GetManifest("broken").status().code(), ErrorCode::kNotFound);
-  ASSERT_TRUE(v->Write(kChunk, std::string(kChunk, 'g'), false).ok());
-  std::string buf(kChunk, '?');
-  ASSERT_TRUE(v->Read(kChunk, kChunk, buf.data()).ok());
-  EXPECT_EQ(buf, std::string(kChunk, 'g'));
+  ASSERT_TRUE(v->Write(kSnapChunk, std::string(kSnapChunk, 'g'), false).ok());
+  std::string buf(kSnapChunk, '?');
+  ASSERT_TRUE(v->Read(kSnapChunk, kSnapChunk, buf.data()).ok());
+  EXPECT_EQ(buf, std::string(kSnapChunk, 'g'));
   gate_->Fail(false);
   ASSERT_TRUE(Snapshot(v, "broken").ok());  // the capture ended: another may start
-  EXPECT_EQ(ChunkOf("broken", 1), std::string(kChunk, 'g'));
+  EXPECT_EQ(ChunkOf("broken", 1), std::string(kSnapChunk, 'g'));
 }
 
 TEST_F(VolumeSnapshotTest, TakenAndBadNamesAndASecondSnapshotAtOnceAreRefused) {
@@ -269,14 +269,14 @@ TEST_F(VolumeSnapshotTest, TakenAndBadNamesAndASecondSnapshotAtOnceAreRefused) {
 }
 
 TEST_F(VolumeSnapshotTest, ALargerVolumeStoresItsSnapshotsShortLastChunkWhole) {
-  auto v = Open("big", "base", 16 * kChunk);
-  ASSERT_TRUE(v->Write(12 * kChunk + 5, "past the snapshot", false).ok());
+  auto v = Open("big", "base", 16 * kSnapChunk);
+  ASSERT_TRUE(v->Write(12 * kSnapChunk + 5, "past the snapshot", false).ok());
   auto st = Snapshot(v, "grown");
   ASSERT_TRUE(st.ok()) << st.status().ToString();
   EXPECT_EQ(st->chunks, 16u);
   EXPECT_EQ(st->written_chunks, 2u);  // chunk 12, and chunk 7, which grew
   auto clone = Open("clone", "grown");
-  EXPECT_EQ(clone->size(), 16 * kChunk);
+  EXPECT_EQ(clone->size(), 16 * kSnapChunk);
   EXPECT_EQ(ReadAll(*clone), ReadAll(*v));
 }
 

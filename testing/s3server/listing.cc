@@ -9,10 +9,6 @@ namespace {
 
 constexpr std::string_view kTokenMagic = "ferry1:";
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 }  // namespace
 
 ListResult ListKeys(const KeyIndex& index, const ListParams& params) {
@@ -24,7 +20,7 @@ ListResult ListKeys(const KeyIndex& index, const ListParams& params) {
   int emitted = 0;
   for (auto it = index.lower_bound(start); it != index.end(); ++it) {
     const std::string& key = it->first;
-    if (!StartsWith(key, params.prefix)) break;
+    if (!std::string_view(key).starts_with(params.prefix)) break;
     if (key <= params.after) continue;
 
     std::string common;
@@ -82,7 +78,7 @@ std::string EncodeContinuationToken(std::string_view last_item) {
 
 Result<std::string> DecodeContinuationToken(std::string_view token) {
   std::string raw;
-  if (!Base64Decode(token, &raw) || !StartsWith(raw, kTokenMagic)) {
+  if (!Base64Decode(token, &raw) || !std::string_view(raw).starts_with(kTokenMagic)) {
     return S3Error(400, "InvalidArgument", "The continuation token provided is incorrect");
   }
   return raw.substr(kTokenMagic.size());

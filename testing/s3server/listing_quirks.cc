@@ -17,10 +17,6 @@ constexpr std::array<std::pair<std::string_view, bool ListQuirks::*>, 3> kQuirkN
     {"unordered", &ListQuirks::unordered},
 }};
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 void AppendEscaped(std::string_view name, std::string* out) {
   for (char c : name) {
     out->push_back(c);
@@ -47,7 +43,7 @@ bool ShowsPrefix(const std::string& key, const std::string& common, std::string_
 // prefix (the caller's walk range holds a few that are not) and after
 // start-after in byte order.
 bool Considered(const std::string& key, const ListRequest& request) {
-  return StartsWith(key, request.prefix) && key > request.start_after;
+  return std::string_view(key).starts_with(request.prefix) && key > request.start_after;
 }
 
 // The first key in walk order, among those the listing considers (token
@@ -57,9 +53,9 @@ std::string FirstKeyShowing(const WalkIndex& walk, const std::string& common,
                             const ListRequest& request, bool forget_prefixes) {
   const std::string range = WalkPrefix(common);
   const std::set<std::string>& keys = walk.walk_keys();
-  for (auto it = keys.lower_bound(range); it != keys.end() && StartsWith(*it, range); ++it) {
+  for (auto it = keys.lower_bound(range); it != keys.end() && std::string_view(*it).starts_with(range); ++it) {
     std::string key = KeyFromWalkKey(*it);
-    if (StartsWith(key, common) && Considered(key, request) &&
+    if (std::string_view(key).starts_with(common) && Considered(key, request) &&
         ShowsPrefix(key, common, request.delimiter, forget_prefixes)) {
       return key;
     }
@@ -84,7 +80,7 @@ ListResult ListInWalkOrder(const KeyIndex& index, const WalkIndex& walk, const L
   // first one (usually right behind it) are passed over without a lookup.
   std::string placed;
   int emitted = 0;
-  for (; it != keys.end() && StartsWith(*it, range); ++it) {
+  for (; it != keys.end() && std::string_view(*it).starts_with(range); ++it) {
     std::string key = KeyFromWalkKey(*it);
     if (!Considered(key, request)) continue;
     std::string common = CommonPrefixOf(key, request);

@@ -1,4 +1,5 @@
 #include "listing_quirks.h"
+#include "listing_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -6,22 +7,6 @@
 
 namespace ferry::s3server {
 namespace {
-
-KeyIndex Index(const std::vector<std::string>& keys) {
-  KeyIndex index;
-  for (const auto& k : keys) {
-    ObjectRecord r;
-    r.key = k;
-    index.emplace(k, r);
-  }
-  return index;
-}
-
-std::vector<std::string> Keys(const ListResult& r) {
-  std::vector<std::string> out;
-  for (const auto& o : r.objects) out.push_back(o.key);
-  return out;
-}
 
 std::vector<std::string> AllKeys(const KeyIndex& index) {
   std::vector<std::string> out;
@@ -212,7 +197,7 @@ ListQuirks Quirks(std::initializer_list<std::string_view> names) {
 }
 
 TEST(ListWithQuirks, WithoutQuirksIsTheByteOrderedListing) {
-  KeyIndex index = Index(kWalkKeys);
+  KeyIndex index = IndexOf(kWalkKeys);
   for (std::string delimiter : {"", "/"}) {
     ListRequest r;
     r.delimiter = delimiter;
@@ -220,7 +205,7 @@ TEST(ListWithQuirks, WithoutQuirksIsTheByteOrderedListing) {
     r.max_keys = 7;
     ListResult got = ListWithQuirks(index, nullptr, r, {});
     ListResult want = ListKeys(index, ByteOrderParams(r));
-    EXPECT_EQ(Keys(got), Keys(want));
+    EXPECT_EQ(KeysOf(got), KeysOf(want));
     EXPECT_EQ(got.common_prefixes, want.common_prefixes);
     EXPECT_EQ(got.resume_after, want.last_item);
   }
@@ -232,25 +217,25 @@ TEST(ListWithQuirks, WithoutQuirksIsTheByteOrderedListing) {
 const std::vector<std::string> kTree = {"a/1", "b/c/d", "b/e/f", "c/x/y", "c/z", "d"};
 
 TEST(ForgetPrefixes, LeavesOutPrefixesWithNoKeyDirectlyUnder) {
-  KeyIndex index = Index(kTree);
+  KeyIndex index = IndexOf(kTree);
   ListRequest r;
   r.delimiter = "/";
   ListResult normal = ListWithQuirks(index, nullptr, r, {});
   EXPECT_EQ(normal.common_prefixes, (std::vector<std::string>{"a/", "b/", "c/"}));
   ListResult forgot = ListWithQuirks(index, nullptr, r, Quirks({"forget-prefixes"}));
   EXPECT_EQ(forgot.common_prefixes, (std::vector<std::string>{"a/", "c/"}));
-  EXPECT_EQ(Keys(forgot), (std::vector<std::string>{"d"}));
+  EXPECT_EQ(KeysOf(forgot), (std::vector<std::string>{"d"}));
   // One level down the prefixes have keys directly under them.
   r.prefix = "b/";
   forgot = ListWithQuirks(index, nullptr, r, Quirks({"forget-prefixes"}));
   EXPECT_EQ(forgot.common_prefixes, (std::vector<std::string>{"b/c/", "b/e/"}));
   // A flat listing is complete.
   r = ListRequest{};
-  EXPECT_EQ(Keys(ListWithQuirks(index, nullptr, r, Quirks({"forget-prefixes"}))), kTree);
+  EXPECT_EQ(KeysOf(ListWithQuirks(index, nullptr, r, Quirks({"forget-prefixes"}))), kTree);
 }
 
 TEST(ForgetPrefixes, ATreeWalkingClientLosesKeys) {
-  KeyIndex index = Index(kTree);
+  KeyIndex index = IndexOf(kTree);
   // A client that lists a tree one level at a time, descending into each
   // common prefix.
   auto walk_tree = [&](ListQuirks quirks) {
@@ -273,7 +258,7 @@ TEST(ForgetPrefixes, ATreeWalkingClientLosesKeys) {
 }
 
 TEST(ForgetPrefixes, PagesAgreeWithOneListingAndEndWithoutAForgottenPrefix) {
-  KeyIndex index = Index({"a/1", "b/c/d", "c/x/y", "c/z", "d", "e/f/g", "e/f/h", "e/i"});
+  KeyIndex index = IndexOf({"a/1", "b/c/d", "c/x/y", "c/z", "d", "e/f/g", "e/f/h", "e/i"});
   for (ListQuirks quirks :
        {Quirks({"forget-prefixes"}), Quirks({"forget-prefixes", "unordered"})}) {
     ListRequest r;
@@ -293,36 +278,36 @@ TEST(ForgetPrefixes, PagesAgreeWithOneListingAndEndWithoutAForgottenPrefix) {
   ListRequest r;
   r.delimiter = "/";
   r.max_keys = 1;
-  ListResult last = ListWithQuirks(Index({"a", "b/c/d"}), nullptr, r, Quirks({"forget-prefixes"}));
-  EXPECT_EQ(Keys(last), (std::vector<std::string>{"a"}));
+  ListResult last = ListWithQuirks(IndexOf({"a", "b/c/d"}), nullptr, r, Quirks({"forget-prefixes"}));
+  EXPECT_EQ(KeysOf(last), (std::vector<std::string>{"a"}));
   EXPECT_FALSE(last.truncated);
 }
 
 TEST(ForgetPrefixes, WithUnorderedMatchesS3rver) {
   // s3rver 3.7's answer to delimiter=/ over these keys (recorded): the keys
   // in its walk order, common prefixes a/ and x/, no b/.
-  KeyIndex index = Index(
+  KeyIndex index = IndexOf(
       {"x", "x/1", "x-1", "x.txt", "x!", "x.a", "x0", "x._a", "x/y/z", "a/b/c", "a/d", "b/c/d"});
   WalkIndex walk(index);
   ListRequest r;
   r.delimiter = "/";
   ListResult got = ListWithQuirks(index, &walk, r, Quirks({"forget-prefixes", "unordered"}));
-  EXPECT_EQ(Keys(got), (std::vector<std::string>{"x!", "x-1", "x", "x._a", "x.a", "x.txt", "x0"}));
+  EXPECT_EQ(KeysOf(got), (std::vector<std::string>{"x!", "x-1", "x", "x._a", "x.a", "x.txt", "x0"}));
   EXPECT_EQ(got.common_prefixes, (std::vector<std::string>{"a/", "x/"}));
 }
 
 // --- ignore-start-after ---
 
 TEST(IgnoreStartAfter, StartAfterIsIgnoredTokensAndMarkersAreNot) {
-  KeyIndex index = Index({"a", "b", "c"});
+  KeyIndex index = IndexOf({"a", "b", "c"});
   ListQuirks quirks = Quirks({"ignore-start-after"});
   ListRequest r;
   r.start_after = "b";
-  EXPECT_EQ(Keys(ListWithQuirks(index, nullptr, r, {})), (std::vector<std::string>{"c"}));
-  EXPECT_EQ(Keys(ListWithQuirks(index, nullptr, r, quirks)),
+  EXPECT_EQ(KeysOf(ListWithQuirks(index, nullptr, r, {})), (std::vector<std::string>{"c"}));
+  EXPECT_EQ(KeysOf(ListWithQuirks(index, nullptr, r, quirks)),
             (std::vector<std::string>{"a", "b", "c"}));
   r.v2 = false;  // a V1 marker
-  EXPECT_EQ(Keys(ListWithQuirks(index, nullptr, r, quirks)), (std::vector<std::string>{"c"}));
+  EXPECT_EQ(KeysOf(ListWithQuirks(index, nullptr, r, quirks)), (std::vector<std::string>{"c"}));
 
   // Paging with tokens is complete; paging with start-after never gets past
   // the first page (the test's client gives up after 1000 pages).
@@ -331,25 +316,25 @@ TEST(IgnoreStartAfter, StartAfterIsIgnoredTokensAndMarkersAreNot) {
   EXPECT_EQ(PageThrough(index, r, quirks, Paging::kToken).keys, AllKeys(index));
   r.start_after = "a";
   ListResult second = ListWithQuirks(index, nullptr, r, quirks);
-  EXPECT_EQ(Keys(second), (std::vector<std::string>{"a"}));  // the first page again
+  EXPECT_EQ(KeysOf(second), (std::vector<std::string>{"a"}));  // the first page again
   EXPECT_TRUE(second.truncated);
 }
 
 // --- unordered ---
 
 TEST(Unordered, FlatListingIsInWalkOrder) {
-  KeyIndex index = Index(kWalkKeys);
+  KeyIndex index = IndexOf(kWalkKeys);
   WalkIndex walk(index);
   ListRequest r;
   ListResult got = ListWithQuirks(index, &walk, r, Quirks({"unordered"}));
-  EXPECT_EQ(Keys(got), InWalkOrder(kWalkKeys));
-  EXPECT_NE(Keys(got), AllKeys(index));
+  EXPECT_EQ(KeysOf(got), InWalkOrder(kWalkKeys));
+  EXPECT_NE(KeysOf(got), AllKeys(index));
   EXPECT_FALSE(got.truncated);
 }
 
 TEST(Unordered, TokensListEveryKeyOnceStartAfterLastKeyLosesKeys) {
   // Walk order: x/1 (directory x first), x-1.
-  KeyIndex index = Index({"x-1", "x/1"});
+  KeyIndex index = IndexOf({"x-1", "x/1"});
   ListQuirks quirks = Quirks({"unordered"});
   ListRequest r;
   r.max_keys = 1;
@@ -361,7 +346,7 @@ TEST(Unordered, TokensListEveryKeyOnceStartAfterLastKeyLosesKeys) {
   EXPECT_EQ(PageThrough(index, r, quirks, Paging::kMarker).keys, (std::vector<std::string>{"x/1"}));
 
   // Tokens: every page size over the odd keys.
-  index = Index(kWalkKeys);
+  index = IndexOf(kWalkKeys);
   std::vector<std::string> want = InWalkOrder(kWalkKeys);
   for (int max_keys = 1; max_keys <= static_cast<int>(kWalkKeys.size()); ++max_keys) {
     r.max_keys = max_keys;
@@ -372,37 +357,37 @@ TEST(Unordered, TokensListEveryKeyOnceStartAfterLastKeyLosesKeys) {
 }
 
 TEST(Unordered, StartAfterFiltersByBytesOverTheWalk) {
-  KeyIndex index = Index({"x", "x/1", "x-1", "x!", "x0", "y"});
+  KeyIndex index = IndexOf({"x", "x/1", "x-1", "x!", "x0", "y"});
   WalkIndex walk(index);
   ListRequest r;
   r.start_after = "x!";
   // Walk order x/1 x! x-1 x x0 y; keys > "x!" in bytes: x/1 x-1 x0 y.
-  EXPECT_EQ(Keys(ListWithQuirks(index, &walk, r, Quirks({"unordered"}))),
+  EXPECT_EQ(KeysOf(ListWithQuirks(index, &walk, r, Quirks({"unordered"}))),
             (std::vector<std::string>{"x/1", "x-1", "x0", "y"}));
   // With a token too, both apply.
   r.token = "x/1";
-  EXPECT_EQ(Keys(ListWithQuirks(index, &walk, r, Quirks({"unordered"}))),
+  EXPECT_EQ(KeysOf(ListWithQuirks(index, &walk, r, Quirks({"unordered"}))),
             (std::vector<std::string>{"x-1", "x0", "y"}));
   // And with ignore-start-after, only the token does.
-  EXPECT_EQ(Keys(ListWithQuirks(index, &walk, r, Quirks({"unordered", "ignore-start-after"}))),
+  EXPECT_EQ(KeysOf(ListWithQuirks(index, &walk, r, Quirks({"unordered", "ignore-start-after"}))),
             (std::vector<std::string>{"x!", "x-1", "x", "x0", "y"}));
 }
 
 TEST(Unordered, PrefixSelectsByKey) {
   // "x"'s file, x._S3rver_object, sits in the walk range of prefix "x._S".
-  KeyIndex index = Index({"x", "x._Sa", "x._T", "x/1"});
+  KeyIndex index = IndexOf({"x", "x._Sa", "x._T", "x/1"});
   WalkIndex walk(index);
   ListRequest r;
   r.prefix = "x._S";
-  EXPECT_EQ(Keys(ListWithQuirks(index, &walk, r, Quirks({"unordered"}))),
+  EXPECT_EQ(KeysOf(ListWithQuirks(index, &walk, r, Quirks({"unordered"}))),
             (std::vector<std::string>{"x._Sa"}));
   r.prefix = "x";
-  EXPECT_EQ(Keys(ListWithQuirks(index, &walk, r, Quirks({"unordered"}))),
+  EXPECT_EQ(KeysOf(ListWithQuirks(index, &walk, r, Quirks({"unordered"}))),
             (std::vector<std::string>{"x/1", "x", "x._Sa", "x._T"}));
 }
 
 TEST(Unordered, DelimitedListingsFollowTheWalkAndPageCompletely) {
-  KeyIndex index = Index(kWalkKeys);
+  KeyIndex index = IndexOf(kWalkKeys);
   ListQuirks quirks = Quirks({"unordered"});
   for (std::string delimiter : {"/", "_", "x"}) {
     ListRequest r;
@@ -426,13 +411,13 @@ TEST(Unordered, DelimitedListingsFollowTheWalkAndPageCompletely) {
 TEST(Unordered, APrefixIsListedOnceWhereItsFirstKeyIs) {
   // With delimiter "_", common prefix "a._" holds a._A and a._x; the walk
   // puts the file of "a" (a._S3rver_object) between them.
-  KeyIndex index = Index({"a", "a._A", "a._x"});
+  KeyIndex index = IndexOf({"a", "a._A", "a._x"});
   WalkIndex walk(index);
   ListRequest r;
   r.delimiter = "_";
   ListResult all = ListWithQuirks(index, &walk, r, Quirks({"unordered"}));
   EXPECT_EQ(all.common_prefixes, (std::vector<std::string>{"a._"}));
-  EXPECT_EQ(Keys(all), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(KeysOf(all), (std::vector<std::string>{"a"}));
   // Paged one at a time: the prefix at a._A, then a, and a._x lists nothing.
   r.max_keys = 1;
   ListResult page = ListWithQuirks(index, &walk, r, Quirks({"unordered"}));
@@ -440,24 +425,24 @@ TEST(Unordered, APrefixIsListedOnceWhereItsFirstKeyIs) {
   EXPECT_EQ(page.resume_after, "a._A");
   r.token = page.resume_after;
   page = ListWithQuirks(index, &walk, r, Quirks({"unordered"}));
-  EXPECT_EQ(Keys(page), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(KeysOf(page), (std::vector<std::string>{"a"}));
   EXPECT_FALSE(page.truncated);
 }
 
 TEST(Unordered, WalkIndexFollowsWrites) {
-  KeyIndex index = Index({"x-1"});
+  KeyIndex index = IndexOf({"x-1"});
   WalkIndex walk(index);
-  index.merge(Index({"x/1"}));
+  index.merge(IndexOf({"x/1"}));
   walk.Add("x/1");
   walk.Add("x/1");  // twice is once
   ListRequest r;
-  EXPECT_EQ(Keys(ListWithQuirks(index, &walk, r, Quirks({"unordered"}))),
+  EXPECT_EQ(KeysOf(ListWithQuirks(index, &walk, r, Quirks({"unordered"}))),
             (std::vector<std::string>{"x/1", "x-1"}));
   index.erase("x-1");
   walk.Remove("x-1");
   walk.Remove("nothing");
   EXPECT_EQ(walk.walk_keys().size(), 1u);
-  EXPECT_EQ(Keys(ListWithQuirks(index, &walk, r, Quirks({"unordered"}))),
+  EXPECT_EQ(KeysOf(ListWithQuirks(index, &walk, r, Quirks({"unordered"}))),
             (std::vector<std::string>{"x/1"}));
 }
 

@@ -1,25 +1,10 @@
 #include "listing.h"
+#include "listing_test_util.h"
 
 #include <gtest/gtest.h>
 
 namespace ferry::s3server {
 namespace {
-
-KeyIndex Index(const std::vector<std::string>& keys) {
-  KeyIndex index;
-  for (const auto& k : keys) {
-    ObjectRecord r;
-    r.key = k;
-    index.emplace(k, r);
-  }
-  return index;
-}
-
-std::vector<std::string> Keys(const ListResult& r) {
-  std::vector<std::string> out;
-  for (const auto& o : r.objects) out.push_back(o.key);
-  return out;
-}
 
 // Pages through a V2 listing the way a client does; returns every key and
 // common prefix in order ("P:" marks prefixes).
@@ -60,7 +45,7 @@ const std::vector<std::string> kOddKeys = {
 
 KeyIndex OddIndex() {
   std::vector<std::string> keys(kOddKeys.begin() + 1, kOddKeys.end());
-  return Index(keys);
+  return IndexOf(keys);
 }
 
 TEST(ListKeys, FlatListingIsByteOrdered) {
@@ -70,7 +55,7 @@ TEST(ListKeys, FlatListingIsByteOrdered) {
   EXPECT_FALSE(r.truncated);
   std::vector<std::string> want(kOddKeys.begin() + 1, kOddKeys.end());
   std::sort(want.begin(), want.end());
-  EXPECT_EQ(Keys(r), want);
+  EXPECT_EQ(KeysOf(r), want);
 }
 
 TEST(ListKeys, DelimiterRollsUpCommonPrefixes) {
@@ -78,43 +63,43 @@ TEST(ListKeys, DelimiterRollsUpCommonPrefixes) {
   ListParams p;
   p.delimiter = "/";
   ListResult r = ListKeys(index, p);
-  EXPECT_EQ(Keys(r), (std::vector<std::string>{"a", "a b", "a%2Fb", "a+b", "c\x01",
+  EXPECT_EQ(KeysOf(r), (std::vector<std::string>{"a", "a b", "a%2Fb", "a+b", "c\x01",
                                                std::string(1024, 'z')}));
   EXPECT_EQ(r.common_prefixes, (std::vector<std::string>{"a/", "b/"}));
 
   p.prefix = "a/";
   r = ListKeys(index, p);
-  EXPECT_EQ(Keys(r), (std::vector<std::string>{"a/", "a/b", "a/c"}));
+  EXPECT_EQ(KeysOf(r), (std::vector<std::string>{"a/", "a/b", "a/c"}));
   EXPECT_EQ(r.common_prefixes, (std::vector<std::string>{"a//", "a/b/"}));
   // With prefix "a/b", "a/b" is a key and "a/b/" a common prefix.
   p.prefix = "a/b";
   r = ListKeys(index, p);
-  EXPECT_EQ(Keys(r), (std::vector<std::string>{"a/b"}));
+  EXPECT_EQ(KeysOf(r), (std::vector<std::string>{"a/b"}));
   EXPECT_EQ(r.common_prefixes, (std::vector<std::string>{"a/b/"}));
 }
 
 TEST(ListKeys, MultiCharacterDelimiter) {
-  KeyIndex index = Index({"x--1", "x--2", "x-3", "y"});
+  KeyIndex index = IndexOf({"x--1", "x--2", "x-3", "y"});
   ListParams p;
   p.delimiter = "--";
   ListResult r = ListKeys(index, p);
-  EXPECT_EQ(Keys(r), (std::vector<std::string>{"x-3", "y"}));
+  EXPECT_EQ(KeysOf(r), (std::vector<std::string>{"x-3", "y"}));
   EXPECT_EQ(r.common_prefixes, (std::vector<std::string>{"x--"}));
 }
 
 TEST(ListKeys, StartAfterIsExclusive) {
-  KeyIndex index = Index({"a", "b", "c"});
+  KeyIndex index = IndexOf({"a", "b", "c"});
   ListParams p;
   p.after = "a";
-  EXPECT_EQ(Keys(ListKeys(index, p)), (std::vector<std::string>{"b", "c"}));
+  EXPECT_EQ(KeysOf(ListKeys(index, p)), (std::vector<std::string>{"b", "c"}));
   p.after = "bb";
-  EXPECT_EQ(Keys(ListKeys(index, p)), (std::vector<std::string>{"c"}));
+  EXPECT_EQ(KeysOf(ListKeys(index, p)), (std::vector<std::string>{"c"}));
   p.after = "c";
   EXPECT_TRUE(ListKeys(index, p).objects.empty());
 }
 
 TEST(ListKeys, TruncationOnlyWhenMoreRemain) {
-  KeyIndex index = Index({"a", "b", "c"});
+  KeyIndex index = IndexOf({"a", "b", "c"});
   ListParams p;
   p.max_keys = 3;
   EXPECT_FALSE(ListKeys(index, p).truncated);
@@ -129,7 +114,7 @@ TEST(ListKeys, TruncationOnlyWhenMoreRemain) {
 }
 
 TEST(ListKeys, TruncationIgnoresKeysOfTheLastCommonPrefix) {
-  KeyIndex index = Index({"a/1", "a/2", "a/3"});
+  KeyIndex index = IndexOf({"a/1", "a/2", "a/3"});
   ListParams p;
   p.delimiter = "/";
   p.max_keys = 1;

@@ -36,7 +36,7 @@ TEST(HttpGet, RangeToResume) {
   }
 }
 
-http::Response Answer(int status, const char* content_range) {
+http::Response RangeAnswer(int status, const char* content_range) {
   http::Response r;
   r.status = status;
   if (*content_range) r.headers.emplace_back("Content-Range", content_range);
@@ -63,7 +63,7 @@ TEST(HttpGet, CheckRangeAnswer) {
       {&from10, 206, "bytes 10-9/10", ErrorCode::kInvalidArgument},  // Azurite at the end
   };
   for (const Case& c : cases) {
-    Status s = CheckRangeAnswer(Answer(c.status, c.content_range), *c.want);
+    Status s = CheckRangeAnswer(RangeAnswer(c.status, c.content_range), *c.want);
     EXPECT_EQ(s.code(), c.code) << c.status << " " << c.content_range << ": " << s.ToString();
   }
 }
