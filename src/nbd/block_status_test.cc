@@ -17,7 +17,7 @@ class BlockStatusTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!HaveTool("nbdinfo") || !HaveTool("qemu-img") || !HaveTool("qemu-io")) {
-      GTEST_SKIP() << "qemu-utils / libnbd-bin not installed (make setup)";
+      FERRY_SKIP_WITHOUT_PEER("qemu-utils / libnbd-bin not installed (make setup)");
     }
     // 4 MiB: data in [0, 64 KiB) and [2 MiB, 2 MiB + 64 KiB), holes elsewhere.
     path_ = dir_ / "sparse.img";

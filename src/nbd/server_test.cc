@@ -31,7 +31,7 @@ class NbdServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!Have("qemu-io") || !Have("qemu-img") || !Have("nbdinfo") || !Have("nbdcopy")) {
-      GTEST_SKIP() << "qemu-utils / libnbd-bin not installed (make setup)";
+      FERRY_SKIP_WITHOUT_PEER("qemu-utils / libnbd-bin not installed (make setup)");
     }
     char tmpl[] = "/tmp/ferry-nbd-test.XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);

@@ -43,7 +43,7 @@ class NbdTlsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!HaveTool("nbdinfo") || !HaveTool("qemu-img") || !HaveTool("openssl")) {
-      GTEST_SKIP() << "libnbd-bin / qemu-utils / openssl not installed (make setup)";
+      FERRY_SKIP_WITHOUT_PEER("libnbd-bin / qemu-utils / openssl not installed (make setup)");
     }
     ca_ = dir_ / "ca";
     ASSERT_TRUE(MakeCa(ca_));

@@ -14,7 +14,7 @@ need openssl
 need chromium
 source "$FERRY_SOURCE/tests/integration/cache_lib.sh"
 DOCS=/usr/share/doc/python3.11/html
-[ -f "$DOCS/tutorial/index.html" ] || { echo "SKIP: $DOCS missing (make setup installs python3.11-doc)"; exit 77; }
+[ -f "$DOCS/tutorial/index.html" ] || skip "$DOCS missing (scripts/setup.sh test installs python3.11-doc)"
 
 (cd "$DOCS" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 0 >"$TMP/origin.log" 2>&1) &
 PIDS+=($!)

@@ -1,6 +1,7 @@
 # Sourced by the integration tests: starts peers on loopback, stops them on
 # exit, and gives small assertion helpers. Each test script is one scenario;
-# exit 77 means "skipped" (a peer is missing), as in automake and nbdkit.
+# exit 77 means "skipped" (a peer is missing), as in automake and nbdkit;
+# with FERRY_REQUIRE_PEERS=1 (CI) a missing peer fails the test instead.
 set -euo pipefail
 
 : "${FERRY_BUILD:?set FERRY_BUILD to the build directory}"
@@ -20,7 +21,13 @@ cleanup() {
 trap cleanup EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*"; exit 77; }
+# A missing peer skips the test (77), but not where FERRY_REQUIRE_PEERS=1
+# (CI): there a test that cannot run is a failure.
+skip() {
+  if [ "${FERRY_REQUIRE_PEERS:-0}" = 1 ]; then echo "FAIL: cannot run: $* (FERRY_REQUIRE_PEERS=1)" >&2; exit 1; fi
+  echo "SKIP: $*"
+  exit 77
+}
 need() { command -v "$1" >/dev/null 2>&1 || skip "$1 not installed"; }
 
 # Keep the user's AWS files and variables out of every test.

@@ -21,7 +21,7 @@
 namespace ferry::state {
 namespace {
 
-void SkipWith(const std::string& why) { GTEST_SKIP() << why; }
+void SkipWith(const std::string& why) { FERRY_SKIP_WITHOUT_PEER(why); }
 
 // The conformance factory: each test directory gets a database of its own,
 // and opening the same directory again opens the same database.

@@ -9,14 +9,15 @@
 #include <memory>
 #include <string>
 
+#include "base/test_shell.h"
 #include "state/pg_db.h"
 
 // In a test: a fresh database's connection string in `var`, or the test
-// skips (no PostgreSQL here).
+// skips (no PostgreSQL here; fails instead under FERRY_REQUIRE_PEERS=1).
 #define FERRY_REQUIRE_PG(var)                              \
   std::string why_##var;                                   \
   std::string var = ferry::testing_pg::FreshDatabase(&why_##var); \
-  if (var.empty()) GTEST_SKIP() << why_##var
+  if (var.empty()) FERRY_SKIP_WITHOUT_PEER(why_##var)
 
 namespace ferry::testing_pg {
 
@@ -64,6 +65,6 @@ class PrivateCluster {
 
 // In a test: a PrivateCluster named `var`, or the test skips (no
 // PostgreSQL here) or fails (it did not start).
-#define FERRY_PRIVATE_PG(var)                                     ferry::testing_pg::PrivateCluster var;                          if (var.missing()) GTEST_SKIP() << "PostgreSQL is not installed";   ASSERT_FALSE(var.conninfo().empty()) << var.why()
+#define FERRY_PRIVATE_PG(var)                                     ferry::testing_pg::PrivateCluster var;                          if (var.missing()) FERRY_SKIP_WITHOUT_PEER("PostgreSQL is not installed");   ASSERT_FALSE(var.conninfo().empty()) << var.why()
 
 }  // namespace ferry::testing_pg
