@@ -1,4 +1,5 @@
-# cmake -DOUT=FILE.cc -DNAMESPACE=NS -DASSETS="URL|TYPE|FILE;..." -P embed_assets.cmake
+# With OUT=FILE.cc, NAMESPACE=NS and ASSETS="URL|TYPE|FILE;..." set, either
+# include(embed_assets.cmake) or cmake -DOUT=... -P embed_assets.cmake.
 # Writes FILE.cc defining kDashboardAssets: each file's bytes as a raw
 # string literal, served at URL with Content-Type "TYPE; charset=utf-8" (the static files of
 # `ferry server`'s dashboard, built into the binary: nothing to install).
