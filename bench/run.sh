@@ -35,7 +35,9 @@
 #      default all).
 #
 # Machines are noisy: read the ratios within one run, not absolute figures
-# across runs. Results also land in bench/results/latest.md.
+# across runs. Results also land in bench/results/latest.md; the published
+# runs, their method and history are in docs/benchmarks.md (the latest
+# headline figures also in the README's "Performance" table).
 set -euo pipefail
 BUILD=${1:-build}
 BUILD=$(cd "$BUILD" && pwd)

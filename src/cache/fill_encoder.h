@@ -8,7 +8,7 @@
 // after the last one's match tables and code rather than after the
 // network stack and the other requests that ran on that core between two
 // fills, which is most of what a small body's fill cost above libzstd's
-// tight loop (README, "what compressing costs on the fill path").
+// tight loop (docs/benchmarks.md, "what compressing costs on the fill path").
 //
 // A turn starts when max_batch bodies wait, or `gather` after the thread
 // woke for a first one (a body that came during a turn may wait that turn

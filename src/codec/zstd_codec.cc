@@ -67,7 +67,7 @@ Status Configure(ZSTD_CCtx* c, int level, std::optional<uint64_t> content_size) 
   // them from the pledged size. (Tables two logs smaller for bodies up to
   // 64 KB, meant to miss less in a fill's cold cache, cost 18% more in a
   // tight loop and 18-30% more in fills; one log smaller was no faster in
-  // fills than none. bench/cache_fill_bench.sh, README.)
+  // fills than none. bench/cache_fill_bench.sh, docs/benchmarks.md.)
   if (content_size) {
     r = ZSTD_CCtx_setPledgedSrcSize(c, *content_size);
     if (ZSTD_isError(r)) return ZstdError(r, "content size");
