@@ -41,11 +41,12 @@ DEMO_PKGS=(curl python3 zstd e2fsprogs qemu-utils libnbd-bin)
 # daemon's metrics (its server is never started); nodejs and npm run
 # s3rver and Azurite (testing/peers, pinned by its package-lock.json);
 # Python's HTML documentation and jQuery are the pages the browser and
-# coding tests fetch through the cache.
+# coding tests fetch through the cache; gdb, man-db and binutils check
+# what `make install` installs.
 TEST_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev universal-ctags
   awscli rclone nodejs npm python3 openssl curl zstd brotli time sqlite3 nginx
   qemu-utils libnbd-bin fuse3 nbdkit e2fsprogs postgresql chromium
-  nghttp2-client python3-h2 prometheus python3.11-doc libjs-jquery)
+  nghttp2-client python3-h2 prometheus python3.11-doc libjs-jquery gdb man-db binutils)
 # vm: a real guest on a lazy volume (tests/integration/vm_boot_test.sh, the
 # VM section of bench/volume_bench.sh): qemu-system-x86 (with its firmware),
 # run under TCG; linux-image-cloud-amd64 is Debian's cloud kernel, with NVMe

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The Debian package (scripts/make_deb.sh, `make deb`): built from this
-# build, lintian-clean, installed on this machine with dpkg -i, its units
+# The Debian packages (scripts/make_deb.sh, `make deb`): built from this
+# build, lintian-clean, installed on this machine with dpkg -i (with its
+# -dbgsym package, whose debug file gdb finds by build ID), its units
 # accepted by systemd-analyze verify, its man pages and bash completion in
 # place, the system user made; the installed binary migrates a directory
 # and serves the cache from the packaged example config; purged after,
@@ -8,6 +9,8 @@
 source "$(dirname "$0")/lib.sh"
 need dpkg-deb
 need systemd-analyze
+need gdb
+need readelf
 [ "$(id -u)" = 0 ] || skip "dpkg -i needs root"
 if dpkg-query -W -f='${Status}' ferry 2>/dev/null | grep -q "install ok installed"; then
   skip "a ferry package is installed here already: not replacing it"
@@ -22,14 +25,23 @@ for f in ./usr/bin/ferry ./lib/systemd/system/ferry-cache@.service ./lib/systemd
   ./usr/share/man/man1/ferry-migrate-verify.1.gz ./usr/share/bash-completion/completions/ferry; do
   grep -qx "$f" "$TMP/files" || fail "package lacks $f"
 done
+DBGSYM="$TMP/$(basename "$DEB" | sed 's/^ferry_/ferry-dbgsym_/')"
+[ -s "$DBGSYM" ] || fail "no -dbgsym package beside $DEB"
+dpkg-deb -x "$DEB" "$TMP/deb-root"
+build_id=$(readelf -n "$TMP/deb-root/usr/bin/ferry" | awk '/Build ID:/ { print $3 }')
+dpkg-deb -c "$DBGSYM" | awk '{ print $6 }' | grep -qx "./usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug" ||
+  fail "ferry-dbgsym lacks the debug file of build ID $build_id: $(dpkg-deb -c "$DBGSYM" | tail -3)"
+readelf -S "$TMP/deb-root/usr/bin/ferry" | grep -qE '\.debug_(info|line)' && fail "the packaged binary is not stripped"
 if command -v lintian >/dev/null; then
-  lintian --tag-display-limit 0 "$DEB" >"$TMP/lintian" 2>&1 || true
+  lintian --tag-display-limit 0 "$DEB" "$DBGSYM" >"$TMP/lintian" 2>&1 || true
   grep -E '^[EW]: ' "$TMP/lintian" && fail "lintian: $(grep -E '^[EW]: ' "$TMP/lintian" | head -5)"
 fi
 
-cleanup_package() { dpkg --purge ferry >/dev/null 2>&1 || true; }
+cleanup_package() { dpkg --purge ferry-dbgsym ferry >/dev/null 2>&1 || true; }
 trap 'cleanup_package; cleanup' EXIT
-dpkg -i "$DEB" >"$TMP/dpkg.log" 2>&1 || fail "dpkg -i: $(tail -5 "$TMP/dpkg.log")"
+dpkg -i "$DEB" "$DBGSYM" >"$TMP/dpkg.log" 2>&1 || fail "dpkg -i: $(tail -5 "$TMP/dpkg.log")"
+gdb -nx -batch -ex 'info line main' /usr/bin/ferry >"$TMP/gdb" 2>&1
+grep -qE 'Line [0-9]+ of ".*cli/main\.cc"' "$TMP/gdb" || fail "gdb found no line for main with ferry-dbgsym: $(cat "$TMP/gdb")"
 [ "$(/usr/bin/ferry version)" = "$("$FERRY" version)" ] || fail "installed binary: $(/usr/bin/ferry version)"
 getent passwd ferry >/dev/null || fail "postinst made no user ferry"
 [ "$(man -w ferry-cache-serve 2>/dev/null)" = /usr/share/man/man1/ferry-cache-serve.1.gz ] || fail "man ferry-cache-serve"
@@ -57,5 +69,6 @@ kill "$CACHE_PID"
 
 cleanup_package
 [ ! -e /usr/bin/ferry ] || fail "purge left /usr/bin/ferry"
+[ ! -e "/usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug" ] || fail "purge left the debug file"
 getent passwd ferry >/dev/null && fail "purge left the user ferry"
 echo "package: OK ($(basename "$DEB"), $(wc -l <"$TMP/files") entries)"
