@@ -4,8 +4,8 @@
 #   bench/compile_profile.sh [REV] [TARGET]     (defaults: HEAD, ferry)
 #
 # Builds TARGET from a clone of REV file by file (FERRY_UNITY=OFF, so each
-# source is its own translation unit) with clang and -ftime-trace, no
-# compiler cache, then prints the costliest translation units (ninja's
+# source is its own translation unit, no precompiled header, so each
+# header's cost shows) with clang and -ftime-trace, no compiler cache, then prints the costliest translation units (ninja's
 # log) and bench/compile_profile.py's summary of clang's traces: headers
 # by parse time summed over their includers, templates by instantiation
 # time, functions by code generation time. clang's figures stand in for
@@ -21,7 +21,7 @@ command -v clang++ >/dev/null || { echo "compile_profile: clang++ missing (scrip
 git clone -q --no-hardlinks "$SRC" "$WORK/src"
 git -C "$WORK/src" checkout -q "$REV"
 CCACHE_DISABLE=1 CXX=clang++ cmake -S "$WORK/src" -B "$WORK/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DFERRY_UNITY=OFF -DCMAKE_CXX_FLAGS=-ftime-trace >/dev/null
+  -DFERRY_UNITY=OFF -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON -DCMAKE_CXX_FLAGS=-ftime-trace >/dev/null
 t0=$(date +%s)
 CCACHE_DISABLE=1 ninja -C "$WORK/build" -j2 "$TARGET" >"$WORK/build.log" || { tail -20 "$WORK/build.log"; exit 1; }
 echo "compile_profile: $(git -C "$WORK/src" rev-parse --short HEAD), $TARGET built by clang file by file in $(( $(date +%s) - t0 )) s"
