@@ -3,13 +3,14 @@
 #
 #   bench/compile_profile.sh [REV] [TARGET]     (defaults: HEAD, ferry)
 #
-# Builds TARGET from a clone of REV file by file (FERRY_UNITY=OFF, so each
-# source is its own translation unit, no precompiled header, so each
-# header's cost shows) with clang and -ftime-trace, no compiler cache,
-# then prints the costliest translation units (ninja's log) and bench/compile_profile.py's summary of clang's traces: headers
-# by parse time summed over their includers, templates by instantiation
-# time, functions by code generation time. clang's figures stand in for
-# g++'s (which has no per-header timing); the ranking is what matters.
+# Builds TARGET from a clone of REV file by file with clang and
+# -ftime-trace (FERRY_UNITY=OFF and no precompiled header, so each source
+# is its own translation unit and each header's cost shows), no compiler
+# cache, then prints the costliest translation units (ninja's log) and
+# bench/compile_profile.py's summary of clang's traces: headers by parse
+# time summed over their includers, templates by instantiation time,
+# functions by code generation time. clang's figures stand in for g++'s
+# (which has no per-header timing); the ranking is what matters.
 # Needs clang (scripts/setup.sh fuzz). docs/building.md has the results.
 set -euo pipefail
 REV=${1:-HEAD}
