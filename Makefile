@@ -13,7 +13,7 @@ DESTDIR ?=
 # spent waiting (on outages, backoffs, servers), so more than one a core.
 TEST_JOBS ?= $(JOBS)
 
-.PHONY: all setup ferry build test test-slow test-all test-fast sanitize tsan fuzz chaos demo bench \
+.PHONY: all setup ferry build test test-slow test-all test-fast sanitize sanitize-slow tsan fuzz chaos demo bench \
         deb install docs clean format configure
 
 all: build
@@ -70,6 +70,12 @@ test-fast: build
 sanitize:
 	@scripts/setup.sh build test vm
 	@JOBS=$(JOBS) TEST_JOBS=$(TEST_JOBS) scripts/sanitize.sh asan $(ASAN_DIR)
+
+# The slow scenarios under the same sanitizers (not in CI: see
+# scripts/sanitize.sh).
+sanitize-slow:
+	@scripts/setup.sh build test vm package
+	@JOBS=$(JOBS) TEST_JOBS=$(TEST_JOBS) scripts/sanitize.sh asan $(ASAN_DIR) slow
 
 # ThreadSanitizer: the unit tests, and the integration tests whose daemons
 # and runners are the most threaded (scripts/tsan_tests.txt), with every

@@ -15,7 +15,7 @@
 #      installed; the time runs from `make demo` to its last line
 #      (bench/fresh_machine.sh). FRESH_MACHINE=0 leaves this figure out.
 #
-# Runs on the committed HEAD (a clone), as root for the chroot. The
+# Runs on the committed HEAD (clones of it), as root for the chroot. The
 # translation units are ninja's log of the first run of 2: a unity batch
 # (cmake/unity.cmake) is named by the target it belongs to.
 set -euo pipefail
@@ -30,12 +30,16 @@ export CCACHE_DISABLE=1
 median() { sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%d", m }'; }
 spread() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%d-%d", lo, hi }'; }
 
-echo "build_time: $(git -C "$SRC" rev-parse --short HEAD), $RUNS runs, $(nproc) cores, $(c++ --version | head -1)"
+# Every run builds the revision checked out when the benchmark started.
+REV=$(git -C "$SRC" rev-parse HEAD)
+clone_rev() { git clone -q --no-hardlinks "$SRC" "$1" && git -C "$1" checkout -q "$REV"; }
+
+echo "build_time: ${REV:0:7}, $RUNS runs, $(nproc) cores, $(c++ --version | head -1)"
 
 # --- 1 and 2: cold builds of a fresh clone ----------------------------------
 for run in $(seq 1 "$RUNS"); do
   dir="$WORK/clone$run"
-  git clone -q --no-hardlinks "$SRC" "$dir"
+  clone_rev "$dir"
   cmake -S "$dir" -B "$dir/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   t0=$(date +%s.%N)
   ninja -C "$dir/build" -j2 ferry >"$WORK/ferry$run.log"
@@ -56,7 +60,7 @@ if [ "$FRESH_MACHINE" = 1 ]; then
   for run in $(seq 1 "$RUNS"); do
     root="$WORK/fresh$run"
     fresh_machine "$root"
-    git clone -q --no-hardlinks "$SRC" "$root/root/ferry"
+    clone_rev "$root/root/ferry"
     t0=$(date +%s.%N)
     if ! in_fresh_machine "$root" 'cd /root/ferry && make demo' >"$WORK/demo$run.log" 2>&1; then
       tail -20 "$WORK/demo$run.log" >&2

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# The sanitizer builds and what runs in them (make sanitize, make
-# test-slow, make tsan):
+# The sanitizer builds and what runs in them (make sanitize,
+# make sanitize-slow, make tsan):
 #
 #   scripts/sanitize.sh asan DIR [SUITE]   SUITE: fast (default) or slow
 #   scripts/sanitize.sh tsan DIR
 #
 # asan: AddressSanitizer and UndefinedBehaviorSanitizer (-O1, assertions
 #   on, line tables), every ferry process a test starts instrumented.
-#   fast: the unit tests, the fuzz targets' seeded runs and the integration
-#   tests of `make test`; slow: the slow scenarios (outages, crashes,
-#   restarts, the browser; label slow), which run in this build only:
-#   most of their time is spent waiting out faults on purpose, so they cost
-#   little more under ASan, and a fault path is where a use-after-free
-#   hides. A leak, an invalid access or undefined behaviour fails the test.
+#   fast (make sanitize, in CI): the unit tests, the fuzz targets' seeded
+#   runs and the integration tests of `make test`; slow (make
+#   sanitize-slow, not in CI, whose budget holds the slow scenarios once,
+#   in the plain build): the outages, crashes, restarts and the browser
+#   (label slow), where a fault path may hide a use-after-free. A leak, an
+#   invalid access or undefined behaviour fails the test.
 # tsan: ThreadSanitizer (-O2, line tables): the unit tests, and the
 #   integration tests whose daemons and runners are the most threaded
 #   (scripts/tsan_tests.txt); a race fails the test (exit 66).
