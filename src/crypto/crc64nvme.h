@@ -1,0 +1,19 @@
+#pragma once
+// CRC-64/NVME (the NVM Express polynomial 0xAD93D23594C93659, reflected,
+// init and xorout all ones; check value 0xAE8B14860A799888 for
+// "123456789"), S3's CRC64NVME checksum.
+//
+// Written here because Debian 12's ISA-L (2.30) predates its crc64_rocksoft
+// and no other Debian library has it: slicing by 8 over tables built at
+// compile time, so one 8-byte step costs eight lookups and no branch.
+
+#include <cstdint>
+#include <string_view>
+
+namespace ferry {
+
+// Continues `crc` (0 to start) over `data`; chaining calls equals one call
+// over the concatenation.
+uint64_t Crc64Nvme(uint64_t crc, std::string_view data);
+
+}  // namespace ferry
