@@ -11,6 +11,8 @@
 #include "crypto/digest.h"
 #include "gateway/gateway_internal.h"
 #include "gateway/s3_xml.h"
+#include "s3/aws_chunked.h"
+#include "s3/flexible_checksum.h"
 
 namespace ferry::gateway {
 namespace {
@@ -38,17 +40,53 @@ bool IsLowerHex64(std::string_view s) {
          });
 }
 
-// The request's signature, and its body against the hash it signed.
+// An aws-chunked body (a streaming upload) decoded, its chunk and trailer
+// signatures checked against the request's own, and its checksum.
+Result<std::string> DecodeStreamed(const http::ServerRequest& req, const s3::KeyValues& headers,
+                                   s3::PayloadMode mode, std::optional<s3::ChunkChain> chain) {
+  s3::AwsChunkedOptions options;
+  options.mode = mode;
+  options.chain = std::move(chain);
+  const std::string decoded_length = http::HeaderValue(req.headers, "x-amz-decoded-content-length");
+  if (!decoded_length.empty())
+    options.decoded_length = std::strtoull(decoded_length.c_str(), nullptr, 10);
+  options.declared_trailers =
+      s3::ParseTrailerNames(http::HeaderValue(req.headers, "x-amz-trailer"));
+  FERRY_ASSIGN_OR_RETURN(s3::ChecksumCheck check, s3::ChecksumCheck::FromHeaders(headers));
+  s3::AwsChunkedDecoder decoder(std::move(options));
+  std::string body;
+  body.reserve(req.body.size());  // the framing only adds
+  FERRY_RETURN_IF_ERROR(decoder.Feed(req.body, [&](std::string_view piece) {
+    check.Update(piece);
+    body.append(piece);
+    return Status::Ok();
+  }));
+  FERRY_RETURN_IF_ERROR(decoder.Finish());
+  FERRY_RETURN_IF_ERROR(check.Finish(decoder.trailers()).status());
+  return body;
+}
+
+// The request's signature, and its body against the hash it signed and the
+// checksum it names. A streamed body comes back decoded in *decoded.
 Status Authenticate(const http::ServerRequest& req, const s3::S3Target& t,
-                    const s3::VerifyKeys& keys) {
+                    const s3::VerifyKeys& keys, std::optional<std::string>* decoded) {
   const s3::KeyValues headers = LowerCaseNames(req.headers);
   s3::ReceivedRequest rr{req.method, t.canonical_path, &t.query, &headers};
   FERRY_ASSIGN_OR_RETURN(s3::Verified v, s3::Verify(rr, keys, std::chrono::system_clock::now()));
   const std::string claimed = http::HeaderValue(req.headers, "x-amz-content-sha256");
   if (claimed.rfind("STREAMING-", 0) == 0) {
-    return s3::S3ErrorStatus(501, "NotImplemented",
-                             "aws-chunked uploads are not taken by this gateway; sign the payload "
-                             "or send UNSIGNED-PAYLOAD");
+    auto mode = s3::ParsePayloadMode(claimed);
+    if (!mode) {
+      return s3::S3ErrorStatus(400, "InvalidArgument",
+                               "x-amz-content-sha256 names no payload mode");
+    }
+    FERRY_ASSIGN_OR_RETURN(*decoded, DecodeStreamed(req, headers, *mode, std::move(v.chain)));
+    return Status::Ok();
+  }
+  if (t.op == s3::Op::kPutObject || t.op == s3::Op::kUploadPart) {
+    FERRY_ASSIGN_OR_RETURN(s3::ChecksumCheck check, s3::ChecksumCheck::FromHeaders(headers));
+    check.Update(req.body);
+    FERRY_RETURN_IF_ERROR(check.Finish({}).status());
   }
   if (v.deferred || IsLowerHex64(claimed)) {
     const std::string actual = HexLower(Sha256(req.body));
@@ -60,6 +98,24 @@ Status Authenticate(const http::ServerRequest& req, const s3::S3Target& t,
     }
   }
   return Status::Ok();
+}
+
+http::ServerResponse PromAnswer(std::string text) {
+  http::ServerResponse resp;
+  http::SetHeader(&resp.headers, "Content-Type", "text/plain; version=0.0.4");
+  resp.SetBody(std::move(text));
+  return resp;
+}
+
+http::ServerRequest Unchunked(const http::ServerRequest& req, std::string decoded) {
+  http::ServerRequest plain;
+  plain.method = req.method;
+  plain.target = req.target;
+  plain.headers = req.headers;
+  plain.peer = req.peer;
+  plain.version = req.version;
+  plain.body = std::move(decoded);
+  return plain;
 }
 
 }  // namespace
@@ -175,10 +231,7 @@ http::ServerResponse Gateway::Dispatch(const http::ServerRequest& req) {
     if (!IsLoopback(req.peer)) {
       return g.Error(r, s3::S3ErrorStatus(403, "AccessDenied", "metrics are for loopback clients"));
     }
-    http::ServerResponse resp;
-    http::SetHeader(&resp.headers, "Content-Type", "text/plain; version=0.0.4");
-    resp.SetBody(MetricsText());
-    return resp;
+    return PromAnswer(MetricsText());
   }
   auto target =
       s3::Route(s3::RouteInput{req.method, req.target, http::HeaderValue(req.headers, "host"),
@@ -186,10 +239,14 @@ http::ServerResponse Gateway::Dispatch(const http::ServerRequest& req) {
   if (!target.ok()) return g.Error(r, target.status());
   r.target = std::move(*target);
   r.key = r.target.key;
-  if (Status st = Authenticate(req, r.target, g.options.keys); !st.ok()) {
-    g.metrics.auth_failures++;
+  std::optional<std::string> decoded;
+  if (Status st = Authenticate(req, r.target, g.options.keys, &decoded); !st.ok()) {
+    if (st.http_status() == 403) g.metrics.auth_failures++;
     return g.Error(r, st);
   }
+  // A streamed upload goes on as the plain request it encodes.
+  http::ServerRequest unchunked;
+  if (decoded) r.http = &(unchunked = Unchunked(req, std::move(*decoded)));
   using s3::Op;
   if (r.target.op == Op::kListBuckets) {
     http::ServerResponse resp;

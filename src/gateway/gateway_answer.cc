@@ -9,6 +9,7 @@
 #include "gateway/gateway_internal.h"
 #include "gateway/s3_xml.h"
 #include "http/date.h"
+#include "s3/aws_chunked.h"
 
 namespace ferry::gateway {
 namespace {
@@ -152,7 +153,7 @@ ObjectHeaders HeadersOfPut(const http::ServerRequest& req) {
     if (n == "content-type")
       o.content_type = value;
     else if (n == "content-encoding")
-      o.content_encoding = value;
+      o.content_encoding = s3::WithoutAwsChunked(value);
     else if (n == "content-disposition")
       o.content_disposition = value;
     else if (n == "cache-control")

@@ -146,6 +146,16 @@ std::string StringToSign(std::string_view amz_date, std::string_view scope,
   return s;
 }
 
+std::string SigningKey(std::string_view secret, std::string_view date, std::string_view region,
+                       std::string_view service) {
+  std::string k = "AWS4";
+  k += secret;
+  std::string k_date = AsBytes(HmacSha256(k, date));
+  std::string k_region = AsBytes(HmacSha256(k_date, region));
+  std::string k_service = AsBytes(HmacSha256(k_region, service));
+  return AsBytes(HmacSha256(k_service, "aws4_request"));
+}
+
 std::string ComputeSignature(std::string_view secret, std::string_view date,
                              std::string_view region, std::string_view service,
                              std::string_view string_to_sign) {
@@ -158,14 +168,9 @@ std::string ComputeSignature(std::string_view secret, std::string_view date,
   thread_local Cached cache;
   if (!cache.key || cache.secret != secret || cache.date != date || cache.region != region ||
       cache.service != service) {
-    std::string k = "AWS4";
-    k += secret;
-    std::string k_date = AsBytes(HmacSha256(k, date));
-    std::string k_region = AsBytes(HmacSha256(k_date, region));
-    std::string k_service = AsBytes(HmacSha256(k_region, service));
     // The key first: if making it throws, the cache still describes the
     // key it holds.
-    auto key = std::make_unique<HmacSha256Key>(AsBytes(HmacSha256(k_service, "aws4_request")));
+    auto key = std::make_unique<HmacSha256Key>(SigningKey(secret, date, region, service));
     cache.key.reset();
     cache.secret = secret;
     cache.date = date;
@@ -236,9 +241,12 @@ Result<AuthorizationHeader> ParseAuthorization(std::string_view value) {
     size_t eq = part.find('=');
     if (eq == std::string_view::npos) continue;
     std::string_view k = part.substr(0, eq), v = part.substr(eq + 1);
-    if (k == "Credential") credential = v;
-    else if (k == "SignedHeaders") signed_headers = v;
-    else if (k == "Signature") h.signature = v;
+    if (k == "Credential")
+      credential = v;
+    else if (k == "SignedHeaders")
+      signed_headers = v;
+    else if (k == "Signature")
+      h.signature = v;
   }
   // Credential=AKID/date/region/service/aws4_request
   std::vector<std::string> parts;

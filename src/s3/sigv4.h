@@ -34,9 +34,9 @@ using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
 struct RequestToSign {
   std::string method;
-  std::string path;    // decoded, e.g. "/bucket/my key+1"
-  KeyValues query;     // decoded names and values, any order
-  KeyValues headers;   // names in any case; must include "host"
+  std::string path;          // decoded, e.g. "/bucket/my key+1"
+  KeyValues query;           // decoded names and values, any order
+  KeyValues headers;         // names in any case; must include "host"
   std::string payload_hash;  // lower-hex SHA-256 of the body, or kUnsignedPayload
 };
 
@@ -48,12 +48,17 @@ bool UriDecode(std::string_view in, std::string* out);
 std::string CanonicalQuery(const KeyValues& query);
 // Canonical request over the headers named in `signed_headers` (lower-case,
 // sorted, ';'-separated in the result's SignedHeaders line).
-std::string CanonicalRequest(const RequestToSign& req, const std::vector<std::string>& signed_headers);
+std::string CanonicalRequest(const RequestToSign& req,
+                             const std::vector<std::string>& signed_headers);
 std::string StringToSign(std::string_view amz_date, std::string_view scope,
                          std::string_view canonical_request);
 // "20240101/us-east-1/s3/aws4_request"
 std::string CredentialScope(std::string_view date, std::string_view region,
                             std::string_view service);
+// The derived key (kSigning, raw bytes) of a secret for a day, region and
+// service; streamed uploads sign each chunk with it (s3/aws_chunked.h).
+std::string SigningKey(std::string_view secret, std::string_view date, std::string_view region,
+                       std::string_view service);
 // Lower-hex signature of string_to_sign under the derived key.
 std::string ComputeSignature(std::string_view secret, std::string_view date,
                              std::string_view region, std::string_view service,
@@ -70,7 +75,7 @@ void SignRequest(RequestToSign& req, const Credentials& creds, std::string_view 
 // Signature=..." header.
 struct AuthorizationHeader {
   std::string access_key_id;
-  std::string date;     // YYYYMMDD
+  std::string date;  // YYYYMMDD
   std::string region;
   std::string service;
   std::vector<std::string> signed_headers;

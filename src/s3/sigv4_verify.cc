@@ -169,6 +169,10 @@ Result<Verified> Verify(const ReceivedRequest& req, const VerifyKeys& keys,
                          "lower-hex SHA-256");
   }
   FERRY_RETURN_IF_ERROR(CheckSignature(req, key.second, auth, *content_sha));
+  if (content_sha->rfind("STREAMING-AWS4-HMAC-SHA256-PAYLOAD", 0) == 0) {
+    v.chain = ChunkChain{SigningKey(key.second, auth.date, auth.region, auth.service), *amz_date,
+                         CredentialScope(auth.date, auth.region, auth.service), auth.signature};
+  }
   return v;
 }
 

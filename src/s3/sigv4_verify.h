@@ -52,10 +52,22 @@ struct ReceivedRequest {
   const KeyValues* headers = nullptr;  // names lower-case
 };
 
+// What a signed chunk chain is computed from (s3/aws_chunked.h): the
+// request's derived signing key, its x-amz-date and scope, and its own
+// signature (the seed).
+struct ChunkChain {
+  std::string signing_key;  // raw bytes of kSigning
+  std::string amz_date;     // "20130524T000000Z"
+  std::string scope;        // "20130524/us-east-1/s3/aws4_request"
+  std::string seed_signature;
+};
+
 struct Verified {
   std::string access_key;
   // No x-amz-content-sha256: finish with VerifyDeferred once the body is read.
   bool deferred = false;
+  // STREAMING-AWS4-HMAC-SHA256-PAYLOAD[-TRAILER]: the chain its chunks follow.
+  std::optional<ChunkChain> chain;
 };
 
 Result<Verified> Verify(const ReceivedRequest& req, const VerifyKeys& keys,

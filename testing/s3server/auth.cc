@@ -27,6 +27,7 @@ Result<AuthDecision> Authenticator::Verify(const HttpRequest& req, const S3Targe
   if (!config_.enabled) return decision;
   FERRY_ASSIGN_OR_RETURN(s3::Verified v, s3::Verify(Received(req, target), KeysOf(config_), now));
   decision.deferred = v.deferred;
+  decision.chain = std::move(v.chain);
   return decision;
 }
 

@@ -10,8 +10,9 @@
 // Payload hashes: whatever x-amz-content-sha256 says (a hex SHA-256,
 // UNSIGNED-PAYLOAD, STREAMING-*) is signed as is; checking the body against a
 // hex hash is the caller's job (exchange.cc), as is aws-chunked decoding
-// (chunk signatures are not verified). Without the header the signature
-// covers the body's hash, so verification waits for the body.
+// (s3/aws_chunked.h, whose chunk signatures follow AuthDecision::chain).
+// Without the header the signature covers the body's hash, so verification
+// waits for the body.
 
 #include <chrono>
 #include <string>
@@ -19,15 +20,16 @@
 #include "base/status.h"
 #include "http_types.h"
 #include "router.h"
+#include "s3/sigv4_verify.h"
 
 namespace ferry::s3server {
 
 struct AuthConfig {
-  bool enabled = true;                            // false: --no-auth
+  bool enabled = true;  // false: --no-auth
   std::string access_key = "ferrytest";
   std::string secret_key = "ferrytestsecret";
-  std::string session_token;                      // "" = not required
-  std::chrono::seconds max_skew{15 * 60};         // allowed |x-amz-date - now|
+  std::string session_token;               // "" = not required
+  std::chrono::seconds max_skew{15 * 60};  // allowed |x-amz-date - now|
   // When set, a signature scoped to another region is refused (400
   // AuthorizationHeaderMalformed, as AWS does); "" accepts any region.
   std::string signing_region;
@@ -37,6 +39,8 @@ struct AuthDecision {
   // No x-amz-content-sha256 header: the signature covers the body's hash,
   // so the caller must finish with VerifyDeferred once the body is read.
   bool deferred = false;
+  // STREAMING-AWS4-HMAC-SHA256-PAYLOAD[-TRAILER]: what the chunks are signed by.
+  std::optional<s3::ChunkChain> chain;
 };
 
 class Authenticator {

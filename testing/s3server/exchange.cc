@@ -77,8 +77,7 @@ void Exchange::Begin(std::chrono::system_clock::time_point now) {
   FaultPolicy& faults = service_.faults();
   latency_ = faults.Latency();
   const std::string* prefix = target_.Query("prefix");
-  std::string_view fault_key = target_.op == Op::kListObjectsV1 ||
-                                       target_.op == Op::kListObjectsV2
+  std::string_view fault_key = target_.op == Op::kListObjectsV1 || target_.op == Op::kListObjectsV2
                                    ? std::string_view(prefix ? *prefix : "")
                                    : std::string_view(target_.key);
   fault_ = faults.Decide(op_name_, fault_key);
@@ -87,8 +86,8 @@ void Exchange::Begin(std::chrono::system_clock::time_point now) {
     case FaultKind::kHttp403:
       return Fail(S3Error(403, "AccessDenied", "Access Denied"));
     case FaultKind::kHttp500:
-      return Fail(S3Error(500, "InternalError",
-                          "We encountered an internal error. Please try again."));
+      return Fail(
+          S3Error(500, "InternalError", "We encountered an internal error. Please try again."));
     case FaultKind::kHttp503:
       return Fail(S3Error(503, "SlowDown", "Please reduce your request rate."));
     case FaultKind::kReset:
@@ -103,12 +102,30 @@ void Exchange::Begin(std::chrono::system_clock::time_point now) {
 
   const std::string* sha = req_.Header("x-amz-content-sha256");
   if (sha && IsLowerHex64(*sha)) expected_sha256_ = *sha;
-  if (sha && sha->rfind("STREAMING-", 0) == 0) chunked_.emplace();
+  if (sha && sha->rfind("STREAMING-", 0) == 0) {
+    auto mode = s3::ParsePayloadMode(*sha);
+    if (!mode) {
+      return Fail(S3Error(400, "InvalidArgument", "x-amz-content-sha256 names no payload mode"));
+    }
+    s3::AwsChunkedOptions options;
+    options.mode = *mode;
+    options.chain = auth_.chain;
+    if (const std::string* decoded = req_.Header("x-amz-decoded-content-length")) {
+      options.decoded_length = std::strtoull(decoded->c_str(), nullptr, 10);
+    }
+    if (const std::string* trailer = req_.Header("x-amz-trailer")) {
+      options.declared_trailers = s3::ParseTrailerNames(*trailer);
+    }
+    chunked_.emplace(std::move(options));
+  }
   if (!expected_sha256_.empty() || auth_.deferred) {
     sha256_ = std::make_unique<StreamingDigest>(StreamingDigest::Kind::kSha256);
   }
   md5_ = std::make_unique<StreamingDigest>(StreamingDigest::Kind::kMd5);
   if (upload) {
+    auto check = s3::ChecksumCheck::FromHeaders(req_.headers);
+    if (!check.ok()) return Fail(check.status());
+    if (check->active()) checksum_ = std::move(*check);
     Status st = PrepareUpload();
     if (!st.ok()) return Fail(st);
     mode_ = BodyMode::kStream;
@@ -140,6 +157,7 @@ Status Exchange::Consume(std::string_view decoded) {
   decoded_bytes_ += decoded.size();
   md5_->Update(decoded);
   if (sha256_) sha256_->Update(decoded);
+  if (checksum_) checksum_->Update(decoded);
   if (mode_ == BodyMode::kStream) return writer_->Append(decoded);
   if (buffer_.size() + decoded.size() > kMaxBufferedBody) {
     return S3Error(400, "MaxMessageLengthExceeded", "Your request was too big.");
@@ -162,18 +180,11 @@ void Exchange::OnBody(std::string_view raw) {
 }
 
 Status Exchange::CheckIntegrity() {
-  if (chunked_ && !chunked_->done()) {
-    return S3Error(400, "IncompleteBody",
-                   "You did not provide the number of bytes specified by the Content-Length "
-                   "HTTP header");
-  }
-  if (chunked_) {
-    if (const std::string* decoded = req_.Header("x-amz-decoded-content-length")) {
-      if (std::strtoull(decoded->c_str(), nullptr, 10) != decoded_bytes_) {
-        return S3Error(400, "IncompleteBody",
-                       "The decoded body length does not match x-amz-decoded-content-length");
-      }
-    }
+  if (chunked_) FERRY_RETURN_IF_ERROR(chunked_->Finish());
+  if (checksum_) {
+    // Verified, not yet stored with the object.
+    FERRY_RETURN_IF_ERROR(
+        checksum_->Finish(chunked_ ? chunked_->trailers() : s3::KeyValues{}).status());
   }
   md5_hex_ = HexOf(md5_->Finish());
   if (sha256_) {
@@ -216,8 +227,8 @@ HttpResponse Exchange::Handle() {
     res.delivery = Delivery::kDropConnection;
     return res;
   }
-  HandlerContext ctx{service_, req_,           target_, request_id_, fault_,
-                     std::move(buffer_), std::move(blob), md5_hex_};
+  HandlerContext ctx{service_,        req_,    target_, request_id_, fault_, std::move(buffer_),
+                     std::move(blob), md5_hex_};
   HttpResponse res = Dispatch(ctx);
   if (fault_ == FaultKind::kReset && !reset_after_) res.delivery = Delivery::kReset;
   if (fault_ == FaultKind::kTruncate) res.delivery = Delivery::kTruncate;

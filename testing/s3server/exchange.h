@@ -24,11 +24,12 @@
 #include <string>
 
 #include "auth.h"
-#include "aws_chunked.h"
 #include "crypto/digest.h"
 #include "faults.h"
 #include "http_types.h"
 #include "router.h"
+#include "s3/aws_chunked.h"
+#include "s3/flexible_checksum.h"
 #include "service.h"
 
 namespace ferry::s3server {
@@ -82,8 +83,9 @@ class Exchange {
   bool drop_after_body_ = false;
 
   BodyMode mode_ = BodyMode::kBuffer;
-  std::optional<AwsChunkedDecoder> chunked_;
-  std::string expected_sha256_;  // lower hex from x-amz-content-sha256, or ""
+  std::optional<s3::AwsChunkedDecoder> chunked_;
+  std::optional<s3::ChecksumCheck> checksum_;  // an upload's x-amz-checksum-*
+  std::string expected_sha256_;                // lower hex from x-amz-content-sha256, or ""
   std::unique_ptr<StreamingDigest> md5_;
   std::unique_ptr<StreamingDigest> sha256_;
   std::string md5_hex_;  // of the decoded body, set by CheckIntegrity

@@ -1,11 +1,12 @@
 #include "responses.h"
 
+#include "s3/aws_chunked.h"
 #include "xml.h"
 
 namespace ferry::s3server {
 
-HttpResponse ErrorResponse(const Status& st, std::string_view resource,
-                           std::string_view request_id, bool head) {
+HttpResponse ErrorResponse(const Status& st, std::string_view resource, std::string_view request_id,
+                           bool head) {
   HttpResponse res;
   res.status = st.http_status() ? st.http_status() : 500;
   std::string code = st.remote_code().empty() ? "InternalError" : st.remote_code();
@@ -55,22 +56,7 @@ ObjectMeta MetaFromHeaders(const HttpRequest& req) {
   m.cache_control = req.HeaderOr("cache-control");
   m.content_language = req.HeaderOr("content-language");
   m.expires = req.HeaderOr("expires");
-  // aws-chunked is the transfer framing of a streaming upload, not the
-  // object's encoding.
-  std::string enc_header = req.HeaderOr("content-encoding");
-  std::string_view enc = enc_header;
-  std::string kept;
-  while (!enc.empty()) {
-    size_t comma = enc.find(',');
-    std::string_view item = enc.substr(0, comma);
-    enc = comma == std::string_view::npos ? std::string_view() : enc.substr(comma + 1);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (item.empty() || item == "aws-chunked") continue;
-    if (!kept.empty()) kept += ',';
-    kept += item;
-  }
-  m.content_encoding = std::move(kept);
+  m.content_encoding = s3::WithoutAwsChunked(req.HeaderOr("content-encoding"));
   constexpr std::string_view kMeta = "x-amz-meta-";
   for (const auto& [name, value] : req.headers) {
     if (name.size() > kMeta.size() && name.compare(0, kMeta.size(), kMeta) == 0) {

@@ -11,7 +11,6 @@
 // server authenticates everything); nothing crashes.
 #include <chrono>
 
-#include "aws_chunked.h"
 #include "dir_store.h"
 #include "exchange.h"
 #include "fuzz_util.h"
