@@ -128,7 +128,7 @@ Status AwsChunkedDecoder::EndSizeLine() {
     if (!chunk_hash_)
       chunk_hash_ = std::make_unique<StreamingDigest>(StreamingDigest::Kind::kSha256);
   }
-  if (options_.decoded_length && decoded_ + size > *options_.decoded_length) {
+  if (options_.decoded_length && size > *options_.decoded_length - decoded_) {
     return Incomplete("the chunks carry more than x-amz-decoded-content-length");
   }
   line_.clear();

@@ -165,6 +165,10 @@ TEST(AwsChunkedTest, LengthsAndTruncation) {
   EXPECT_TRUE(Decode(Signed(chain, 1000), sent.body, 64).status.ok());
   EXPECT_EQ(Decode(Signed(chain, 999), sent.body, 64).status.remote_code(), "IncompleteBody");
   EXPECT_EQ(Decode(Signed(chain, 1001), sent.body, 64).status.remote_code(), "IncompleteBody");
+  // A size that would wrap the running total is still too long.
+  AwsChunkedOptions unsigned_ten{PayloadMode::kStreamingUnsignedTrailer, std::nullopt, 10, {}};
+  EXPECT_EQ(Decode(unsigned_ten, "5\r\nhello\r\nfffffffffffffffe\r\n", 64).status.remote_code(),
+            "IncompleteBody");
   for (size_t cut : {0ul, 3ul, 150ul, sent.body.size() - 3, sent.body.size() - 1}) {
     Outcome o = Decode(Signed(chain, 1000), std::string_view(sent.body).substr(0, cut), 64);
     EXPECT_EQ(o.status.remote_code(), "IncompleteBody") << cut;

@@ -2,6 +2,7 @@
 
 #include <openssl/crypto.h>
 
+#include <charconv>
 #include <ctime>
 
 #include "base/unix_time.h"
@@ -51,15 +52,18 @@ Status AccessDenied(std::string message) {
   return S3ErrorStatus(403, "AccessDenied", std::move(message));
 }
 
+const KeyValues kNoValues;
+
+// The signature over `query` (all of the request's, or a presigned URL's
+// but its X-Amz-Signature) and the signed headers.
 Status CheckSignature(const ReceivedRequest& req, const std::string& secret,
-                      const AuthorizationHeader& auth, std::string_view payload_hash) {
-  static const KeyValues kNone;
-  const std::string* amz_date = Header(req, "x-amz-date");
-  RequestToSign r{std::string(req.method), std::string(req.path), req.query ? *req.query : kNone,
-                  req.headers ? *req.headers : kNone, std::string(payload_hash)};
+                      const AuthorizationHeader& auth, std::string_view payload_hash,
+                      const KeyValues& query, std::string_view amz_date) {
+  RequestToSign r{std::string(req.method), std::string(req.path), query,
+                  req.headers ? *req.headers : kNoValues, std::string(payload_hash)};
   std::string canonical = CanonicalRequest(r, auth.signed_headers);
   std::string scope = CredentialScope(auth.date, auth.region, auth.service);
-  std::string sts = StringToSign(amz_date ? *amz_date : "", scope, canonical);
+  std::string sts = StringToSign(amz_date, scope, canonical);
   std::string want = ComputeSignature(secret, auth.date, auth.region, auth.service, sts);
   if (want.size() != auth.signature.size() ||
       CRYPTO_memcmp(want.data(), auth.signature.data(), want.size()) != 0) {
@@ -70,12 +74,34 @@ Status CheckSignature(const ReceivedRequest& req, const std::string& secret,
   return Status::Ok();
 }
 
-// The Authorization header, parsed, and the secret of its access key.
-Result<std::pair<AuthorizationHeader, std::string>> KeyOf(const ReceivedRequest& req,
-                                                          const VerifyKeys& keys) {
-  const std::string* header = Header(req, "authorization");
-  if (header == nullptr) return AccessDenied("Access Denied");
-  auto parsed = ParseAuthorization(*header);
+// The credential's scope: s3, the accepted region, host signed.
+Status CheckScope(const AuthorizationHeader& auth, const VerifyKeys& keys) {
+  if (auth.service != "s3") {
+    return AccessDenied("credential scope names service '" + auth.service + "', not s3");
+  }
+  if (!keys.signing_region.empty() && auth.region != keys.signing_region) {
+    return S3ErrorStatus(
+        400, "AuthorizationHeaderMalformed",
+        "the region '" + auth.region + "' is wrong; expecting '" + keys.signing_region + "'");
+  }
+  bool host_signed = false;
+  for (const auto& h : auth.signed_headers) host_signed |= (h == "host");
+  if (!host_signed) return AccessDenied("SignedHeaders must include host");
+  return Status::Ok();
+}
+
+Status CheckToken(const std::string* token, const VerifyKeys& keys) {
+  if (!keys.session_token.empty() && (token == nullptr || *token != keys.session_token)) {
+    return S3ErrorStatus(400, "InvalidToken",
+                         "The provided token is malformed or otherwise invalid.");
+  }
+  return Status::Ok();
+}
+
+// An Authorization header's value, parsed, and the secret of its access key.
+Result<std::pair<AuthorizationHeader, std::string>> KeyOfAuthorization(std::string_view header,
+                                                                       const VerifyKeys& keys) {
+  auto parsed = ParseAuthorization(header);
   if (!parsed.ok()) return AccessDenied(parsed.status().message());
   auto it = keys.secrets.find(parsed->access_key_id);
   if (it == keys.secrets.end()) {
@@ -83,6 +109,75 @@ Result<std::pair<AuthorizationHeader, std::string>> KeyOf(const ReceivedRequest&
                          "The AWS Access Key Id you provided does not exist in our records.");
   }
   return std::make_pair(std::move(*parsed), it->second);
+}
+
+// The Authorization header, parsed, and the secret of its access key.
+Result<std::pair<AuthorizationHeader, std::string>> KeyOf(const ReceivedRequest& req,
+                                                          const VerifyKeys& keys) {
+  const std::string* header = Header(req, "authorization");
+  if (header == nullptr) return AccessDenied("Access Denied");
+  return KeyOfAuthorization(*header, keys);
+}
+
+const std::string* PresignParam(const ReceivedRequest& req, std::string_view name) {
+  if (req.query == nullptr) return nullptr;
+  for (const auto& [k, v] : *req.query) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
+
+Status PresignError(std::string message) {
+  return S3ErrorStatus(400, "AuthorizationQueryParametersError", std::move(message));
+}
+
+// A presigned URL (query-string SigV4): its X-Amz-* parameters checked as
+// an Authorization header would be, then its age against X-Amz-Expires.
+Result<Verified> VerifyPresigned(const ReceivedRequest& req, const VerifyKeys& keys,
+                                 std::chrono::system_clock::time_point now) {
+  const std::string* algorithm = PresignParam(req, "X-Amz-Algorithm");
+  const std::string* credential = PresignParam(req, "X-Amz-Credential");
+  const std::string* date = PresignParam(req, "X-Amz-Date");
+  const std::string* expires = PresignParam(req, "X-Amz-Expires");
+  const std::string* signed_headers = PresignParam(req, "X-Amz-SignedHeaders");
+  const std::string* signature = PresignParam(req, "X-Amz-Signature");
+  if (!algorithm || !credential || !date || !expires || !signed_headers || !signature) {
+    return PresignError(
+        "Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, "
+        "X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.");
+  }
+  if (*algorithm != "AWS4-HMAC-SHA256") {
+    return PresignError("X-Amz-Algorithm only supports \"AWS4-HMAC-SHA256\"");
+  }
+  int64_t lifetime = -1;
+  auto [end, ec] = std::from_chars(expires->data(), expires->data() + expires->size(), lifetime);
+  if (ec != std::errc() || end != expires->data() + expires->size() || lifetime < 0 ||
+      lifetime > 604800) {
+    return PresignError("X-Amz-Expires must be a number of seconds from 0 to 604800 (a week)");
+  }
+  FERRY_ASSIGN_OR_RETURN(auto key, KeyOfAuthorization("AWS4-HMAC-SHA256 Credential=" + *credential +
+                                                          ", SignedHeaders=" + *signed_headers +
+                                                          ", Signature=" + *signature,
+                                                      keys));
+  const AuthorizationHeader& auth = key.first;
+  FERRY_RETURN_IF_ERROR(CheckToken(PresignParam(req, "X-Amz-Security-Token"), keys));
+  FERRY_RETURN_IF_ERROR(CheckScope(auth, keys));
+  auto when = ParseAmzDate(*date);
+  if (!when || date->substr(0, 8) != auth.date) {
+    return PresignError("X-Amz-Date must be in the ISO8601 Long Format and match the credential");
+  }
+  if (now > *when + std::chrono::seconds(lifetime)) return AccessDenied("Request has expired");
+  if (*when > now + keys.max_skew) return AccessDenied("Request is not valid yet");
+  KeyValues signed_query;
+  for (const auto& kv : *req.query) {
+    if (kv.first != "X-Amz-Signature") signed_query.push_back(kv);
+  }
+  FERRY_RETURN_IF_ERROR(
+      CheckSignature(req, key.second, auth, kUnsignedPayload, signed_query, *date));
+  Verified v;
+  v.access_key = auth.access_key_id;
+  v.presigned = true;
+  return v;
 }
 
 }  // namespace
@@ -120,28 +215,21 @@ std::optional<std::chrono::system_clock::time_point> ParseAmzDate(std::string_vi
 
 Result<Verified> Verify(const ReceivedRequest& req, const VerifyKeys& keys,
                         std::chrono::system_clock::time_point now) {
+  if (PresignParam(req, "X-Amz-Algorithm") || PresignParam(req, "X-Amz-Signature") ||
+      PresignParam(req, "X-Amz-Credential")) {
+    if (Header(req, "authorization")) {
+      return S3ErrorStatus(400, "InvalidArgument",
+                           "Only one auth mechanism allowed; only the X-Amz-Algorithm query "
+                           "parameter or the Authorization header should be specified");
+    }
+    return VerifyPresigned(req, keys, now);
+  }
   FERRY_ASSIGN_OR_RETURN(auto key, KeyOf(req, keys));
   const AuthorizationHeader& auth = key.first;
   Verified v;
   v.access_key = auth.access_key_id;
-  if (!keys.session_token.empty()) {
-    const std::string* token = Header(req, "x-amz-security-token");
-    if (token == nullptr || *token != keys.session_token) {
-      return S3ErrorStatus(400, "InvalidToken",
-                           "The provided token is malformed or otherwise invalid.");
-    }
-  }
-  if (auth.service != "s3") {
-    return AccessDenied("credential scope names service '" + auth.service + "', not s3");
-  }
-  if (!keys.signing_region.empty() && auth.region != keys.signing_region) {
-    return S3ErrorStatus(
-        400, "AuthorizationHeaderMalformed",
-        "the region '" + auth.region + "' is wrong; expecting '" + keys.signing_region + "'");
-  }
-  bool host_signed = false;
-  for (const auto& h : auth.signed_headers) host_signed |= (h == "host");
-  if (!host_signed) return AccessDenied("SignedHeaders must include host");
+  FERRY_RETURN_IF_ERROR(CheckToken(Header(req, "x-amz-security-token"), keys));
+  FERRY_RETURN_IF_ERROR(CheckScope(auth, keys));
 
   const std::string* amz_date = Header(req, "x-amz-date");
   auto when = amz_date ? ParseAmzDate(*amz_date) : std::nullopt;
@@ -168,7 +256,8 @@ Result<Verified> Verify(const ReceivedRequest& req, const VerifyKeys& keys,
                          "x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-..., or a "
                          "lower-hex SHA-256");
   }
-  FERRY_RETURN_IF_ERROR(CheckSignature(req, key.second, auth, *content_sha));
+  FERRY_RETURN_IF_ERROR(CheckSignature(req, key.second, auth, *content_sha,
+                                       req.query ? *req.query : kNoValues, *amz_date));
   if (content_sha->rfind("STREAMING-AWS4-HMAC-SHA256-PAYLOAD", 0) == 0) {
     v.chain = ChunkChain{SigningKey(key.second, auth.date, auth.region, auth.service), *amz_date,
                          CredentialScope(auth.date, auth.region, auth.service), auth.signature};
@@ -179,7 +268,9 @@ Result<Verified> Verify(const ReceivedRequest& req, const VerifyKeys& keys,
 Status VerifyDeferred(const ReceivedRequest& req, const VerifyKeys& keys,
                       std::string_view body_sha256) {
   FERRY_ASSIGN_OR_RETURN(auto key, KeyOf(req, keys));
-  return CheckSignature(req, key.second, key.first, body_sha256);
+  const std::string* amz_date = Header(req, "x-amz-date");
+  return CheckSignature(req, key.second, key.first, body_sha256, req.query ? *req.query : kNoValues,
+                        amz_date ? *amz_date : "");
 }
 
 }  // namespace ferry::s3

@@ -1,8 +1,10 @@
 #pragma once
-// SigV4 verification of a received request (Authorization header form),
-// shared by every ferry server that speaks S3: the gateway (`ferry gateway`)
-// and the project's test server (testing/s3server). Pure: the request as
-// received, the keys, a clock reading in; an S3 error out.
+// SigV4 verification of a received request, signed in its Authorization
+// header or in its query (a presigned URL: X-Amz-Algorithm, -Credential,
+// -Date, -Expires, -SignedHeaders, -Signature; the body unsigned), shared by
+// every ferry server that speaks S3: the gateway (`ferry gateway`) and the
+// project's test server (testing/s3server). Pure: the request as received,
+// the keys, a clock reading in; an S3 error out.
 //
 // The canonical request is rebuilt from what was received: the decoded path
 // re-encoded with UriEncode, the decoded query re-encoded and sorted, and
@@ -21,7 +23,11 @@
 // not for s3, host not signed, a bad x-amz-date), 403 InvalidAccessKeyId,
 // 403 SignatureDoesNotMatch, 403 RequestTimeTooSkewed, 400 InvalidToken,
 // 400 AuthorizationHeaderMalformed (a region not accepted), 400
-// InvalidArgument (a malformed x-amz-content-sha256).
+// InvalidArgument (a malformed x-amz-content-sha256, or both a header and a
+// query signature). A presigned URL: 400 AuthorizationQueryParametersError
+// (a parameter missing or malformed, X-Amz-Expires over a week), 403
+// AccessDenied "Request has expired" (older than X-Amz-Date + X-Amz-Expires)
+// or "Request is not valid yet" (X-Amz-Date beyond max_skew ahead).
 
 #include <chrono>
 #include <map>
@@ -68,6 +74,8 @@ struct Verified {
   bool deferred = false;
   // STREAMING-AWS4-HMAC-SHA256-PAYLOAD[-TRAILER]: the chain its chunks follow.
   std::optional<ChunkChain> chain;
+  // Signed in its query (a presigned URL): the body is unsigned.
+  bool presigned = false;
 };
 
 Result<Verified> Verify(const ReceivedRequest& req, const VerifyKeys& keys,

@@ -8,7 +8,9 @@
 // PutObject of a buffer and of a stream (aws-chunked with a trailing
 // checksum), a wrong checksum refused with BadDigest and nothing stored, a
 // multipart upload by lib-storage, GetObject (bytes compared), HeadObject,
-// ListObjectsV2, DeleteObject. The first line names the SDK's version.
+// ListObjectsV2, presigned URLs (the SDK's presigner) used with plain fetch
+// for PUT, GET, HEAD and DELETE, one tampered with and one expired, then
+// DeleteObject. The first line names the SDK's version.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -18,6 +20,7 @@ import {
   ListObjectsV2Command, DeleteObjectCommand,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 
 const [endpoint, key, secret, bucket, prefix] = process.argv.slice(2);
 const require = createRequire(import.meta.url);
@@ -100,6 +103,35 @@ const steps = {
     const keys = (r.Contents ?? []).map((o) => o.Key).sort();
     const want = ["buffer", "multipart", "stream"].map((k) => prefix + k);
     if (JSON.stringify(keys) !== JSON.stringify(want)) throw new Error(`listed ${keys}`);
+  },
+  async "presign"() {
+    const b = body(50000, 5);
+    const k = `${prefix}presigned`;
+    const url = (Command, extra = {}, expiresIn = 300) =>
+      getSignedUrl(s3, new Command({ Bucket: bucket, Key: k, ...extra }), { expiresIn });
+    let r = await fetch(await url(PutObjectCommand), { method: "PUT", body: b });
+    if (r.status !== 200) throw new Error(`presigned PUT: ${r.status} ${await r.text()}`);
+    r = await fetch(await url(GetObjectCommand));
+    expectSame(Buffer.from(await r.arrayBuffer()), b, "presigned GET");
+    r = await fetch(await url(HeadObjectCommand), { method: "HEAD" });
+    if (r.status !== 200 || r.headers.get("content-length") !== String(b.length)) {
+      throw new Error(`presigned HEAD: ${r.status}, ${r.headers.get("content-length")} bytes`);
+    }
+    const tampered = (await url(GetObjectCommand)).replace(/X-Amz-Expires=\d+/, "X-Amz-Expires=604800");
+    r = await fetch(tampered);
+    if (r.status !== 403 || !(await r.text()).includes("SignatureDoesNotMatch")) {
+      throw new Error(`a tampered presigned URL got ${r.status}`);
+    }
+    const expiring = await url(GetObjectCommand, {}, 1);
+    await new Promise((done) => setTimeout(done, 2100));
+    r = await fetch(expiring);
+    if (r.status !== 403 || !(await r.text()).includes("expired")) {
+      throw new Error(`an expired presigned URL got ${r.status}`);
+    }
+    r = await fetch(await url(DeleteObjectCommand), { method: "DELETE" });
+    if (r.status !== 204) throw new Error(`presigned DELETE: ${r.status} ${await r.text()}`);
+    r = await fetch(await url(GetObjectCommand));
+    if (r.status !== 404) throw new Error(`GET after the presigned DELETE: ${r.status}`);
   },
   async "delete"() {
     for (const k of ["buffer", "multipart", "stream"]) {
