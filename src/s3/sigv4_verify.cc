@@ -40,12 +40,17 @@ bool IsLowerHex64(std::string_view s) {
   return true;
 }
 
-const std::string* Header(const ReceivedRequest& req, std::string_view name) {
-  if (req.headers == nullptr) return nullptr;
-  for (const auto& [k, v] : *req.headers) {
+// The value of `name` in a request's headers or query (nullptr: absent).
+const std::string* ValueOf(const KeyValues* values, std::string_view name) {
+  if (values == nullptr) return nullptr;
+  for (const auto& [k, v] : *values) {
     if (k == name) return &v;
   }
   return nullptr;
+}
+
+const std::string* Header(const ReceivedRequest& req, std::string_view name) {
+  return ValueOf(req.headers, name);
 }
 
 Status AccessDenied(std::string message) {
@@ -120,11 +125,7 @@ Result<std::pair<AuthorizationHeader, std::string>> KeyOf(const ReceivedRequest&
 }
 
 const std::string* PresignParam(const ReceivedRequest& req, std::string_view name) {
-  if (req.query == nullptr) return nullptr;
-  for (const auto& [k, v] : *req.query) {
-    if (k == name) return &v;
-  }
-  return nullptr;
+  return ValueOf(req.query, name);
 }
 
 Status PresignError(std::string message) {
