@@ -43,15 +43,7 @@ bool IsLowerHex64(std::string_view s) {
 // An aws-chunked body (a streaming upload) decoded, its chunk and trailer
 // signatures checked against the request's own, and its checksum.
 Result<std::string> DecodeStreamed(const http::ServerRequest& req, const s3::KeyValues& headers,
-                                   s3::PayloadMode mode, std::optional<s3::ChunkChain> chain) {
-  s3::AwsChunkedOptions options;
-  options.mode = mode;
-  options.chain = std::move(chain);
-  const std::string decoded_length = http::HeaderValue(req.headers, "x-amz-decoded-content-length");
-  if (!decoded_length.empty())
-    options.decoded_length = std::strtoull(decoded_length.c_str(), nullptr, 10);
-  options.declared_trailers =
-      s3::ParseTrailerNames(http::HeaderValue(req.headers, "x-amz-trailer"));
+                                   s3::AwsChunkedOptions options) {
   FERRY_ASSIGN_OR_RETURN(s3::ChecksumCheck check, s3::ChecksumCheck::FromHeaders(headers));
   s3::AwsChunkedDecoder decoder(std::move(options));
   std::string body;
@@ -73,16 +65,12 @@ Status Authenticate(const http::ServerRequest& req, const s3::S3Target& t,
   const s3::KeyValues headers = LowerCaseNames(req.headers);
   s3::ReceivedRequest rr{req.method, t.canonical_path, &t.query, &headers};
   FERRY_ASSIGN_OR_RETURN(s3::Verified v, s3::Verify(rr, keys, std::chrono::system_clock::now()));
-  const std::string claimed = http::HeaderValue(req.headers, "x-amz-content-sha256");
-  if (claimed.rfind("STREAMING-", 0) == 0) {
-    auto mode = s3::ParsePayloadMode(claimed);
-    if (!mode) {
-      return s3::S3ErrorStatus(400, "InvalidArgument",
-                               "x-amz-content-sha256 names no payload mode");
-    }
-    FERRY_ASSIGN_OR_RETURN(*decoded, DecodeStreamed(req, headers, *mode, std::move(v.chain)));
+  FERRY_ASSIGN_OR_RETURN(auto streaming, s3::StreamingOptions(headers, std::move(v.chain)));
+  if (streaming) {
+    FERRY_ASSIGN_OR_RETURN(*decoded, DecodeStreamed(req, headers, std::move(*streaming)));
     return Status::Ok();
   }
+  const std::string claimed = http::HeaderValue(req.headers, "x-amz-content-sha256");
   if (t.op == s3::Op::kPutObject || t.op == s3::Op::kUploadPart) {
     FERRY_ASSIGN_OR_RETURN(s3::ChecksumCheck check, s3::ChecksumCheck::FromHeaders(headers));
     check.Update(req.body);

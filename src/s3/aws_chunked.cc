@@ -42,6 +42,10 @@ std::string Sign(const ChunkChain& chain, std::string_view algorithm, std::strin
   return HexLower(HmacSha256(chain.signing_key, sts));
 }
 
+bool HasTrailer(PayloadMode m) {
+  return m == PayloadMode::kStreamingSignedTrailer || m == PayloadMode::kStreamingUnsignedTrailer;
+}
+
 }  // namespace
 
 std::optional<PayloadMode> ParsePayloadMode(std::string_view v) {
@@ -57,14 +61,38 @@ std::optional<PayloadMode> ParsePayloadMode(std::string_view v) {
   return std::nullopt;
 }
 
-bool IsStreaming(PayloadMode m) {
-  return m != PayloadMode::kSignedHash && m != PayloadMode::kUnsigned;
-}
 bool HasChunkSignatures(PayloadMode m) {
   return m == PayloadMode::kStreamingSigned || m == PayloadMode::kStreamingSignedTrailer;
 }
-bool HasTrailer(PayloadMode m) {
-  return m == PayloadMode::kStreamingSignedTrailer || m == PayloadMode::kStreamingUnsignedTrailer;
+
+Result<std::optional<AwsChunkedOptions>> StreamingOptions(const KeyValues& h,
+                                                          std::optional<ChunkChain> chain) {
+  const std::string* claimed = FindValue(h, "x-amz-content-sha256");
+  if (claimed == nullptr || claimed->rfind("STREAMING-", 0) != 0)
+    return std::optional<AwsChunkedOptions>();
+  std::optional<PayloadMode> mode = ParsePayloadMode(*claimed);
+  if (!mode) {
+    return S3ErrorStatus(400, "InvalidArgument", "x-amz-content-sha256 names no payload mode");
+  }
+  AwsChunkedOptions options;
+  options.mode = *mode;
+  options.chain = std::move(chain);
+  if (const std::string* decoded = FindValue(h, "x-amz-decoded-content-length")) {
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(decoded->data(), decoded->data() + decoded->size(), n);
+    if (ec != std::errc() || end != decoded->data() + decoded->size() || decoded->empty()) {
+      return S3ErrorStatus(400, "InvalidArgument", "x-amz-decoded-content-length is not a number");
+    }
+    options.decoded_length = n;
+  }
+  if (const std::string* trailer = FindValue(h, "x-amz-trailer")) {
+    options.declared_trailers = ParseTrailerNames(*trailer);
+    if (!options.declared_trailers.empty() && !HasTrailer(*mode)) {
+      return S3ErrorStatus(400, "InvalidRequest",
+                           "x-amz-trailer was sent with a payload mode that has no trailers");
+    }
+  }
+  return std::optional<AwsChunkedOptions>(std::move(options));
 }
 
 std::string ChunkSignature(const ChunkChain& chain, std::string_view previous,

@@ -58,9 +58,7 @@ enum class PayloadMode {
 
 // nullopt for a value that names no mode (400 InvalidArgument to the client).
 std::optional<PayloadMode> ParsePayloadMode(std::string_view x_amz_content_sha256);
-bool IsStreaming(PayloadMode m);
 bool HasChunkSignatures(PayloadMode m);
-bool HasTrailer(PayloadMode m);
 
 // Lower-hex signature of one chunk whose data hashes to `chunk_sha256_hex`,
 // following `previous` (the seed or the chunk before).
@@ -80,6 +78,15 @@ struct AwsChunkedOptions {
   std::optional<uint64_t> decoded_length;      // x-amz-decoded-content-length
   std::vector<std::string> declared_trailers;  // x-amz-trailer, lower case
 };
+
+// How a request's body is to be decoded, from its headers (lower-case
+// names) and the chain its signature seeded (none without authentication):
+// nullopt for a body sent as it is (a signed hash or UNSIGNED-PAYLOAD); 400
+// InvalidArgument for an x-amz-content-sha256 naming no mode or an
+// x-amz-decoded-content-length that is not a number; 400 InvalidRequest for
+// x-amz-trailer on a mode without trailers.
+Result<std::optional<AwsChunkedOptions>> StreamingOptions(const KeyValues& lower_headers,
+                                                          std::optional<ChunkChain> chain);
 
 // A Content-Encoding without aws-chunked, the transfer framing of a
 // streaming upload rather than the object's encoding ("aws-chunked,gzip" ->

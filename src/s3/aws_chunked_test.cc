@@ -248,5 +248,39 @@ TEST(AwsChunkedTest, PayloadModes) {
             (std::vector<std::string>{"x-amz-checksum-crc32", "x-amz-checksum-sha1"}));
 }
 
+TEST(AwsChunkedTest, StreamingOptionsFromHeaders) {
+  auto plain = StreamingOptions({{"x-amz-content-sha256", "UNSIGNED-PAYLOAD"}}, std::nullopt);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(*plain);
+  auto none = StreamingOptions({}, std::nullopt);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(*none);
+
+  auto sdk = StreamingOptions({{"x-amz-content-sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER"},
+                               {"x-amz-decoded-content-length", "66560"},
+                               {"x-amz-trailer", "x-amz-checksum-crc32"}},
+                              ExampleChain());
+  ASSERT_TRUE(sdk.ok()) << sdk.status().ToString();
+  ASSERT_TRUE(*sdk);
+  EXPECT_EQ((*sdk)->mode, PayloadMode::kStreamingUnsignedTrailer);
+  EXPECT_EQ((*sdk)->decoded_length, 66560u);
+  EXPECT_EQ((*sdk)->declared_trailers, std::vector<std::string>{"x-amz-checksum-crc32"});
+  ASSERT_TRUE((*sdk)->chain);
+  EXPECT_EQ((*sdk)->chain->seed_signature, kSeed);
+
+  auto unknown = StreamingOptions({{"x-amz-content-sha256", "STREAMING-NOPE"}}, std::nullopt);
+  EXPECT_EQ(unknown.status().remote_code(), "InvalidArgument");
+  auto bad_length =
+      StreamingOptions({{"x-amz-content-sha256", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"},
+                        {"x-amz-decoded-content-length", "12x"}},
+                       std::nullopt);
+  EXPECT_EQ(bad_length.status().remote_code(), "InvalidArgument");
+  auto trailer_without_mode =
+      StreamingOptions({{"x-amz-content-sha256", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"},
+                        {"x-amz-trailer", "x-amz-checksum-crc32"}},
+                       std::nullopt);
+  EXPECT_EQ(trailer_without_mode.status().remote_code(), "InvalidRequest");
+}
+
 }  // namespace
 }  // namespace ferry::s3

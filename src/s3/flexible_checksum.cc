@@ -13,13 +13,6 @@ Status ChecksumInvalid(std::string message) {
   return S3ErrorStatus(400, "InvalidRequest", std::move(message));
 }
 
-const std::string* FindTrailer(const KeyValues& kv, std::string_view name) {
-  for (const auto& [k, v] : kv) {
-    if (k == name) return &v;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 Result<ChecksumCheck> ChecksumCheck::FromHeaders(const KeyValues& headers) {
@@ -54,7 +47,7 @@ Result<std::optional<ObjectChecksum>> ChecksumCheck::Finish(const KeyValues& tra
   ChecksumAlgorithm a = summer_->algorithm();
   std::string want = expected_;
   if (want.empty()) {
-    const std::string* sent = FindTrailer(trailers, ChecksumHeaderName(a));
+    const std::string* sent = FindValue(trailers, ChecksumHeaderName(a));
     if (sent == nullptr) {
       return ChecksumInvalid("The trailer " + std::string(ChecksumHeaderName(a)) +
                              " did not arrive.");

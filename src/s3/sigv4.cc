@@ -9,6 +9,13 @@
 #include "crypto/digest.h"
 
 namespace ferry::s3 {
+
+const std::string* FindValue(const KeyValues& values, std::string_view name) {
+  for (const auto& [k, v] : values) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
 namespace {
 
 bool IsUnreserved(unsigned char c) {

@@ -32,6 +32,10 @@ constexpr std::string_view kEmptyPayloadSha256 =
 
 using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
+// The first value named exactly `name` (callers lower-case header names),
+// or nullptr.
+const std::string* FindValue(const KeyValues& values, std::string_view name);
+
 struct RequestToSign {
   std::string method;
   std::string path;          // decoded, e.g. "/bucket/my key+1"

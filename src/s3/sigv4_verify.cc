@@ -42,11 +42,7 @@ bool IsLowerHex64(std::string_view s) {
 
 // The value of `name` in a request's headers or query (nullptr: absent).
 const std::string* ValueOf(const KeyValues* values, std::string_view name) {
-  if (values == nullptr) return nullptr;
-  for (const auto& [k, v] : *values) {
-    if (k == name) return &v;
-  }
-  return nullptr;
+  return values == nullptr ? nullptr : FindValue(*values, name);
 }
 
 const std::string* Header(const ReceivedRequest& req, std::string_view name) {

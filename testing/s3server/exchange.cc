@@ -102,22 +102,9 @@ void Exchange::Begin(std::chrono::system_clock::time_point now) {
 
   const std::string* sha = req_.Header("x-amz-content-sha256");
   if (sha && IsLowerHex64(*sha)) expected_sha256_ = *sha;
-  if (sha && sha->rfind("STREAMING-", 0) == 0) {
-    auto mode = s3::ParsePayloadMode(*sha);
-    if (!mode) {
-      return Fail(S3Error(400, "InvalidArgument", "x-amz-content-sha256 names no payload mode"));
-    }
-    s3::AwsChunkedOptions options;
-    options.mode = *mode;
-    options.chain = auth_.chain;
-    if (const std::string* decoded = req_.Header("x-amz-decoded-content-length")) {
-      options.decoded_length = std::strtoull(decoded->c_str(), nullptr, 10);
-    }
-    if (const std::string* trailer = req_.Header("x-amz-trailer")) {
-      options.declared_trailers = s3::ParseTrailerNames(*trailer);
-    }
-    chunked_.emplace(std::move(options));
-  }
+  auto streaming = s3::StreamingOptions(req_.headers, auth_.chain);
+  if (!streaming.ok()) return Fail(streaming.status());
+  if (*streaming) chunked_.emplace(std::move(**streaming));
   if (!expected_sha256_.empty() || auth_.deferred) {
     sha256_ = std::make_unique<StreamingDigest>(StreamingDigest::Kind::kSha256);
   }
