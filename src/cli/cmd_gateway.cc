@@ -52,9 +52,10 @@ void AddGatewayCommand(CLI::App& app, int* exit_code) {
                 "as it is")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 600.0));
-  g->add_option("--inline-limit", a->inline_limit,
-                "Objects up to this size are copied on demand through memory, answered as they arrive; "
-                "larger ones are copied store to store first")
+  g->add_option(
+       "--inline-limit", a->inline_limit,
+       "Objects up to this size are copied on demand through memory, answered as they arrive; "
+       "larger ones are copied store to store first")
       ->capture_default_str();
   g->add_option("--max-body", a->max_body, "Largest request body (a PUT or a part)")
       ->capture_default_str();
@@ -67,6 +68,13 @@ void AddGatewayCommand(CLI::App& app, int* exit_code) {
   g->add_option("--client-timeout", a->client_timeout_s,
                 "Seconds to wait for a request or for a client to take an answer")
       ->capture_default_str();
+  g->add_option("--cors-origin", a->cors_origins,
+                "A web origin (scheme://host[:port], or *) whose pages may call the gateway from a "
+                "browser, e.g. to upload to a presigned URL; repeat for more (default: none)");
+  g->add_option("--cors-max-age", a->cors_max_age_s,
+                "Seconds a browser may keep a CORS preflight's answer")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 86400.0));
   AddGlobalOptions(*g, &a->migrate.global);
   AddDaemonOptions(g, "gateway");
   g->callback([a, exit_code] { *exit_code = RunGateway(*a); });

@@ -210,6 +210,11 @@ Result<std::unique_ptr<ServingGateway>> StartGateway(const GatewayArgs& a) {
   if (!a.listen_tls.empty() && a.tls_certs.empty()) {
     return Status::InvalidArgument("--listen-tls needs --tls-cert and --tls-key");
   }
+  for (const std::string& origin : a.cors_origins) {
+    if (auto problem = gateway::CorsOriginProblem(origin)) {
+      return Status::InvalidArgument(*problem);
+    }
+  }
   auto opened = OpenJob(a);
   if (!opened.ok()) return opened.status().WithContext("--job " + a.job);
   gateway::GatewayOptions go;
@@ -223,6 +228,8 @@ Result<std::unique_ptr<ServingGateway>> StartGateway(const GatewayArgs& a) {
   go.lease = std::chrono::milliseconds(static_cast<int64_t>(a.lease_s * 1000));
   go.busy_wait = std::chrono::milliseconds(static_cast<int64_t>(a.busy_wait_s * 1000));
   go.inline_limit = inline_limit;
+  go.cors.origins = a.cors_origins;
+  go.cors.max_age = std::chrono::seconds(static_cast<int64_t>(a.cors_max_age_s));
   go.scope = ScopeOf(opened->spec, opened->map.src_prefix);
   go.look_before_copy =
       opened->spec.overwrite == migrate::Overwrite::kNever || !opened->spec.since_job.empty();

@@ -30,6 +30,8 @@ struct GatewayArgs {
   int threads = 2;
   int workers = 32;
   double client_timeout_s = 60;
+  std::vector<std::string> cors_origins;
+  double cors_max_age_s = 600;
 };
 
 // A gateway serving: its job's stores opened from the state, the gateway and

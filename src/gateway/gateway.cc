@@ -200,14 +200,33 @@ void Gateway::Drain() {
 }
 
 // A HEAD's answer carries no body, errors included: what a GET would have
-// sent is its Content-Length.
+// sent is its Content-Length. A CORS preflight is answered before any
+// authentication (browsers send it without credentials).
 http::ServerResponse Gateway::Handle(const http::ServerRequest& req) {
+  const std::string origin = http::HeaderValue(req.headers, "origin");
+  if (req.method == "OPTIONS") return Preflight(req, origin);
   http::ServerResponse resp = Dispatch(req);
+  AddCorsHeaders(impl_->options.cors, origin, &resp.headers);
   if (req.method == "HEAD" && !resp.body.empty()) {
     resp.head_length = resp.body.size();
     resp.body = {};
     resp.keep.reset();
   }
+  return resp;
+}
+
+http::ServerResponse Gateway::Preflight(const http::ServerRequest& req, const std::string& origin) {
+  Impl& g = *impl_;
+  PreflightAnswer a = gateway::Preflight(
+      g.options.cors, origin, http::HeaderValue(req.headers, "access-control-request-method"),
+      http::HeaderValue(req.headers, "access-control-request-headers"));
+  if (a.status != 200) {
+    g.metrics.preflights_refused++;
+    return ErrorAnswer(s3::S3ErrorStatus(403, "AccessForbidden", a.refusal), req.target);
+  }
+  g.metrics.preflights_allowed++;
+  http::ServerResponse resp;
+  resp.headers = std::move(a.headers);
   return resp;
 }
 
@@ -323,6 +342,10 @@ std::string Gateway::MetricsText() const {
       .Sample(static_cast<double>(m.persist_failures.load()));
   t.Family("ferry_gateway_auth_failures_total", "counter", "Requests refused by SigV4.")
       .Sample(static_cast<double>(m.auth_failures.load()));
+  t.Family("ferry_gateway_cors_preflights_total", "counter",
+           "CORS preflights (OPTIONS) answered, by result (allowed, refused).")
+      .Sample(static_cast<double>(m.preflights_allowed.load()), {{"result", "allowed"}})
+      .Sample(static_cast<double>(m.preflights_refused.load()), {{"result", "refused"}});
   return t.Take();
 }
 

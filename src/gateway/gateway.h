@@ -22,7 +22,9 @@
 // the test server's verifier too); only the one bucket name it serves is
 // reachable. A source that fails (outage, 5xx, timeouts) gives 503 for keys
 // not yet copied while copied ones are still served. Metrics in Prometheus's
-// text form at /_ferry/metrics for loopback clients.
+// text form at /_ferry/metrics for loopback clients. Browsers on the
+// configured origins may call it (CORS, gateway/cors.h), e.g. to upload
+// to a presigned URL.
 //
 // The state store, both object stores and the key map are the caller's
 // (cli/cmd_gateway.cc opens them from the job). Blocking: Handle runs on
@@ -34,6 +36,7 @@
 #include <memory>
 #include <string>
 
+#include "gateway/cors.h"
 #include "http/server.h"
 #include "s3/sigv4_verify.h"
 #include "state/state_store.h"
@@ -79,6 +82,8 @@ struct GatewayOptions {
   // On-demand copies running at once on their own threads; past them a
   // copy runs on the request's worker, answered once its body is whole.
   int copy_threads = 16;
+  // Which web origins may call it from a browser (none by default).
+  CorsPolicy cors;
 };
 
 struct GatewayStores {
@@ -105,6 +110,7 @@ class Gateway : public http::Handler {
 
  private:
   http::ServerResponse Dispatch(const http::ServerRequest& req);
+  http::ServerResponse Preflight(const http::ServerRequest& req, const std::string& origin);
   std::unique_ptr<Impl> impl_;
 };
 

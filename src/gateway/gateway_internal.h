@@ -73,6 +73,7 @@ struct Metrics {
   std::atomic<uint64_t> source_errors{0};     // 503s for a failing source
   std::atomic<uint64_t> persist_failures{0};  // copies answered but not written
   std::atomic<uint64_t> auth_failures{0};
+  std::atomic<uint64_t> preflights_allowed{0}, preflights_refused{0};
 };
 
 struct Gateway::Impl {
