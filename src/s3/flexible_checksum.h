@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "crypto/checksum.h"
@@ -21,19 +22,55 @@
 
 namespace ferry::s3 {
 
+// x-amz-checksum-type: of the whole object's bytes, or (multipart uploads)
+// the checksum of the parts' checksums, its value ending "-N".
+enum class ChecksumType { kFullObject, kComposite };
+std::string_view ChecksumTypeName(ChecksumType t);  // FULL_OBJECT, COMPOSITE
+std::optional<ChecksumType> ParseChecksumType(std::string_view name);
+
 // An algorithm and its base64 value, as stored with an object.
 struct ObjectChecksum {
   ChecksumAlgorithm algorithm;
   std::string value;
+  ChecksumType type = ChecksumType::kFullObject;
+
+  bool operator==(const ObjectChecksum&) const = default;
 };
+
+// The algorithm newly written objects get when their upload names none:
+// S3 has computed CRC64NVME for those since 2025.
+inline constexpr ChecksumAlgorithm kDefaultChecksumAlgorithm = ChecksumAlgorithm::kCrc64Nvme;
+
+// The checksum a multipart upload will carry, from CreateMultipartUpload's
+// x-amz-checksum-algorithm and x-amz-checksum-type (lower-case names):
+// CRC64NVME full-object when neither is sent; COMPOSITE by default for the
+// others. 400 InvalidRequest for a combination S3 refuses (SHA1/SHA256 are
+// composite only, CRC64NVME full-object only) or an unknown name. The
+// value is empty.
+Result<ObjectChecksum> MultipartChecksumPlan(const KeyValues& lower_headers);
+
+// The composite checksum of parts whose checksums (base64, algorithm `a`)
+// are `parts`, in part order: base64(a(raw1 || raw2 || ...)) + "-N".
+std::string CompositeChecksum(ChecksumAlgorithm a, const std::vector<std::string>& parts);
+
+// The header fields an answer carries for `c` (GetObject/HeadObject with
+// x-amz-checksum-mode: ENABLED, PutObject, UploadPart).
+void AddChecksumHeaders(const ObjectChecksum& c, KeyValues* headers);
 
 class ChecksumCheck {
  public:
   // From the request's headers (lower-case names). No checksum named: an
-  // empty check (active() false) that accepts any body.
-  static Result<ChecksumCheck> FromHeaders(const KeyValues& lower_headers);
+  // empty check (active() false) that accepts any body, or with
+  // `otherwise` one that computes that algorithm and compares nothing (a
+  // server giving each new object a checksum).
+  static Result<ChecksumCheck> FromHeaders(
+      const KeyValues& lower_headers, std::optional<ChecksumAlgorithm> otherwise = std::nullopt);
 
   bool active() const { return summer_.has_value(); }
+  // The algorithm computed, nullopt when inactive.
+  std::optional<ChecksumAlgorithm> algorithm() const {
+    return summer_ ? std::optional(summer_->algorithm()) : std::nullopt;
+  }
   void Update(std::string_view decoded);
   // The body has ended; `trailers` are the aws-chunked trailers (empty for
   // a plain body). Returns the verified checksum (nullopt when none was
@@ -43,6 +80,7 @@ class ChecksumCheck {
  private:
   std::optional<Checksummer> summer_;
   std::string expected_;  // from the header; "" = from the trailer
+  bool compare_ = true;   // false: computed only (nothing was named)
 };
 
 }  // namespace ferry::s3

@@ -65,5 +65,62 @@ TEST(FlexibleChecksumTest, NoneOrMalformedOrTwo) {
             "InvalidRequest");
 }
 
+TEST(FlexibleChecksumTest, ComputedWhenNoneNamed) {
+  auto check = ChecksumCheck::FromHeaders({}, ChecksumAlgorithm::kCrc64Nvme);
+  ASSERT_TRUE(check.ok());
+  EXPECT_TRUE(check->active());
+  check->Update(kBody);
+  auto got = check->Finish({});
+  ASSERT_TRUE(got.ok());
+  ASSERT_TRUE(*got);
+  EXPECT_EQ((*got)->algorithm, ChecksumAlgorithm::kCrc64Nvme);
+  EXPECT_EQ((*got)->value, ChecksumBase64(ChecksumAlgorithm::kCrc64Nvme, kBody));
+  // A named one wins over the default.
+  auto named =
+      Check({{"x-amz-checksum-crc32", ChecksumBase64(ChecksumAlgorithm::kCrc32, kBody)}}, kBody);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ((*named)->algorithm, ChecksumAlgorithm::kCrc32);
+}
+
+TEST(FlexibleChecksumTest, MultipartPlans) {
+  auto plan = [](KeyValues h) { return MultipartChecksumPlan(h); };
+  auto none = plan({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->algorithm, ChecksumAlgorithm::kCrc64Nvme);
+  EXPECT_EQ(none->type, ChecksumType::kFullObject);
+  auto crc32 = plan({{"x-amz-checksum-algorithm", "CRC32"}});
+  ASSERT_TRUE(crc32.ok());
+  EXPECT_EQ(crc32->type, ChecksumType::kComposite);
+  auto full =
+      plan({{"x-amz-checksum-algorithm", "crc32c"}, {"x-amz-checksum-type", "FULL_OBJECT"}});
+  ASSERT_TRUE(full.ok());
+  EXPECT_EQ(full->algorithm, ChecksumAlgorithm::kCrc32c);
+  EXPECT_EQ(full->type, ChecksumType::kFullObject);
+  EXPECT_EQ(plan({{"x-amz-checksum-algorithm", "SHA256"}, {"x-amz-checksum-type", "FULL_OBJECT"}})
+                .status()
+                .remote_code(),
+            "InvalidRequest");
+  EXPECT_EQ(plan({{"x-amz-checksum-algorithm", "CRC64NVME"}, {"x-amz-checksum-type", "COMPOSITE"}})
+                .status()
+                .remote_code(),
+            "InvalidRequest");
+  EXPECT_EQ(plan({{"x-amz-checksum-algorithm", "MD5"}}).status().remote_code(), "InvalidRequest");
+  EXPECT_EQ(plan({{"x-amz-checksum-type", "PARTIAL"}}).status().remote_code(), "InvalidRequest");
+}
+
+// Python's zlib.crc32 and hashlib over the parts' big-endian checksums.
+TEST(FlexibleChecksumTest, CompositeOfParts) {
+  EXPECT_EQ(CompositeChecksum(ChecksumAlgorithm::kCrc32, {"7YH59g==", "OncRQw=="}), "1Fu2mQ==-2");
+  EXPECT_EQ(ChecksumBase64(ChecksumAlgorithm::kCrc32, "hello "), "7YH59g==");
+  EXPECT_EQ(CompositeChecksum(ChecksumAlgorithm::kSha256,
+                              {"XjI1qDRuWkWF+MWFYvUFK4/iajuxIuHpbHZ4SWTfxGE=",
+                               "SG6kYiTRu0+2gPNPfJrZao8k7Ii+c+qOWmxlJg6cuKc="}),
+            "Zhie15keHg/OBlOZxcoF/BXCgYZaeimRvdZnwUZqkaQ=-2");
+  KeyValues h;
+  AddChecksumHeaders({ChecksumAlgorithm::kCrc32, "1Fu2mQ==-2", ChecksumType::kComposite}, &h);
+  EXPECT_EQ(
+      h, (KeyValues{{"x-amz-checksum-crc32", "1Fu2mQ==-2"}, {"x-amz-checksum-type", "COMPOSITE"}}));
+}
+
 }  // namespace
 }  // namespace ferry::s3

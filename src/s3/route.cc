@@ -7,15 +7,15 @@
 namespace ferry::s3 {
 namespace {
 
-constexpr std::array<std::string_view, 20> kOpNames = {
+constexpr std::array<std::string_view, 21> kOpNames = {
     "list-buckets", "create-bucket",   "delete-bucket",    "head-bucket", "list",     "list",
     "list-uploads", "bucket-location", "delete-objects",   "put",         "copy",     "get",
     "head",         "delete",          "create-multipart", "upload-part", "complete", "abort",
-    "list-parts",   "unsupported",
+    "list-parts",   "get-attributes",  "unsupported",
 };
 
 // Subresources S3 has and this server does not implement.
-constexpr std::array<std::string_view, 27> kUnsupportedSubresources = {
+constexpr std::array<std::string_view, 26> kUnsupportedSubresources = {
     "acl",
     "policy",
     "cors",
@@ -42,7 +42,6 @@ constexpr std::array<std::string_view, 27> kUnsupportedSubresources = {
     "ownershipControls",
     "publicAccessBlock",
     "intelligent-tiering",
-    "attributes",
 };
 
 Status InvalidUri() {
@@ -83,7 +82,10 @@ Op ObjectOp(const RouteInput& req, const S3Target& t) {
     if (upload && t.HasQuery("partNumber")) return copy ? Op::kUnsupported : Op::kUploadPart;
     return copy ? Op::kCopyObject : Op::kPutObject;
   }
-  if (m == "GET") return upload ? Op::kListParts : Op::kGetObject;
+  if (m == "GET") {
+    if (upload) return Op::kListParts;
+    return t.HasQuery("attributes") ? Op::kGetObjectAttributes : Op::kGetObject;
+  }
   if (m == "HEAD") return Op::kHeadObject;
   if (m == "DELETE") return upload ? Op::kAbortMultipart : Op::kDeleteObject;
   if (m == "POST") {

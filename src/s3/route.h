@@ -33,14 +33,15 @@ enum class Op {
   kCompleteMultipart,
   kAbortMultipart,
   kListParts,
-  kUnsupported,  // a subresource this server does not implement (501)
+  kGetObjectAttributes,  // GET ?attributes
+  kUnsupported,          // a subresource this server does not implement (501)
 };
 
 // Stable name for counters and fault selection: "list-buckets",
 // "create-bucket", "delete-bucket", "head-bucket", "list" (both ListObjects
 // versions), "list-uploads", "bucket-location", "delete-objects", "put",
 // "copy", "get", "head", "delete", "create-multipart", "upload-part",
-// "complete", "abort", "list-parts", "unsupported".
+// "complete", "abort", "list-parts", "get-attributes", "unsupported".
 std::string_view OpName(Op op);
 bool IsOpName(std::string_view name);
 

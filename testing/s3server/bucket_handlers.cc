@@ -128,6 +128,7 @@ HttpResponse Dispatch(HandlerContext& ctx) {
     case Op::kCompleteMultipart: return HandleCompleteMultipart(ctx);
     case Op::kAbortMultipart: return HandleAbortMultipart(ctx);
     case Op::kListParts: return HandleListParts(ctx);
+    case Op::kGetObjectAttributes: return HandleGetObjectAttributes(ctx);
     case Op::kUnsupported: break;
   }
   return ErrorResponse(S3Error(501, "NotImplemented",

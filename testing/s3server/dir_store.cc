@@ -7,11 +7,10 @@
 #include <cerrno>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "crypto/digest.h"
 #include "memory_blob_store.h"
@@ -218,6 +217,17 @@ class DirCatalog : public Catalog {
         rec.etag = j.value("etag", "");
         rec.last_modified = FromMillis(j.value("last_modified_ms", int64_t{0}));
         if (j.contains("meta")) rec.meta = MetaFromJson(j["meta"]);
+        if (j.contains("checksum")) {
+          const auto& c = j["checksum"];
+          auto a = ParseChecksumAlgorithm(c.value("algorithm", ""));
+          auto t = s3::ParseChecksumType(c.value("type", ""));
+          if (a && t) rec.checksum = s3::ObjectChecksum{*a, c.value("value", ""), *t};
+        }
+        if (j.contains("parts")) {
+          for (const auto& p : j["parts"]) {
+            rec.parts.push_back({p.value("size", uint64_t{0}), p.value("checksum", "")});
+          }
+        }
         auto& blob = blobs[id];
         if (!blob) blob = std::make_shared<FileBlob>(state_, id, rec.size);
         rec.blob = blob;
@@ -256,6 +266,14 @@ class DirCatalog : public Catalog {
                         {"etag", rec.etag},
                         {"last_modified_ms", ToMillis(rec.last_modified)},
                         {"meta", MetaToJson(rec.meta)}};
+    if (rec.checksum) {
+      j["checksum"] = {{"algorithm", ChecksumAlgorithmName(rec.checksum->algorithm)},
+                       {"value", rec.checksum->value},
+                       {"type", s3::ChecksumTypeName(rec.checksum->type)}};
+    }
+    for (const ObjectRecord::Part& p : rec.parts) {
+      j["parts"].push_back({{"size", p.size}, {"checksum", p.checksum}});
+    }
     return WriteFileAtomic(root_ / bucket / RecordFileName(rec.key),
                            j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }

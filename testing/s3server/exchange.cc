@@ -1,6 +1,7 @@
 #include "exchange.h"
 
 #include "admin.h"
+#include "base/strings.h"
 #include "handlers.h"
 #include "responses.h"
 
@@ -31,6 +32,7 @@ bool IsObjectOp(Op op) {
     case Op::kCompleteMultipart:
     case Op::kAbortMultipart:
     case Op::kListParts:
+    case Op::kGetObjectAttributes:
       return true;
     default:
       return false;
@@ -110,9 +112,6 @@ void Exchange::Begin(std::chrono::system_clock::time_point now) {
   }
   md5_ = std::make_unique<StreamingDigest>(StreamingDigest::Kind::kMd5);
   if (upload) {
-    auto check = s3::ChecksumCheck::FromHeaders(req_.headers);
-    if (!check.ok()) return Fail(check.status());
-    if (check->active()) checksum_ = std::move(*check);
     Status st = PrepareUpload();
     if (!st.ok()) return Fail(st);
     mode_ = BodyMode::kStream;
@@ -121,17 +120,31 @@ void Exchange::Begin(std::chrono::system_clock::time_point now) {
 
 Status Exchange::PrepareUpload() {
   Storage& storage = service_.storage();
+  // Every new object or part gets a checksum: the one named (verified), else
+  // S3's default, or a part the algorithm of its upload.
+  ChecksumAlgorithm algorithm = s3::kDefaultChecksumAlgorithm;
   if (target_.op == Op::kUploadPart) {
     auto n = QueryInt(target_, "partNumber", 0);
     if (!n.ok() || *n < 1 || *n > 10000) {
       return S3Error(400, "InvalidArgument",
                      "Part number must be an integer between 1 and 10000, inclusive");
     }
-    FERRY_RETURN_IF_ERROR(
-        storage.CheckUpload(target_.bucket, target_.key, *target_.Query("uploadId")));
+    FERRY_ASSIGN_OR_RETURN(
+        s3::ObjectChecksum plan,
+        storage.UploadChecksumPlan(target_.bucket, target_.key, *target_.Query("uploadId")));
+    algorithm = plan.algorithm;
   } else {
     FERRY_RETURN_IF_ERROR(storage.CheckBucket(target_.bucket));
   }
+  FERRY_ASSIGN_OR_RETURN(s3::ChecksumCheck check,
+                         s3::ChecksumCheck::FromHeaders(req_.headers, algorithm));
+  if (target_.op == Op::kUploadPart && check.algorithm() != algorithm) {
+    return S3Error(400, "InvalidRequest",
+                   "Checksum Type mismatch occurred, expected checksum Type: " +
+                       AsciiLower(ChecksumAlgorithmName(algorithm)) + ", actual checksum Type: " +
+                       AsciiLower(ChecksumAlgorithmName(*check.algorithm())));
+  }
+  checksum_ = std::move(check);
   uint64_t hint = content_length_.value_or(0);
   if (const std::string* decoded = req_.Header("x-amz-decoded-content-length")) {
     hint = std::strtoull(decoded->c_str(), nullptr, 10);
@@ -169,9 +182,8 @@ void Exchange::OnBody(std::string_view raw) {
 Status Exchange::CheckIntegrity() {
   if (chunked_) FERRY_RETURN_IF_ERROR(chunked_->Finish());
   if (checksum_) {
-    // Verified, not yet stored with the object.
-    FERRY_RETURN_IF_ERROR(
-        checksum_->Finish(chunked_ ? chunked_->trailers() : s3::KeyValues{}).status());
+    FERRY_ASSIGN_OR_RETURN(checksum_value_,
+                           checksum_->Finish(chunked_ ? chunked_->trailers() : s3::KeyValues{}));
   }
   md5_hex_ = HexOf(md5_->Finish());
   if (sha256_) {
@@ -214,8 +226,9 @@ HttpResponse Exchange::Handle() {
     res.delivery = Delivery::kDropConnection;
     return res;
   }
-  HandlerContext ctx{service_,        req_,    target_, request_id_, fault_, std::move(buffer_),
-                     std::move(blob), md5_hex_};
+  HandlerContext ctx{service_,        req_,     target_,
+                     request_id_,     fault_,   std::move(buffer_),
+                     std::move(blob), md5_hex_, checksum_value_};
   HttpResponse res = Dispatch(ctx);
   if (fault_ == FaultKind::kReset && !reset_after_) res.delivery = Delivery::kReset;
   if (fault_ == FaultKind::kTruncate) res.delivery = Delivery::kTruncate;

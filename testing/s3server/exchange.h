@@ -88,7 +88,8 @@ class Exchange {
   std::string expected_sha256_;                // lower hex from x-amz-content-sha256, or ""
   std::unique_ptr<StreamingDigest> md5_;
   std::unique_ptr<StreamingDigest> sha256_;
-  std::string md5_hex_;  // of the decoded body, set by CheckIntegrity
+  std::string md5_hex_;                               // of the decoded body, set by CheckIntegrity
+  std::optional<s3::ObjectChecksum> checksum_value_;  // set by CheckIntegrity
   std::unique_ptr<BlobWriter> writer_;
   std::string buffer_;
   uint64_t bytes_in_ = 0;

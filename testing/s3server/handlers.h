@@ -23,6 +23,7 @@ HttpResponse HandleListUploads(HandlerContext& ctx);
 HttpResponse HandlePutObject(HandlerContext& ctx);
 HttpResponse HandleCopyObject(HandlerContext& ctx);
 HttpResponse HandleGetObject(HandlerContext& ctx);  // also HEAD
+HttpResponse HandleGetObjectAttributes(HandlerContext& ctx);
 HttpResponse HandleDeleteObject(HandlerContext& ctx);
 
 // multipart_handlers.cc

@@ -24,14 +24,21 @@ const std::string& UploadId(const HandlerContext& ctx) { return *ctx.target.Quer
 }  // namespace
 
 HttpResponse HandleCreateMultipart(HandlerContext& ctx) {
+  auto plan = s3::MultipartChecksumPlan(ctx.req.headers);
+  if (!plan.ok()) return ErrorResponse(plan.status(), ctx);
   auto id = ctx.service.storage().CreateUpload(ctx.target.bucket, ctx.target.key,
-                                               MetaFromHeaders(ctx.req));
+                                               MetaFromHeaders(ctx.req), *plan);
   if (!id.ok()) return ErrorResponse(id.status(), ctx);
   XmlWriter w("InitiateMultipartUploadResult");
   w.Element("Bucket", ctx.target.bucket);
   w.Element("Key", ctx.target.key);
   w.Element("UploadId", *id);
-  return XmlResponse(std::move(w).Finish());
+  HttpResponse res = XmlResponse(std::move(w).Finish());
+  if (ctx.req.Header("x-amz-checksum-algorithm") != nullptr) {
+    res.SetHeader("x-amz-checksum-algorithm", std::string(ChecksumAlgorithmName(plan->algorithm)));
+    res.SetHeader("x-amz-checksum-type", std::string(s3::ChecksumTypeName(plan->type)));
+  }
+  return res;
 }
 
 HttpResponse HandleUploadPart(HandlerContext& ctx) {
@@ -43,11 +50,16 @@ HttpResponse HandleUploadPart(HandlerContext& ctx) {
   part.size = ctx.upload->size();
   part.etag = ctx.upload_md5_hex;
   part.last_modified = std::chrono::system_clock::now();
+  if (ctx.upload_checksum) part.checksum = ctx.upload_checksum->value;
   Status st = ctx.service.storage().PutPart(ctx.target.bucket, ctx.target.key, UploadId(ctx),
                                             std::move(part));
   if (!st.ok()) return ErrorResponse(st, ctx);
   HttpResponse res;
   res.SetHeader("ETag", ResponseEtag(ctx, ctx.upload_md5_hex));
+  if (ctx.upload_checksum) {
+    res.SetHeader(std::string(ChecksumHeaderName(ctx.upload_checksum->algorithm)),
+                  ctx.upload_checksum->value);
+  }
   return res;
 }
 
@@ -65,26 +77,39 @@ HttpResponse HandleCompleteMultipart(HandlerContext& ctx) {
     std::string number = FirstElementText(p, "PartNumber");
     part.number = std::atoi(number.c_str());
     part.etag = FirstElementText(p, "ETag");
+    for (ChecksumAlgorithm a : kChecksumAlgorithms) {
+      std::string sent = FirstElementText(p, "Checksum" + std::string(ChecksumAlgorithmName(a)));
+      if (!sent.empty()) part.checksum = std::move(sent);
+    }
     if (part.number < 1 || part.number > kMaxPartNumber) {
       return ErrorResponse(S3Error(400, "InvalidPart", "Invalid part number " + number), ctx);
     }
     parts.push_back(std::move(part));
   }
-  auto rec = ctx.service.storage().CompleteUpload(ctx.target.bucket, ctx.target.key,
-                                                  UploadId(ctx), parts,
-                                                  ctx.service.options().min_part_size);
+  // A full-object checksum may come with the Complete (x-amz-checksum-*).
+  std::string full_object;
+  for (ChecksumAlgorithm a : kChecksumAlgorithms) {
+    if (const std::string* v = ctx.req.Header(ChecksumHeaderName(a))) full_object = *v;
+  }
+  auto rec =
+      ctx.service.storage().CompleteUpload(ctx.target.bucket, ctx.target.key, UploadId(ctx), parts,
+                                           ctx.service.options().min_part_size, full_object);
   if (!rec.ok()) return ErrorResponse(rec.status(), ctx);
   XmlWriter w("CompleteMultipartUploadResult");
   w.Element("Location", "/" + ctx.target.bucket + "/" + s3::UriEncode(ctx.target.key, false));
   w.Element("Bucket", ctx.target.bucket);
   w.Element("Key", ctx.target.key);
   w.Element("ETag", QuotedEtag(rec->etag));
+  if (rec->checksum) {
+    w.Element("Checksum" + std::string(ChecksumAlgorithmName(rec->checksum->algorithm)),
+              rec->checksum->value);
+    w.Element("ChecksumType", std::string(s3::ChecksumTypeName(rec->checksum->type)));
+  }
   return XmlResponse(std::move(w).Finish());
 }
 
 HttpResponse HandleAbortMultipart(HandlerContext& ctx) {
-  Status st = ctx.service.storage().AbortUpload(ctx.target.bucket, ctx.target.key,
-                                                UploadId(ctx));
+  Status st = ctx.service.storage().AbortUpload(ctx.target.bucket, ctx.target.key, UploadId(ctx));
   if (!st.ok()) return ErrorResponse(st, ctx);
   HttpResponse res;
   res.status = 204;
@@ -98,6 +123,10 @@ HttpResponse HandleListParts(HandlerContext& ctx) {
   if (!marker.ok()) return ErrorResponse(marker.status(), ctx);
   auto parts = ctx.service.storage().ListParts(ctx.target.bucket, ctx.target.key, UploadId(ctx));
   if (!parts.ok()) return ErrorResponse(parts.status(), ctx);
+  auto plan =
+      ctx.service.storage().UploadChecksumPlan(ctx.target.bucket, ctx.target.key, UploadId(ctx));
+  if (!plan.ok()) return ErrorResponse(plan.status(), ctx);
+  const std::string tag = "Checksum" + std::string(ChecksumAlgorithmName(plan->algorithm));
 
   XmlWriter w("ListPartsResult");
   w.Element("Bucket", ctx.target.bucket);
@@ -123,12 +152,15 @@ HttpResponse HandleListParts(HandlerContext& ctx) {
   w.Element("MaxParts", std::to_string(limit));
   w.Element("IsTruncated", truncated ? "true" : "false");
   w.Element("StorageClass", "STANDARD");
+  w.Element("ChecksumAlgorithm", std::string(ChecksumAlgorithmName(plan->algorithm)));
+  w.Element("ChecksumType", std::string(s3::ChecksumTypeName(plan->type)));
   for (const PartRecord* p : page) {
     w.Open("Part");
     w.Element("PartNumber", std::to_string(p->number));
     w.Element("LastModified", IsoDate(p->last_modified));
     w.Element("ETag", QuotedEtag(p->etag));
     w.Element("Size", std::to_string(p->size));
+    if (!p->checksum.empty()) w.Element(tag, p->checksum);
     w.Close();
   }
   return XmlResponse(std::move(w).Finish());

@@ -1,5 +1,8 @@
 // PutObject, CopyObject, GetObject / HeadObject, DeleteObject.
 
+#include <algorithm>
+
+#include "base/strings.h"
 #include "handlers.h"
 #include "range.h"
 #include "time_format.h"
@@ -10,8 +13,7 @@ namespace {
 
 void AddObjectHeaders(const ObjectRecord& rec, const HandlerContext& ctx, HttpResponse* res) {
   const ObjectMeta& m = rec.meta;
-  res->SetHeader("Content-Type",
-                 m.content_type.empty() ? "binary/octet-stream" : m.content_type);
+  res->SetHeader("Content-Type", m.content_type.empty() ? "binary/octet-stream" : m.content_type);
   if (!m.content_encoding.empty()) res->SetHeader("Content-Encoding", m.content_encoding);
   if (!m.content_disposition.empty()) {
     res->SetHeader("Content-Disposition", m.content_disposition);
@@ -68,6 +70,12 @@ std::optional<HttpResponse> CheckConditions(const ObjectRecord& rec, const Handl
   return std::nullopt;
 }
 
+// x-amz-checksum-mode: ENABLED asks for the stored checksum; S3 gives it
+// only with the whole object.
+bool WantsChecksum(const HandlerContext& ctx) {
+  return EqualsIgnoreCase(ctx.req.HeaderOr("x-amz-checksum-mode"), "ENABLED");
+}
+
 }  // namespace
 
 HttpResponse HandlePutObject(HandlerContext& ctx) {
@@ -78,10 +86,12 @@ HttpResponse HandlePutObject(HandlerContext& ctx) {
   rec.etag = ctx.upload_md5_hex;
   rec.last_modified = std::chrono::system_clock::now();
   rec.meta = MetaFromHeaders(ctx.req);
+  rec.checksum = ctx.upload_checksum;
   Status st = ctx.service.storage().PutObject(ctx.target.bucket, rec);
   if (!st.ok()) return ErrorResponse(st, ctx);
   HttpResponse res;
   res.SetHeader("ETag", ResponseEtag(ctx, rec.etag));
+  if (rec.checksum) s3::AddChecksumHeaders(*rec.checksum, &res.headers);
   return res;
 }
 
@@ -106,8 +116,7 @@ HttpResponse HandleCopyObject(HandlerContext& ctx) {
 
   std::string directive = ctx.req.HeaderOr("x-amz-metadata-directive", "COPY");
   if (directive != "COPY" && directive != "REPLACE") {
-    return ErrorResponse(S3Error(400, "InvalidArgument",
-                                 "Unknown metadata directive " + directive),
+    return ErrorResponse(S3Error(400, "InvalidArgument", "Unknown metadata directive " + directive),
                          ctx);
   }
   Storage& storage = ctx.service.storage();
@@ -145,8 +154,8 @@ HttpResponse HandleGetObject(HandlerContext& ctx) {
 
   RangeSpec range = ParseRange(ctx.req.HeaderOr("range"), rec.size);
   if (range.kind == RangeSpec::Kind::kUnsatisfiable) {
-    HttpResponse res = ErrorResponse(
-        S3Error(416, "InvalidRange", "The requested range is not satisfiable"), ctx);
+    HttpResponse res =
+        ErrorResponse(S3Error(416, "InvalidRange", "The requested range is not satisfiable"), ctx);
     res.SetHeader("Content-Range", "bytes */" + std::to_string(rec.size));
     return res;
   }
@@ -156,14 +165,95 @@ HttpResponse HandleGetObject(HandlerContext& ctx) {
   res.blob = rec.blob;
   res.blob_offset = 0;
   res.blob_length = rec.size;
+  if (rec.checksum && WantsChecksum(ctx) && range.kind != RangeSpec::Kind::kPartial) {
+    s3::AddChecksumHeaders(*rec.checksum, &res.headers);
+  }
   if (range.kind == RangeSpec::Kind::kPartial) {
     res.status = 206;
     res.blob_offset = range.first;
     res.blob_length = range.length();
     res.SetHeader("Content-Range", "bytes " + std::to_string(range.first) + "-" +
-                                       std::to_string(range.last) + "/" +
-                                       std::to_string(rec.size));
+                                       std::to_string(range.last) + "/" + std::to_string(rec.size));
   }
+  return res;
+}
+
+// GetObjectAttributes: the attributes x-amz-object-attributes names (ETag,
+// Checksum, ObjectParts, StorageClass, ObjectSize), without the body.
+HttpResponse HandleGetObjectAttributes(HandlerContext& ctx) {
+  std::vector<std::string> wanted;
+  const std::string attributes = ctx.req.HeaderOr("x-amz-object-attributes");
+  std::string_view list = attributes;
+  while (!list.empty()) {
+    size_t comma = list.find(',');
+    std::string_view item = TrimOws(list.substr(0, comma));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    static constexpr std::string_view kKnown[] = {"ETag", "Checksum", "ObjectParts", "StorageClass",
+                                                  "ObjectSize"};
+    if (item.empty()) continue;
+    if (std::find(std::begin(kKnown), std::end(kKnown), item) == std::end(kKnown)) {
+      return ErrorResponse(
+          S3Error(400, "InvalidArgument", "Invalid attribute name specified: " + std::string(item)),
+          ctx);
+    }
+    wanted.emplace_back(item);
+  }
+  if (wanted.empty()) {
+    return ErrorResponse(S3Error(400, "InvalidRequest",
+                                 "The x-amz-object-attributes header specifying the attributes "
+                                 "to be retrieved is either missing or empty"),
+                         ctx);
+  }
+  auto found = ctx.service.storage().GetObject(ctx.target.bucket, ctx.target.key);
+  if (!found.ok()) return ErrorResponse(found.status(), ctx);
+  const ObjectRecord& rec = *found;
+  auto wants = [&](std::string_view a) {
+    return std::find(wanted.begin(), wanted.end(), a) != wanted.end();
+  };
+  const std::string tag =
+      rec.checksum ? "Checksum" + std::string(ChecksumAlgorithmName(rec.checksum->algorithm)) : "";
+  XmlWriter w("GetObjectAttributesResponse");
+  if (wants("ETag")) w.Element("ETag", rec.etag);
+  if (wants("Checksum") && rec.checksum) {
+    w.Open("Checksum");
+    // The composite value goes without its "-N" here, as S3 sends it.
+    std::string value = rec.checksum->value;
+    if (rec.checksum->type == s3::ChecksumType::kComposite)
+      value = value.substr(0, value.find('-'));
+    w.Element(tag, value);
+    w.Element("ChecksumType", std::string(s3::ChecksumTypeName(rec.checksum->type)));
+    w.Close();
+  }
+  if (wants("ObjectParts") && !rec.parts.empty()) {
+    auto max_parts = QueryInt(ctx.target, "max-parts", 1000);
+    auto marker = QueryInt(ctx.target, "part-number-marker", 0);
+    if (!max_parts.ok()) return ErrorResponse(max_parts.status(), ctx);
+    if (!marker.ok()) return ErrorResponse(marker.status(), ctx);
+    const int64_t total = static_cast<int64_t>(rec.parts.size());
+    const int64_t first = std::clamp<int64_t>(*marker, 0, total);
+    const int64_t last = std::min(total, first + std::min<int64_t>(*max_parts, 1000));
+    w.Open("ObjectParts");
+    w.Element("PartsCount", std::to_string(total));  // TotalPartsCount in the SDKs
+    w.Element("PartNumberMarker", std::to_string(first));
+    w.Element("NextPartNumberMarker", std::to_string(last));
+    w.Element("MaxParts", std::to_string(std::min<int64_t>(*max_parts, 1000)));
+    w.Element("IsTruncated", last < total ? "true" : "false");
+    // Parts are listed (with their checksums) for composite checksums only.
+    if (rec.checksum && rec.checksum->type == s3::ChecksumType::kComposite) {
+      for (int64_t i = first; i < last; ++i) {
+        w.Open("Part");
+        w.Element("PartNumber", std::to_string(i + 1));
+        w.Element("Size", std::to_string(rec.parts[i].size));
+        w.Element(tag, rec.parts[i].checksum);
+        w.Close();
+      }
+    }
+    w.Close();
+  }
+  if (wants("StorageClass")) w.Element("StorageClass", "STANDARD");
+  if (wants("ObjectSize")) w.Element("ObjectSize", std::to_string(rec.size));
+  HttpResponse res = XmlResponse(std::move(w).Finish());
+  res.SetHeader("Last-Modified", HttpDate(rec.last_modified));
   return res;
 }
 

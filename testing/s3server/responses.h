@@ -25,12 +25,15 @@ struct HandlerContext {
   std::string body;                    // buffered body (XML requests)
   std::shared_ptr<const Blob> upload;  // PutObject / UploadPart body
   std::string upload_md5_hex;          // MD5 of `upload`
+  // Of `upload`: the one the request named (verified), else the default or
+  // the multipart upload's algorithm.
+  std::optional<s3::ObjectChecksum> upload_checksum;
 };
 
 // S3 error document for `st` (its remote detail gives status and code;
 // otherwise 500 InternalError). HEAD responses carry no body.
-HttpResponse ErrorResponse(const Status& st, std::string_view resource,
-                           std::string_view request_id, bool head);
+HttpResponse ErrorResponse(const Status& st, std::string_view resource, std::string_view request_id,
+                           bool head);
 HttpResponse ErrorResponse(const Status& st, const HandlerContext& ctx);
 HttpResponse XmlResponse(std::string xml, int status = 200);
 

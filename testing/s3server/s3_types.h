@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "base/status.h"
-#include "crypto/digest.h"
 #include "blob.h"
+#include "crypto/digest.h"
+#include "s3/flexible_checksum.h"
 
 namespace ferry::s3server {
 
@@ -42,6 +43,15 @@ struct ObjectRecord {
   std::string etag;  // unquoted: md5 hex, or "hex-N" for multipart objects
   TimePoint last_modified{};
   ObjectMeta meta;
+  // What S3 keeps of each new object: the checksum its upload named, else
+  // CRC64NVME; a multipart object's is composite or full-object.
+  std::optional<s3::ObjectChecksum> checksum;
+  // A multipart object's parts (GetObjectAttributes' ObjectParts).
+  struct Part {
+    uint64_t size = 0;
+    std::string checksum;  // base64, in checksum->algorithm
+  };
+  std::vector<Part> parts;
 };
 
 struct PartRecord {
@@ -50,6 +60,7 @@ struct PartRecord {
   uint64_t size = 0;
   std::string etag;  // unquoted md5 hex of the part
   TimePoint last_modified{};
+  std::string checksum;  // base64, in the upload's algorithm
 };
 
 struct UploadInfo {
@@ -58,12 +69,16 @@ struct UploadInfo {
   std::string upload_id;
   TimePoint initiated{};
   ObjectMeta meta;
+  // The algorithm and type its object's checksum will have (value empty).
+  s3::ObjectChecksum checksum_plan{s3::kDefaultChecksumAlgorithm, "",
+                                   s3::ChecksumType::kFullObject};
 };
 
 // One <Part> of a CompleteMultipartUpload request.
 struct CompletedPart {
   int number = 0;
-  std::string etag;  // as sent; quotes are ignored when comparing
+  std::string etag;      // as sent; quotes are ignored when comparing
+  std::string checksum;  // Checksum<ALG> as sent, "" when absent
 };
 
 struct BucketInfo {

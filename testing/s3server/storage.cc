@@ -25,6 +25,19 @@ std::string RandomHex(size_t bytes) {
   return HexLower(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
 }
 
+// A whole object's checksum, read through once (a multipart object's
+// full-object checksum).
+Result<std::string> ChecksumOfBlob(ChecksumAlgorithm a, const Blob& blob) {
+  Checksummer summer(a);
+  std::string scratch;
+  for (uint64_t off = 0; off < blob.size();) {
+    FERRY_ASSIGN_OR_RETURN(std::string_view v, blob.ReadAt(off, 1 << 20, &scratch));
+    summer.Update(v);
+    off += v.size();
+  }
+  return summer.FinishBase64();
+}
+
 }  // namespace
 
 bool IsValidBucketName(std::string_view name) {
@@ -34,8 +47,7 @@ bool IsValidBucketName(std::string_view name) {
       return false;
     }
   }
-  return name.front() != '.' && name.front() != '-' && name.back() != '.' &&
-         name.back() != '-';
+  return name.front() != '.' && name.front() != '-' && name.back() != '.' && name.back() != '-';
 }
 
 Storage::Storage(std::unique_ptr<BlobStore> blobs, std::unique_ptr<Catalog> catalog)
@@ -114,8 +126,7 @@ Status Storage::PutObject(const std::string& bucket, ObjectRecord record) {
   return Status::Ok();
 }
 
-Result<ObjectRecord> Storage::GetObject(const std::string& bucket,
-                                        const std::string& key) const {
+Result<ObjectRecord> Storage::GetObject(const std::string& bucket, const std::string& key) const {
   std::lock_guard lock(mu_);
   auto it = buckets_.find(bucket);
   if (it == buckets_.end()) return NoSuchBucket(bucket);
@@ -138,8 +149,7 @@ Status Storage::DeleteObject(const std::string& bucket, const std::string& key) 
   return Status::Ok();
 }
 
-Result<ListResult> Storage::ListObjects(const std::string& bucket,
-                                        const ListParams& params) const {
+Result<ListResult> Storage::ListObjects(const std::string& bucket, const ListParams& params) const {
   std::lock_guard lock(mu_);
   auto it = buckets_.find(bucket);
   if (it == buckets_.end()) return NoSuchBucket(bucket);
@@ -157,14 +167,15 @@ Result<ListResult> Storage::ListObjects(const std::string& bucket, const ListReq
 }
 
 Result<std::string> Storage::CreateUpload(const std::string& bucket, const std::string& key,
-                                          ObjectMeta meta) {
+                                          ObjectMeta meta, s3::ObjectChecksum checksum_plan) {
   std::lock_guard lock(mu_);
   FERRY_RETURN_IF_ERROR(CheckBucketLocked(bucket));
   // A counter keeps ids unique; the random tail makes stale ids from an
   // earlier server process fail instead of aliasing a new upload.
   std::string id = std::to_string(next_upload_++) + "." + RandomHex(12);
   Upload& up = uploads_[id];
-  up.info = {bucket, key, id, std::chrono::system_clock::now(), std::move(meta)};
+  up.info = {
+      bucket, key, id, std::chrono::system_clock::now(), std::move(meta), std::move(checksum_plan)};
   return id;
 }
 
@@ -185,6 +196,14 @@ Status Storage::CheckUpload(const std::string& bucket, const std::string& key,
   return FindUploadLocked(bucket, key, upload_id).status();
 }
 
+Result<s3::ObjectChecksum> Storage::UploadChecksumPlan(const std::string& bucket,
+                                                       const std::string& key,
+                                                       const std::string& upload_id) const {
+  std::lock_guard lock(mu_);
+  FERRY_ASSIGN_OR_RETURN(const Upload* up, FindUploadLocked(bucket, key, upload_id));
+  return up->info.checksum_plan;
+}
+
 Status Storage::PutPart(const std::string& bucket, const std::string& key,
                         const std::string& upload_id, PartRecord part) {
   std::lock_guard lock(mu_);
@@ -197,7 +216,8 @@ Status Storage::PutPart(const std::string& bucket, const std::string& key,
 Result<ObjectRecord> Storage::CompleteUpload(const std::string& bucket, const std::string& key,
                                              const std::string& upload_id,
                                              const std::vector<CompletedPart>& parts,
-                                             uint64_t min_part_size) {
+                                             uint64_t min_part_size,
+                                             const std::string& full_object_checksum) {
   if (parts.empty()) {
     return S3Error(400, "MalformedXML",
                    "The XML you provided was not well-formed or did not validate against our "
@@ -205,7 +225,9 @@ Result<ObjectRecord> Storage::CompleteUpload(const std::string& bucket, const st
   }
   std::vector<std::shared_ptr<const Blob>> blobs;
   std::vector<std::string> md5s;
+  std::vector<std::string> checksums;
   ObjectRecord record;
+  s3::ObjectChecksum plan;
   {
     std::lock_guard lock(mu_);
     FERRY_ASSIGN_OR_RETURN(const Upload* up, FindUploadLocked(bucket, key, upload_id));
@@ -232,15 +254,34 @@ Result<ObjectRecord> Storage::CompleteUpload(const std::string& bucket, const st
                        "Part " +
                            std::to_string(want.number));
       }
+      if (!want.checksum.empty() && want.checksum != have->second.checksum) {
+        return S3Error(400, "InvalidPart",
+                       "The checksum of part " + std::to_string(want.number) +
+                           " does not match the part's checksum.");
+      }
       blobs.push_back(have->second.blob);
       md5s.push_back(have->second.etag);
+      checksums.push_back(have->second.checksum);
+      record.parts.push_back({have->second.size, have->second.checksum});
       record.size += have->second.size;
     }
     record.meta = up->info.meta;
+    plan = up->info.checksum_plan;
   }
 
   // Concatenation may copy gigabytes (directory mode): done without the lock.
   FERRY_ASSIGN_OR_RETURN(record.blob, blobs_->Concat(blobs));
+  if (plan.type == s3::ChecksumType::kComposite) {
+    plan.value = s3::CompositeChecksum(plan.algorithm, checksums);
+  } else {
+    FERRY_ASSIGN_OR_RETURN(plan.value, ChecksumOfBlob(plan.algorithm, *record.blob));
+    if (!full_object_checksum.empty() && full_object_checksum != plan.value) {
+      return S3Error(400, "BadDigest",
+                     "The " + std::string(ChecksumAlgorithmName(plan.algorithm)) +
+                         " you specified did not match the calculated checksum.");
+    }
+  }
+  record.checksum = std::move(plan);
   record.key = key;
   record.etag = MultipartEtag(md5s);
   record.last_modified = std::chrono::system_clock::now();

@@ -58,8 +58,8 @@ class Storage {
   BlobStore& blobs() { return *blobs_; }
 
   // Bucket names: 3..63 of [a-z0-9.-] (InvalidBucketName otherwise).
-  Status CreateBucket(const std::string& bucket);  // 409 BucketAlreadyOwnedByYou
-  Status DeleteBucket(const std::string& bucket);  // 409 BucketNotEmpty
+  Status CreateBucket(const std::string& bucket);       // 409 BucketAlreadyOwnedByYou
+  Status DeleteBucket(const std::string& bucket);       // 409 BucketNotEmpty
   Status CheckBucket(const std::string& bucket) const;  // 404 NoSuchBucket
   std::vector<BucketInfo> ListBuckets() const;
 
@@ -75,20 +75,28 @@ class Storage {
                                  ListQuirks quirks);
 
   Result<std::string> CreateUpload(const std::string& bucket, const std::string& key,
-                                   ObjectMeta meta);
+                                   ObjectMeta meta,
+                                   s3::ObjectChecksum checksum_plan = UploadInfo{}.checksum_plan);
   // Replaces any earlier part with the same number. 404 NoSuchUpload.
-  Status PutPart(const std::string& bucket, const std::string& key,
-                 const std::string& upload_id, PartRecord part);
+  Status PutPart(const std::string& bucket, const std::string& key, const std::string& upload_id,
+                 PartRecord part);
   Status CheckUpload(const std::string& bucket, const std::string& key,
                      const std::string& upload_id) const;
+  // The upload's checksum plan (404 NoSuchUpload).
+  Result<s3::ObjectChecksum> UploadChecksumPlan(const std::string& bucket, const std::string& key,
+                                                const std::string& upload_id) const;
   // Validates `parts` (ascending numbers: InvalidPartOrder; existing parts
   // with matching ETags: InvalidPart; every part but the last at least
-  // `min_part_size`: EntityTooSmall), then stores the object and ends the
-  // upload. On error the upload is left as it was.
+  // `min_part_size`: EntityTooSmall; a part checksum sent that differs
+  // from the part's: InvalidPart), gives the object its checksum (the
+  // parts' composite, or the whole object's: BadDigest when
+  // `full_object_checksum` is given and differs), then stores the object
+  // and ends the upload. On error the upload is left as it was.
   Result<ObjectRecord> CompleteUpload(const std::string& bucket, const std::string& key,
                                       const std::string& upload_id,
                                       const std::vector<CompletedPart>& parts,
-                                      uint64_t min_part_size);
+                                      uint64_t min_part_size,
+                                      const std::string& full_object_checksum = "");
   Status AbortUpload(const std::string& bucket, const std::string& key,
                      const std::string& upload_id);
   Result<std::vector<PartRecord>> ListParts(const std::string& bucket, const std::string& key,
