@@ -33,6 +33,20 @@ size_t ChecksumSize(ChecksumAlgorithm a);
 // True when `b64` is the base64 of exactly ChecksumSize(a) bytes.
 bool IsChecksumValue(ChecksumAlgorithm a, std::string_view b64);
 
+// x-amz-checksum-type: of the whole object's bytes, or (multipart uploads)
+// the checksum of the parts' checksums, its value ending "-N".
+enum class ChecksumType { kFullObject, kComposite };
+
+// An object's checksum as stores keep it: an algorithm, its base64 value
+// and its type.
+struct ObjectChecksum {
+  ChecksumAlgorithm algorithm = ChecksumAlgorithm::kCrc64Nvme;
+  std::string value;
+  ChecksumType type = ChecksumType::kFullObject;
+
+  bool operator==(const ObjectChecksum&) const = default;
+};
+
 // Incremental checksum of one algorithm. Not thread-safe.
 class Checksummer {
  public:

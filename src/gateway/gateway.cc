@@ -43,7 +43,8 @@ bool IsLowerHex64(std::string_view s) {
 // An aws-chunked body (a streaming upload) decoded, its chunk and trailer
 // signatures checked against the request's own, and its checksum.
 Result<std::string> DecodeStreamed(const http::ServerRequest& req, const s3::KeyValues& headers,
-                                   s3::AwsChunkedOptions options) {
+                                   s3::AwsChunkedOptions options,
+                                   std::optional<ObjectChecksum>* checksum) {
   FERRY_ASSIGN_OR_RETURN(s3::ChecksumCheck check, s3::ChecksumCheck::FromHeaders(headers));
   s3::AwsChunkedDecoder decoder(std::move(options));
   std::string body;
@@ -54,27 +55,29 @@ Result<std::string> DecodeStreamed(const http::ServerRequest& req, const s3::Key
     return Status::Ok();
   }));
   FERRY_RETURN_IF_ERROR(decoder.Finish());
-  FERRY_RETURN_IF_ERROR(check.Finish(decoder.trailers()).status());
+  FERRY_ASSIGN_OR_RETURN(*checksum, check.Finish(decoder.trailers()));
   return body;
 }
 
 // The request's signature, and its body against the hash it signed and the
-// checksum it names. A streamed body comes back decoded in *decoded.
+// checksum it names (verified, in *checksum). A streamed body comes back
+// decoded in *decoded.
 Status Authenticate(const http::ServerRequest& req, const s3::S3Target& t,
-                    const s3::VerifyKeys& keys, std::optional<std::string>* decoded) {
+                    const s3::VerifyKeys& keys, std::optional<std::string>* decoded,
+                    std::optional<ObjectChecksum>* checksum) {
   const s3::KeyValues headers = LowerCaseNames(req.headers);
   s3::ReceivedRequest rr{req.method, t.canonical_path, &t.query, &headers};
   FERRY_ASSIGN_OR_RETURN(s3::Verified v, s3::Verify(rr, keys, std::chrono::system_clock::now()));
   FERRY_ASSIGN_OR_RETURN(auto streaming, s3::StreamingOptions(headers, std::move(v.chain)));
   if (streaming) {
-    FERRY_ASSIGN_OR_RETURN(*decoded, DecodeStreamed(req, headers, std::move(*streaming)));
+    FERRY_ASSIGN_OR_RETURN(*decoded, DecodeStreamed(req, headers, std::move(*streaming), checksum));
     return Status::Ok();
   }
   const std::string claimed = http::HeaderValue(req.headers, "x-amz-content-sha256");
   if (t.op == s3::Op::kPutObject || t.op == s3::Op::kUploadPart) {
     FERRY_ASSIGN_OR_RETURN(s3::ChecksumCheck check, s3::ChecksumCheck::FromHeaders(headers));
     check.Update(req.body);
-    FERRY_RETURN_IF_ERROR(check.Finish({}).status());
+    FERRY_ASSIGN_OR_RETURN(*checksum, check.Finish({}));
   }
   if (v.deferred || IsLowerHex64(claimed)) {
     const std::string actual = HexLower(Sha256(req.body));
@@ -247,7 +250,7 @@ http::ServerResponse Gateway::Dispatch(const http::ServerRequest& req) {
   r.target = std::move(*target);
   r.key = r.target.key;
   std::optional<std::string> decoded;
-  if (Status st = Authenticate(req, r.target, g.options.keys, &decoded); !st.ok()) {
+  if (Status st = Authenticate(req, r.target, g.options.keys, &decoded, &r.checksum); !st.ok()) {
     if (st.http_status() == 403) g.metrics.auth_failures++;
     return g.Error(r, st);
   }
@@ -261,6 +264,7 @@ http::ServerResponse Gateway::Dispatch(const http::ServerRequest& req) {
     resp.SetBody(ListBucketsXml(g.options.bucket));
     return g.Count(std::move(resp), From::kListing);
   }
+  if (r.target.op == Op::kCreateBucket) return g.CreateBucket(r);
   if (r.target.bucket != g.options.bucket) {
     return g.Error(r, s3::S3ErrorStatus(404, "NoSuchBucket",
                                         "The specified bucket does not exist (this gateway serves "
@@ -306,6 +310,24 @@ http::ServerResponse Gateway::Dispatch(const http::ServerRequest& req) {
                                           "ferry gateway does not implement " +
                                               std::string(s3::OpName(r.target.op))));
   }
+}
+
+// Clients that make sure of their bucket first (rclone at its defaults) get
+// what S3 answers its owner: 200 in us-east-1, else 409
+// BucketAlreadyOwnedByYou. No other bucket can be made here.
+http::ServerResponse Gateway::Impl::CreateBucket(const Request& r) {
+  if (r.target.bucket != options.bucket) {
+    return Error(r, s3::S3ErrorStatus(403, "AccessDenied",
+                                      "this gateway serves only the bucket " + options.bucket));
+  }
+  if (options.region != "us-east-1") {
+    return Error(r, s3::S3ErrorStatus(409, "BucketAlreadyOwnedByYou",
+                                      "Your previous request to create the named bucket "
+                                      "succeeded and you already own it."));
+  }
+  http::ServerResponse resp;
+  http::SetHeader(&resp.headers, "Location", "/" + options.bucket);
+  return Count(std::move(resp), From::kListing);
 }
 
 std::string Gateway::MetricsText() const {

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 
+#include "base/strings.h"
 #include "base/unix_time.h"
 #include "cache/range.h"
 #include "gateway/gateway_internal.h"
 #include "gateway/s3_xml.h"
 #include "http/date.h"
 #include "s3/aws_chunked.h"
+#include "s3/flexible_checksum.h"
 
 namespace ferry::gateway {
 namespace {
@@ -191,6 +193,11 @@ http::ServerResponse ObjectAnswer(const Request& r, const Held& held, bool head)
     http::SetHeader(&resp.headers, "Content-Range",
                     "bytes " + std::to_string(range.first) + "-" + std::to_string(range.last) +
                         "/" + std::to_string(size));
+  }
+  // The stored checksum, when asked for, describes the whole object only.
+  if (info.checksum && resp.status == 200 &&
+      EqualsIgnoreCase(r.Header("x-amz-checksum-mode"), "ENABLED")) {
+    s3::AddChecksumHeaders(*info.checksum, &resp.headers);
   }
   if (head || !held.body) {
     resp.head_length = length;

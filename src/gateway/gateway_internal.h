@@ -37,6 +37,8 @@ struct Request {
   const http::ServerRequest* http = nullptr;
   s3::S3Target target;
   std::string key;  // the client's key (target.key)
+  // The flexible checksum the upload named, verified against its body.
+  std::optional<ObjectChecksum> checksum;
   std::string Header(std::string_view name) const;
   RequestConditions Conditions() const;
 };
@@ -136,6 +138,7 @@ struct Gateway::Impl {
   http::ServerResponse GetOrHead(const Request& r);
   http::ServerResponse List(const Request& r);
   http::ServerResponse Put(const Request& r);
+  http::ServerResponse CreateBucket(const Request& r);
   http::ServerResponse CopyObject(const Request& r);
   http::ServerResponse Delete(const Request& r);
   http::ServerResponse DeleteMany(const Request& r);

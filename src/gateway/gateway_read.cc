@@ -135,6 +135,7 @@ void Gateway::Impl::Persist(const std::string& key, const std::shared_ptr<Copy>&
   const std::string& body = *copy->body->Body();
   PutOptions po;
   po.headers = whole->headers;
+  po.checksum = whole->checksum;  // the source's, compared by the destination
   ViewSource source(body);
   auto put = stores.dst->Put(DstKey(key), source, body.size(), po);
   if (put.ok()) {

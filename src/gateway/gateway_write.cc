@@ -104,6 +104,7 @@ http::ServerResponse Gateway::Impl::Put(const Request& r) {
   PutOptions po;
   po.headers = HeadersOfPut(*r.http);
   po.content_md5 = r.Header("Content-MD5");
+  po.checksum = r.checksum;  // verified here; the destination keeps it where it can
   const std::string& body = r.http->body;
   auto put = Write(r.key, state::KeyMark::kWritten, [&]() -> Result<ObjectInfo> {
     ViewSource src(body);
@@ -114,6 +115,7 @@ http::ServerResponse Gateway::Impl::Put(const Request& r) {
   if (!put.ok()) return Error(r, put.status());
   http::ServerResponse resp;
   http::SetHeader(&resp.headers, "ETag", "\"" + put->etag + "\"");
+  if (r.checksum) s3::AddChecksumHeaders(*r.checksum, &resp.headers);
   return Count(std::move(resp), From::kWrite, body.size());
 }
 

@@ -74,6 +74,8 @@ Result<std::optional<DstObject>> LookAtDestination(const TransferContext& ctx,
 // destination refuses bytes that differ from what the source stored
 // (BadDigest, a corruption: the object is read again), and the ETag it
 // answers is checked against it too. Otherwise ferry hashes the bytes.
+// The source's full-object checksum (x-amz-checksum-*) goes along too: a
+// destination that keeps checksums compares it (BadDigest) and keeps it.
 Result<PutOptions> PutAfterGet(const ObjectInfo& got, std::string_view data) {
   if (data.size() != got.size) {
     return Status::Corruption("read " + std::to_string(data.size()) + " of " +
@@ -81,6 +83,7 @@ Result<PutOptions> PutAfterGet(const ObjectInfo& got, std::string_view data) {
   }
   PutOptions put;
   put.headers = got.headers;
+  put.checksum = got.checksum;  // the destination compares it, where it takes checksums
   std::string md5 = BodyMd5(got);
   put.content_md5 = !md5.empty() ? ContentMd5FromHex(md5) : Base64Encode(Md5(data));
   return put;

@@ -261,6 +261,7 @@ Result<CopyResult> CopyObject(ObjectStore& src, std::string_view src_key, Object
     FERRY_ASSIGN_OR_RETURN(ObjectInfo got, src.Get(src_key, g, buf));
     if (buf.data().size() != info.size) return Status::Corruption("source changed size");
     put.content_md5 = Base64Encode(Md5(buf.data()));
+    put.checksum = got.checksum;  // carried; the destination compares it
     StringSource body(std::move(buf.data()));
     FERRY_ASSIGN_OR_RETURN(ObjectInfo stored, dst.Put(dst_key, body, info.size, put));
     CopyResult r;

@@ -22,20 +22,10 @@
 
 namespace ferry::s3 {
 
-// x-amz-checksum-type: of the whole object's bytes, or (multipart uploads)
-// the checksum of the parts' checksums, its value ending "-N".
-enum class ChecksumType { kFullObject, kComposite };
+using ferry::ChecksumType;
+using ferry::ObjectChecksum;
 std::string_view ChecksumTypeName(ChecksumType t);  // FULL_OBJECT, COMPOSITE
 std::optional<ChecksumType> ParseChecksumType(std::string_view name);
-
-// An algorithm and its base64 value, as stored with an object.
-struct ObjectChecksum {
-  ChecksumAlgorithm algorithm;
-  std::string value;
-  ChecksumType type = ChecksumType::kFullObject;
-
-  bool operator==(const ObjectChecksum&) const = default;
-};
 
 // The algorithm newly written objects get when their upload names none:
 // S3 has computed CRC64NVME for those since 2025.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "crypto/checksum.h"
 #include "store/stream.h"
 
 namespace ferry {
@@ -52,6 +53,9 @@ struct ObjectInfo {
   std::string md5_hex;
   TimePoint last_modified{};
   ObjectHeaders headers;  // filled by Head/Get; List fills none
+  // The flexible checksum the store keeps (S3's x-amz-checksum-*), filled
+  // by Head/Get of stores that keep one; nullopt otherwise.
+  std::optional<ObjectChecksum> checksum;
 };
 
 // The body's MD5 as lower-case hex when `info` proves it (an ETag that is an
@@ -90,6 +94,11 @@ struct PutOptions {
   // Base64 MD5 of the body. When set the store rejects a body that does not
   // match (kCorruption) and keeps nothing.
   std::string content_md5;
+  // The body's full-object checksum, carried from where it came from or
+  // given by a client. A store that takes checksums rejects a body that
+  // does not match (kCorruption, nothing kept) and keeps it; others ignore
+  // it.
+  std::optional<ObjectChecksum> checksum;
 };
 
 struct PartInfo {

@@ -13,12 +13,15 @@
 #    and CRC64NVME by default), a part checksum in the Complete that differs
 #    (InvalidPart), a combination S3 refuses (InvalidRequest), and
 #    GetObjectAttributes (Checksum, ObjectParts, ObjectSize);
+#  - ferry migrate and ferry cp carry each source's checksum to the
+#    destination, which compares and keeps it;
 #  - a restart of a --dir server keeps them.
 source "$(dirname "$0")/lib.sh"
 [ -x "$AWS" ] || skip "awscli not installed"
 REF=("/usr/bin/python3" "$FERRY_SOURCE/tests/integration/checksum_ref.py")
 DIR="$TMP/s3dir"
 start_test_s3 --dir "$DIR" --min-part-size 65536
+A_PID=${PIDS[-1]}
 add_profile t "$S3_URL" "$TEST_KEY" "$TEST_SECRET"
 s3api() { awsp t s3api "$@"; }
 q() { /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
@@ -151,9 +154,32 @@ out=$(curl -s "${sig[@]}" -X POST -H "x-amz-checksum-algorithm: SHA256" -H "x-am
 echo "$out" | grep -q InvalidRequest || fail "SHA256 FULL_OBJECT: $out"
 echo "refused: a wrong part checksum, a part of another algorithm, SHA256 FULL_OBJECT"
 
+# ferry migrate and ferry cp carry a source's checksum to the destination,
+# which compares and keeps it (without, it would give CRC64NVME).
+A_URL=$S3_URL
+add_profile src "$A_URL" "$TEST_KEY" "$TEST_SECRET"
+start_test_s3 --min-part-size 65536
+B_URL=$S3_URL
+add_profile dst "$B_URL" "$TEST_KEY" "$TEST_SECRET"
+"$FERRY" migrate --state "$TMP/state" s3://bkt/put/ s3://bkt/copied/ --src-profile src --dst-profile dst \
+  >"$TMP/migrate.log" 2>&1 || { cat "$TMP/migrate.log" >&2; fail "ferry migrate"; }
+"$FERRY" cp s3://bkt/put/SHA1 s3://bkt/cp/SHA1 --src-profile src --dst-profile dst >"$TMP/cp.log" 2>&1 ||
+  { cat "$TMP/cp.log" >&2; fail "ferry cp"; }
+for alg in CRC32 CRC32C SHA1 SHA256; do
+  want=$(S3_URL=$A_URL stored "put/$alg")
+  got=$(S3_URL=$B_URL stored "copied/$alg")
+  [ "$got" = "$want" ] || fail "migrate carried $alg as $got, want $want"
+done
+[ "$(S3_URL=$B_URL stored cp/SHA1)" = "$(S3_URL=$A_URL stored put/SHA1)" ] || fail "cp carried $(S3_URL=$B_URL stored cp/SHA1)"
+put_b=$(curl -s "$B_URL/_admin/stats" | q "d['ops'].get('put',{}).get('errors',0)")
+[ "$put_b" = 0 ] || fail "the destination refused $put_b carried checksums"
+echo "migrate and cp carried CRC32, CRC32C, SHA1 and SHA256 to the destination"
+kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
+S3_URL=$A_URL
+
 # A --dir server keeps them across a restart.
 before=$(stored mp/composite-SHA256)
-kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
+kill "$A_PID"; wait "$A_PID" 2>/dev/null || true
 start_test_s3 --dir "$DIR" --min-part-size 65536
 PROFILE_URL[t]=$S3_URL
 after=$(stored mp/composite-SHA256)

@@ -44,7 +44,7 @@ for t in "${TARGETS[@]}"; do
   read -r name url key secret profile <<<"$t"
   node "$TMP/sdk/sdk_js_client.mjs" "$url" "$key" "$secret" bkt "sdk/" \
     >"$TMP/sdk-$name.log" 2>&1 || { cat "$TMP/sdk-$name.log" >&2; fail "the JavaScript SDK through $name"; }
-  [ "$(grep -c "^ok " "$TMP/sdk-$name.log")" = 8 ] || fail "JavaScript SDK steps through $name: $(cat "$TMP/sdk-$name.log")"
+  [ "$(grep -c "^ok " "$TMP/sdk-$name.log")" = 9 ] || fail "JavaScript SDK steps through $name: $(cat "$TMP/sdk-$name.log")"
   grep -q '^sent PUT .* STREAMING-UNSIGNED-PAYLOAD-TRAILER aws-chunked x-amz-checksum-crc32' "$TMP/sdk-$name.log" ||
     fail "the SDK sent no aws-chunked stream to $name: $(grep '^sent PUT' "$TMP/sdk-$name.log")"
   echo "$name: $(head -1 "$TMP/sdk-$name.log"), $(grep -c '^ok ' "$TMP/sdk-$name.log") steps"

@@ -10,7 +10,9 @@
 // multipart upload by lib-storage, GetObject (bytes compared), HeadObject,
 // ListObjectsV2, presigned URLs (the SDK's presigner) used with plain fetch
 // for PUT, GET, HEAD and DELETE, one tampered with and one expired, then
-// DeleteObject. The first line names the SDK's version.
+// DeleteObject; checksums asked for (SHA256) and the default CRC32 trailer
+// kept and returned with ChecksumMode, the SDK checking each GET's body.
+// The first line names the SDK's version.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -97,6 +99,28 @@ const steps = {
   async "head"() {
     const h = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: `${prefix}stream` }));
     if (h.ContentLength !== 300000) throw new Error(`HEAD says ${h.ContentLength} bytes`);
+  },
+  async "checksums"() {
+    // A checksum asked for is verified, kept and returned: HEAD says it, and
+    // a GET with ChecksumMode has the SDK check the body against it.
+    const b = body(70000, 6);
+    const sha256 = createHash("sha256").update(b).digest("base64");
+    const put = await s3.send(new PutObjectCommand({
+      Bucket: bucket, Key: `${prefix}sha256`, Body: b, ChecksumAlgorithm: "SHA256",
+    }));
+    if (put.ChecksumSHA256 !== sha256) throw new Error(`PUT answered SHA256 ${put.ChecksumSHA256}, want ${sha256}`);
+    const h = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: `${prefix}sha256`, ChecksumMode: "ENABLED" }));
+    if (h.ChecksumSHA256 !== sha256 || h.ChecksumType !== "FULL_OBJECT") {
+      throw new Error(`HEAD answered SHA256 ${h.ChecksumSHA256} ${h.ChecksumType}, want ${sha256} FULL_OBJECT`);
+    }
+    const g = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: `${prefix}sha256`, ChecksumMode: "ENABLED" }));
+    expectSame(Buffer.from(await g.Body.transformToByteArray()), b, "GET with ChecksumMode");
+    // The stream put earlier went with the SDK's default CRC32 trailer.
+    const s = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: `${prefix}stream`, ChecksumMode: "ENABLED" }));
+    if (!s.ChecksumCRC32) throw new Error(`the stream's CRC32 trailer was not kept: ${JSON.stringify(s)}`);
+    const sg = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: `${prefix}stream`, ChecksumMode: "ENABLED" }));
+    expectSame(Buffer.from(await sg.Body.transformToByteArray()), body(300000, 2), "stream GET with ChecksumMode");
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: `${prefix}sha256` }));
   },
   async "list"() {
     const r = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));

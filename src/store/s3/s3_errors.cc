@@ -25,7 +25,7 @@ constexpr KnownErrorCode kKnown[] = {
     {"InvalidRange", ErrorCode::kInvalidArgument, "range not satisfiable"},
     {"InvalidBucketName", ErrorCode::kInvalidArgument, "invalid bucket name"},
     {"PreconditionFailed", ErrorCode::kPreconditionFailed, "precondition failed"},
-    {"BadDigest", ErrorCode::kCorruption, "body does not match Content-MD5"},
+    {"BadDigest", ErrorCode::kCorruption, "body does not match its Content-MD5 or checksum"},
     {"XAmzContentSHA256Mismatch", ErrorCode::kCorruption, "body does not match its SHA-256"},
     {"IncompleteBody", ErrorCode::kCorruption, "incomplete body"},
     {"RequestTimeout", ErrorCode::kTimeout, "request timeout"},

@@ -54,6 +54,19 @@ ObjectInfo InfoFromHeaders(std::string_view key, const http::Response& r) {
     if (name.rfind("x-goog-meta-", 0) == 0) info.headers.user[name.substr(12)] = v;
   }
   info.md5_hex = GoogHashMd5(r.Get("x-goog-hash"));
+  for (ChecksumAlgorithm a : kChecksumAlgorithms) {
+    std::string value = r.Get(ChecksumHeaderName(a));
+    if (value.empty()) continue;
+    ObjectChecksum c{a, value, ChecksumType::kFullObject};
+    // Before x-amz-checksum-type (2025) a composite was known by its "-N".
+    std::string type = r.Get("x-amz-checksum-type");
+    if (EqualsIgnoreCase(type, "COMPOSITE") ||
+        (type.empty() && value.find('-') != std::string::npos)) {
+      c.type = ChecksumType::kComposite;
+    }
+    info.checksum = std::move(c);
+    break;
+  }
   return info;
 }
 

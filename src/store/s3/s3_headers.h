@@ -6,7 +6,9 @@
 //     Expires (each only when set); user metadata as x-amz-meta-NAME;
 //   read from GET and HEAD: the same fields (store/http_get.h), user
 //     metadata from x-amz-meta-* and, as GCS's XML API answers even SigV4
-//     clients, x-goog-meta-*; the MD5 of GCS's x-goog-hash as md5_hex.
+//     clients, x-goog-meta-*; the MD5 of GCS's x-goog-hash as md5_hex; the
+//     flexible checksum (x-amz-checksum-*, -type), which HEAD and whole
+//     GETs ask for with x-amz-checksum-mode: ENABLED.
 // An ETag is the body's MD5 only when it is 32 hex digits of an object
 // that is not encrypted with SSE-KMS or SSE-C and not a GCS composite.
 // Pure; table-tested.

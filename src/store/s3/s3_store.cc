@@ -42,7 +42,8 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
   Result<ListPage> List(const ListOptions& o) override {
     Call c;
     c.method = "GET";
-    c.query = {{"list-type", "2"}, {"encoding-type", "url"},
+    c.query = {{"list-type", "2"},
+               {"encoding-type", "url"},
                {"max-keys", std::to_string(std::clamp(o.max_keys, 1, 1000))}};
     if (!o.prefix.empty()) c.query.emplace_back("prefix", o.prefix);
     if (!o.delimiter.empty()) c.query.emplace_back("delimiter", o.delimiter);
@@ -57,6 +58,7 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
   Result<ObjectInfo> Head(std::string_view key) override {
     Call c;
     c.method = "HEAD";
+    c.headers.emplace_back("x-amz-checksum-mode", "ENABLED");
     c.key = key;
     auto r = Run(c, nullptr);
     if (r.ok()) return InfoFromHeaders(key, *r);
@@ -78,7 +80,8 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
   // The blocking calls are the asynchronous ones waited for, so both share
   // one implementation.
   Result<ObjectInfo> Get(std::string_view key, const GetOptions& o, ByteSink& sink) override {
-    return AwaitCallback<Result<ObjectInfo>>([&](auto done) { GetAsync(key, o, sink, std::move(done)); });
+    return AwaitCallback<Result<ObjectInfo>>(
+        [&](auto done) { GetAsync(key, o, sink, std::move(done)); });
   }
 
   Result<ObjectInfo> Put(std::string_view key, ByteSource& body, uint64_t size,
@@ -112,6 +115,12 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
     c.body_size = size;
     AddObjectHeaders(o.headers, &c.headers);
     if (!o.content_md5.empty()) c.headers.emplace_back("Content-MD5", o.content_md5);
+    // A full-object checksum travels with the body; the server compares
+    // (BadDigest) and keeps it. A composite one belongs to its parts.
+    if (o.checksum && o.checksum->type == ChecksumType::kFullObject) {
+      c.headers.emplace_back(std::string(ChecksumHeaderName(o.checksum->algorithm)),
+                             o.checksum->value);
+    }
     VerifyBody(o.content_md5, body, &op->md5, &c);
     RunAsync(op->call, nullptr, [op, size, done = std::move(done)](Result<http::Response> r) {
       if (!r.ok()) return done(r.status());
@@ -120,6 +129,7 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
       info.size = size;
       info.etag = s3::Unquote(r->Get("etag"));
       info.headers = std::move(op->headers);
+      info.checksum = s3::InfoFromHeaders(op->key, *r).checksum;
       done(std::move(info));
     });
   }
@@ -215,7 +225,8 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
       all.insert(all.end(), parts.begin(), parts.end());
       if (!truncated || marker == 0) return all;
       // A server whose pages do not move on would be asked forever.
-      if (marker <= before) return Status::Corruption("ListParts: a truncated page whose marker does not advance");
+      if (marker <= before)
+        return Status::Corruption("ListParts: a truncated page whose marker does not advance");
     }
   }
 
@@ -231,9 +242,11 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
       FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
       bool truncated = false;
       const auto before = std::make_pair(key_marker, id_marker);
-      FERRY_ASSIGN_OR_RETURN(auto page, s3::ParseListMultipartUploads(r.body, &truncated, &key_marker, &id_marker));
+      FERRY_ASSIGN_OR_RETURN(
+          auto page, s3::ParseListMultipartUploads(r.body, &truncated, &key_marker, &id_marker));
       if (truncated && std::make_pair(key_marker, id_marker) == before) {
-        return Status::Corruption("ListMultipartUploads: a truncated page whose markers do not advance");
+        return Status::Corruption(
+            "ListMultipartUploads: a truncated page whose markers do not advance");
       }
       for (auto& u : page) {
         if (u.key == key) all.push_back(std::move(u));  // not the longer keys sharing the prefix
@@ -283,7 +296,7 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
     http::Headers headers;
     ByteSource* body = nullptr;
     uint64_t body_size = 0;
-    std::string payload_hash;  // "" = UNSIGNED-PAYLOAD with a body, empty hash without
+    std::string payload_hash;         // "" = UNSIGNED-PAYLOAD with a body, empty hash without
     Md5Source* verify_md5 = nullptr;  // compare the answer's ETag with this
     std::string expect_md5;           // or with this hex MD5, when set
     std::function<Status(const http::Response&)> check_headers;  // see http::Request
@@ -293,8 +306,7 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
   // How an upload's answer is checked: against the caller's Content-MD5 when
   // it gave one (the store checks the body against it too, so hashing it
   // again here would only cost CPU), else against an MD5 taken as it streams.
-  static void VerifyBody(std::string_view content_md5, ByteSource& body, Md5Source* md5,
-                         Call* c) {
+  static void VerifyBody(std::string_view content_md5, ByteSource& body, Md5Source* md5, Call* c) {
     std::string raw;
     if (!content_md5.empty() && Base64Decode(content_md5, &raw) && raw.size() == 16) {
       c->body = &body;
@@ -319,8 +331,8 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
     if (!c.payload_hash.empty()) {
       req.payload_hash = c.payload_hash;
     } else {
-      req.payload_hash = c.body ? std::string(s3::kUnsignedPayload)
-                                : std::string(s3::kEmptyPayloadSha256);
+      req.payload_hash =
+          c.body ? std::string(s3::kUnsignedPayload) : std::string(s3::kEmptyPayloadSha256);
     }
     s3::SignRequest(req, opt_.config.credentials, opt_.config.region, s3::AmzDateNow());
 
@@ -389,21 +401,23 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
   // Requests with a sink are not retried here (see GetAsync()). `c` must
   // outlive `done`.
   void RunAsync(const Call& c, ByteSink* sink, Answer done, int attempt = 1) {
-    OnceAsync(c, sink, nullptr,
-              [this, &c, sink, attempt, done = std::move(done)](Result<http::Response> r) mutable {
-                if (r.ok()) return done(std::move(r));
-                bool can_rewind = c.body == nullptr || c.body->Rewind().ok();
-                if (sink != nullptr || !can_rewind || !ShouldRetry(opt_.retry, r.status(), attempt)) {
-                  return done(Named(r.status(), c.key));
-                }
-                Backoff(r.status(), attempt, [this, &c, sink, attempt, done = std::move(done)]() mutable {
-                  RunAsync(c, sink, std::move(done), attempt + 1);
-                });
-              });
+    OnceAsync(
+        c, sink, nullptr,
+        [this, &c, sink, attempt, done = std::move(done)](Result<http::Response> r) mutable {
+          if (r.ok()) return done(std::move(r));
+          bool can_rewind = c.body == nullptr || c.body->Rewind().ok();
+          if (sink != nullptr || !can_rewind || !ShouldRetry(opt_.retry, r.status(), attempt)) {
+            return done(Named(r.status(), c.key));
+          }
+          Backoff(r.status(), attempt, [this, &c, sink, attempt, done = std::move(done)]() mutable {
+            RunAsync(c, sink, std::move(done), attempt + 1);
+          });
+        });
   }
 
   Result<http::Response> Run(const Call& c, ByteSink* sink) {
-    return AwaitCallback<Result<http::Response>>([&](auto done) { RunAsync(c, sink, std::move(done)); });
+    return AwaitCallback<Result<http::Response>>(
+        [&](auto done) { RunAsync(c, sink, std::move(done)); });
   }
 
   // A read in progress: what each attempt resumes from.
@@ -413,8 +427,8 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
     GetOptions options;
     CountingSink counted;
     std::string etag;
-    Call call;            // the attempt in flight
-    http::Response seen;  // its answer's headers
+    Call call;             // the attempt in flight
+    http::Response seen;   // its answer's headers
     bool started = false;  // the sink has had Start()
     Done done;
   };
@@ -428,6 +442,7 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
     c.key = op->key;
     ResumeRange want = RangeToResume(o, got);
     if (want.ranged) c.headers.emplace_back("Range", want.value);
+    if (!want.ranged) c.headers.emplace_back("x-amz-checksum-mode", "ENABLED");
     if (!op->etag.empty()) c.headers.emplace_back("If-Match", "\"" + op->etag + "\"");
     // Before any byte reaches the sink.
     // (The op outlives its calls; a shared_ptr here would be a cycle.)
@@ -451,7 +466,8 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
       if (!ShouldRetry(opt_.retry, r.status(), attempt)) {
         return op->done(Named(r.status(), op->key));
       }
-      Backoff(r.status(), attempt, [this, op, attempt]() mutable { GetAttempt(std::move(op), attempt + 1); });
+      Backoff(r.status(), attempt,
+              [this, op, attempt]() mutable { GetAttempt(std::move(op), attempt + 1); });
     });
   }
 
@@ -480,22 +496,23 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
   void After(std::chrono::steady_clock::time_point until, std::function<void()> fn) {
     auto now = std::chrono::steady_clock::now();
     if (now >= until || CancelRequested()) return fn();
-    auto slice = std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(50),
-                                                                until - now);
-    opt_.client->RunAfter(slice, [this, until, fn = std::move(fn)]() mutable {
-      After(until, std::move(fn));
-    });
+    auto slice =
+        std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(50), until - now);
+    opt_.client->RunAfter(
+        slice, [this, until, fn = std::move(fn)]() mutable { After(until, std::move(fn)); });
   }
 
   // Waits out the backoff after failed attempt `attempt`, then calls `fn`.
   void Backoff(const Status& s, int attempt, std::function<void()> fn) {
     thread_local std::mt19937_64 rng{std::random_device{}()};
     double r = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-    After(std::chrono::steady_clock::now() + BackoffDelay(opt_.retry, s, attempt, r), std::move(fn));
+    After(std::chrono::steady_clock::now() + BackoffDelay(opt_.retry, s, attempt, r),
+          std::move(fn));
   }
 
   void Sleep(const Status& s, int attempt) {
-    AwaitCallback<bool>([&](auto done) { Backoff(s, attempt, [done = std::move(done)] { done(true); }); });
+    AwaitCallback<bool>(
+        [&](auto done) { Backoff(s, attempt, [done = std::move(done)] { done(true); }); });
   }
 
   S3StoreOptions opt_;
