@@ -11,16 +11,7 @@ need curl
 need rclone
 start_migrate_pair
 seed_source 5 1 1024
-"${M[@]}" s3://bkt s3://bkt --src-profile src --dst-profile dst --detach --json >"$TMP/job.json" ||
-  fail "--detach failed"
-JOB=$(json_field job <"$TMP/job.json")
-printf 'gwkey gwsecret\n' >"$TMP/gw.keys"
-"$FERRY" gateway --job "$JOB" --state "$STATE" --listen 127.0.0.1:0 --port-file "$TMP/gw.port" \
-  --credentials "$TMP/gw.keys" >"$TMP/gw.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 100); do [ -s "$TMP/gw.port" ] && break; sleep 0.1; done
-[ -s "$TMP/gw.port" ] || { cat "$TMP/gw.log" >&2; fail "the gateway did not start"; }
-GW_URL="http://127.0.0.1:$(cat "$TMP/gw.port")"
+start_job_gateway
 echo "rclone: $(rclone version | head -1)"
 echo "curl: $(curl --version | head -1 | cut -d' ' -f1-2)"
 

@@ -11,18 +11,12 @@
 #  - curl checks the answers' CORS headers and a refused preflight's error.
 source "$(dirname "$0")/lib.sh"
 need curl
-need node
 need chromium
 [ -x "$AWS" ] || skip "awscli not installed"
-PEERS=$FERRY_SOURCE/testing/peers
-[ -d "$PEERS/node_modules/@aws-sdk/s3-request-presigner" ] || skip "the AWS SDK for JavaScript is not installed (scripts/setup.sh test)"
+need_js_sdk presign_urls.mjs
 
 start_migrate_pair
 seed_source 5 1 1024
-"${M[@]}" s3://bkt s3://bkt --src-profile src --dst-profile dst --detach --json >"$TMP/job.json" ||
-  fail "--detach failed"
-JOB=$(json_field job <"$TMP/job.json")
-
 # The web application's pages, on their own origin.
 mkdir -p "$TMP/www"
 cp "$FERRY_SOURCE/tests/integration/www/presigned_upload.html" "$TMP/www/"
@@ -33,17 +27,9 @@ PAGE_PORT=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$TMP/www.log" | head -1)
 [ -n "$PAGE_PORT" ] || fail "the page server did not start: $(cat "$TMP/www.log")"
 ORIGIN="http://127.0.0.1:$PAGE_PORT"
 
-printf 'gwkey gwsecret\n' >"$TMP/gw.keys"
-"$FERRY" gateway --job "$JOB" --state "$STATE" --listen 127.0.0.1:0 --port-file "$TMP/gw.port" \
-  --credentials "$TMP/gw.keys" --cors-origin "$ORIGIN" --cors-max-age 60 >"$TMP/gw.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 100); do [ -s "$TMP/gw.port" ] && break; sleep 0.1; done
-[ -s "$TMP/gw.port" ] || { cat "$TMP/gw.log" >&2; fail "the gateway did not start"; }
-GW_URL="http://127.0.0.1:$(cat "$TMP/gw.port")"
+start_job_gateway --cors-origin "$ORIGIN" --cors-max-age 60
 metric() { curl -sf "$GW_URL/_ferry/metrics" | awk -v n="$1${2:-}" '$1 == n {print $2; exit}'; }
 
-mkdir -p "$TMP/sdk" && ln -s "$PEERS/node_modules" "$TMP/sdk/node_modules"
-cp "$FERRY_SOURCE/tests/integration/presign_urls.mjs" "$TMP/sdk/"
 node "$TMP/sdk/presign_urls.mjs" "$GW_URL" gwkey gwsecret bkt 300 \
   PUT:browser/upload.bin GET:browser/upload.bin PUT:browser/refused.bin GET:browser/refused.bin \
   >"$TMP/www/urls.json" || fail "the SDK's presigner"

@@ -14,29 +14,13 @@
 #    refused with S3's error code and nothing stored.
 source "$(dirname "$0")/lib.sh"
 need curl
-need node
 [ -x "$AWS" ] || skip "awscli not installed"
-PEERS=$FERRY_SOURCE/testing/peers
-[ -d "$PEERS/node_modules/@aws-sdk/client-s3" ] || skip "the AWS SDK for JavaScript is not installed (scripts/setup.sh test)"
+need_js_sdk sdk_js_client.mjs
 
 start_migrate_pair
 seed_source 20 4 2048
-"${M[@]}" s3://bkt s3://bkt --src-profile src --dst-profile dst --detach --json >"$TMP/job.json" ||
-  fail "--detach failed"
-JOB=$(json_field job <"$TMP/job.json")
-printf 'gwkey gwsecret\n' >"$TMP/gw.keys"
-"$FERRY" gateway --job "$JOB" --state "$STATE" --listen 127.0.0.1:0 --port-file "$TMP/gw.port" \
-  --credentials "$TMP/gw.keys" >"$TMP/gw.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 100); do [ -s "$TMP/gw.port" ] && break; sleep 0.1; done
-[ -s "$TMP/gw.port" ] || { cat "$TMP/gw.log" >&2; fail "the gateway did not start"; }
-GW_URL="http://127.0.0.1:$(cat "$TMP/gw.port")"
+start_job_gateway
 add_profile gw "$GW_URL" gwkey gwsecret
-
-# ES modules resolve packages from the script's own folder: the client runs
-# beside a link to the peers' node_modules.
-mkdir -p "$TMP/sdk" && ln -s "$PEERS/node_modules" "$TMP/sdk/node_modules"
-cp "$FERRY_SOURCE/tests/integration/sdk_js_client.mjs" "$TMP/sdk/"
 
 # TARGET NAME URL KEY SECRET PROFILE: where each client goes.
 TARGETS=("gateway $GW_URL gwkey gwsecret gw" "test-s3 $B_URL $TEST_KEY $TEST_SECRET dst")

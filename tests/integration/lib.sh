@@ -262,6 +262,37 @@ start_migrate_pair() {
   M=("$FERRY" migrate --state "$STATE")
 }
 
+# need_js_sdk SCRIPT.mjs...: node and the AWS SDK for JavaScript
+# (testing/peers, scripts/setup.sh test); the scripts from
+# tests/integration copied to $TMP/sdk beside a link to the peers'
+# node_modules (ES modules resolve packages from the script's own folder).
+need_js_sdk() {
+  need node
+  local peers=$FERRY_SOURCE/testing/peers s
+  [ -d "$peers/node_modules/@aws-sdk/client-s3" ] && [ -d "$peers/node_modules/@aws-sdk/s3-request-presigner" ] ||
+    skip "the AWS SDK for JavaScript is not installed (scripts/setup.sh test)"
+  mkdir -p "$TMP/sdk"
+  [ -e "$TMP/sdk/node_modules" ] || ln -s "$peers/node_modules" "$TMP/sdk/node_modules"
+  for s in "$@"; do cp "$FERRY_SOURCE/tests/integration/$s" "$TMP/sdk/"; done
+}
+
+# start_job_gateway [FLAG...]: a detached migration of bucket bkt between
+# the pair (start_migrate_pair first) and `ferry gateway` serving it, with
+# the keys gwkey/gwsecret and FLAGs; sets JOB and GW_URL.
+start_job_gateway() {
+  "${M[@]}" s3://bkt s3://bkt --src-profile src --dst-profile dst --detach --json >"$TMP/job.json" ||
+    fail "--detach failed"
+  JOB=$(json_field job <"$TMP/job.json")
+  printf 'gwkey gwsecret\n' >"$TMP/gw.keys"
+  "$FERRY" gateway --job "$JOB" --state "$STATE" --listen 127.0.0.1:0 --port-file "$TMP/gw.port" \
+    --credentials "$TMP/gw.keys" "$@" >"$TMP/gw.log" 2>&1 &
+  PIDS+=($!)
+  local i
+  for i in $(seq 1 100); do [ -s "$TMP/gw.port" ] && break; sleep 0.1; done
+  [ -s "$TMP/gw.port" ] || { cat "$TMP/gw.log" >&2; fail "the gateway did not start"; }
+  GW_URL="http://127.0.0.1:$(cat "$TMP/gw.port")"
+}
+
 # self_signed_cert NAME: $TMP/NAME.pem and $TMP/NAME.key, an EC P-256
 # certificate for 127.0.0.1 and localhost (the server's and the client's CA).
 self_signed_cert() {
