@@ -217,6 +217,7 @@ class DirCatalog : public Catalog {
         rec.etag = j.value("etag", "");
         rec.last_modified = FromMillis(j.value("last_modified_ms", int64_t{0}));
         if (j.contains("meta")) rec.meta = MetaFromJson(j["meta"]);
+        rec.checksum_deferred = j.value("checksum_deferred", false);
         if (j.contains("checksum")) {
           const auto& c = j["checksum"];
           auto a = ParseChecksumAlgorithm(c.value("algorithm", ""));
@@ -266,6 +267,7 @@ class DirCatalog : public Catalog {
                         {"etag", rec.etag},
                         {"last_modified_ms", ToMillis(rec.last_modified)},
                         {"meta", MetaToJson(rec.meta)}};
+    if (rec.checksum_deferred) j["checksum_deferred"] = true;
     if (rec.checksum) {
       j["checksum"] = {{"algorithm", ChecksumAlgorithmName(rec.checksum->algorithm)},
                        {"value", rec.checksum->value},

@@ -120,9 +120,9 @@ void Exchange::Begin(std::chrono::system_clock::time_point now) {
 
 Status Exchange::PrepareUpload() {
   Storage& storage = service_.storage();
-  // Every new object or part gets a checksum: the one named (verified), else
-  // S3's default, or a part the algorithm of its upload.
-  ChecksumAlgorithm algorithm = s3::kDefaultChecksumAlgorithm;
+  // The checksum named is verified and kept; a part of a composite upload
+  // gets one of its upload's algorithm; else S3's default is deferred.
+  std::optional<ChecksumAlgorithm> algorithm, computed;
   if (target_.op == Op::kUploadPart) {
     auto n = QueryInt(target_, "partNumber", 0);
     if (!n.ok() || *n < 1 || *n > 10000) {
@@ -130,21 +130,22 @@ Status Exchange::PrepareUpload() {
                      "Part number must be an integer between 1 and 10000, inclusive");
     }
     FERRY_ASSIGN_OR_RETURN(
-        s3::ObjectChecksum plan,
+        std::optional<s3::ObjectChecksum> plan,
         storage.UploadChecksumPlan(target_.bucket, target_.key, *target_.Query("uploadId")));
-    algorithm = plan.algorithm;
+    if (plan) algorithm = plan->algorithm;
+    if (plan && plan->type == s3::ChecksumType::kComposite) computed = plan->algorithm;
   } else {
     FERRY_RETURN_IF_ERROR(storage.CheckBucket(target_.bucket));
   }
   FERRY_ASSIGN_OR_RETURN(s3::ChecksumCheck check,
-                         s3::ChecksumCheck::FromHeaders(req_.headers, algorithm));
-  if (target_.op == Op::kUploadPart && check.algorithm() != algorithm) {
+                         s3::ChecksumCheck::FromHeaders(req_.headers, computed));
+  if (algorithm && check.active() && check.algorithm() != algorithm) {
     return S3Error(400, "InvalidRequest",
                    "Checksum Type mismatch occurred, expected checksum Type: " +
-                       AsciiLower(ChecksumAlgorithmName(algorithm)) + ", actual checksum Type: " +
+                       AsciiLower(ChecksumAlgorithmName(*algorithm)) + ", actual checksum Type: " +
                        AsciiLower(ChecksumAlgorithmName(*check.algorithm())));
   }
-  checksum_ = std::move(check);
+  if (check.active()) checksum_ = std::move(check);
   uint64_t hint = content_length_.value_or(0);
   if (const std::string* decoded = req_.Header("x-amz-decoded-content-length")) {
     hint = std::strtoull(decoded->c_str(), nullptr, 10);

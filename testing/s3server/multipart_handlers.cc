@@ -26,8 +26,11 @@ const std::string& UploadId(const HandlerContext& ctx) { return *ctx.target.Quer
 HttpResponse HandleCreateMultipart(HandlerContext& ctx) {
   auto plan = s3::MultipartChecksumPlan(ctx.req.headers);
   if (!plan.ok()) return ErrorResponse(plan.status(), ctx);
+  const bool asked = ctx.req.Header("x-amz-checksum-algorithm") != nullptr ||
+                     ctx.req.Header("x-amz-checksum-type") != nullptr;
   auto id = ctx.service.storage().CreateUpload(ctx.target.bucket, ctx.target.key,
-                                               MetaFromHeaders(ctx.req), *plan);
+                                               MetaFromHeaders(ctx.req),
+                                               asked ? std::optional(*plan) : std::nullopt);
   if (!id.ok()) return ErrorResponse(id.status(), ctx);
   XmlWriter w("InitiateMultipartUploadResult");
   w.Element("Bucket", ctx.target.bucket);
@@ -126,7 +129,8 @@ HttpResponse HandleListParts(HandlerContext& ctx) {
   auto plan =
       ctx.service.storage().UploadChecksumPlan(ctx.target.bucket, ctx.target.key, UploadId(ctx));
   if (!plan.ok()) return ErrorResponse(plan.status(), ctx);
-  const std::string tag = "Checksum" + std::string(ChecksumAlgorithmName(plan->algorithm));
+  const s3::ObjectChecksum shown = plan->value_or(UploadInfo{}.checksum_plan);
+  const std::string tag = "Checksum" + std::string(ChecksumAlgorithmName(shown.algorithm));
 
   XmlWriter w("ListPartsResult");
   w.Element("Bucket", ctx.target.bucket);
@@ -152,8 +156,8 @@ HttpResponse HandleListParts(HandlerContext& ctx) {
   w.Element("MaxParts", std::to_string(limit));
   w.Element("IsTruncated", truncated ? "true" : "false");
   w.Element("StorageClass", "STANDARD");
-  w.Element("ChecksumAlgorithm", std::string(ChecksumAlgorithmName(plan->algorithm)));
-  w.Element("ChecksumType", std::string(s3::ChecksumTypeName(plan->type)));
+  w.Element("ChecksumAlgorithm", std::string(ChecksumAlgorithmName(shown.algorithm)));
+  w.Element("ChecksumType", std::string(s3::ChecksumTypeName(shown.type)));
   for (const PartRecord* p : page) {
     w.Open("Part");
     w.Element("PartNumber", std::to_string(p->number));

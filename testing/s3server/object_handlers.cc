@@ -87,6 +87,7 @@ HttpResponse HandlePutObject(HandlerContext& ctx) {
   rec.last_modified = std::chrono::system_clock::now();
   rec.meta = MetaFromHeaders(ctx.req);
   rec.checksum = ctx.upload_checksum;
+  rec.checksum_deferred = !rec.checksum;
   Status st = ctx.service.storage().PutObject(ctx.target.bucket, rec);
   if (!st.ok()) return ErrorResponse(st, ctx);
   HttpResponse res;
@@ -147,7 +148,10 @@ HttpResponse HandleCopyObject(HandlerContext& ctx) {
 
 HttpResponse HandleGetObject(HandlerContext& ctx) {
   bool head = ctx.req.method == "HEAD";
-  auto found = ctx.service.storage().GetObject(ctx.target.bucket, ctx.target.key);
+  Storage& storage = ctx.service.storage();
+  auto found = WantsChecksum(ctx) && ctx.req.Header("range") == nullptr
+                   ? storage.WithChecksum(ctx.target.bucket, ctx.target.key)
+                   : storage.GetObject(ctx.target.bucket, ctx.target.key);
   if (!found.ok()) return ErrorResponse(found.status(), ctx);
   const ObjectRecord& rec = *found;
   if (auto early = CheckConditions(rec, ctx)) return std::move(*early);
@@ -204,12 +208,14 @@ HttpResponse HandleGetObjectAttributes(HandlerContext& ctx) {
                                  "to be retrieved is either missing or empty"),
                          ctx);
   }
-  auto found = ctx.service.storage().GetObject(ctx.target.bucket, ctx.target.key);
-  if (!found.ok()) return ErrorResponse(found.status(), ctx);
-  const ObjectRecord& rec = *found;
   auto wants = [&](std::string_view a) {
     return std::find(wanted.begin(), wanted.end(), a) != wanted.end();
   };
+  Storage& storage = ctx.service.storage();
+  auto found = wants("Checksum") ? storage.WithChecksum(ctx.target.bucket, ctx.target.key)
+                                 : storage.GetObject(ctx.target.bucket, ctx.target.key);
+  if (!found.ok()) return ErrorResponse(found.status(), ctx);
+  const ObjectRecord& rec = *found;
   const std::string tag =
       rec.checksum ? "Checksum" + std::string(ChecksumAlgorithmName(rec.checksum->algorithm)) : "";
   XmlWriter w("GetObjectAttributesResponse");

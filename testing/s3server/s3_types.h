@@ -46,6 +46,10 @@ struct ObjectRecord {
   // What S3 keeps of each new object: the checksum its upload named, else
   // CRC64NVME; a multipart object's is composite or full-object.
   std::optional<s3::ObjectChecksum> checksum;
+  // No checksum was asked for: S3 would hold CRC64NVME (full object), which
+  // this server computes the first time a client asks for it
+  // (Storage::WithChecksum), so uploads pay nothing for what few read.
+  bool checksum_deferred = false;
   // A multipart object's parts (GetObjectAttributes' ObjectParts).
   struct Part {
     uint64_t size = 0;
@@ -69,9 +73,11 @@ struct UploadInfo {
   std::string upload_id;
   TimePoint initiated{};
   ObjectMeta meta;
-  // The algorithm and type its object's checksum will have (value empty).
+  // The algorithm and type its object's checksum will have (value empty);
+  // not asked for: S3's default, computed when first asked for.
   s3::ObjectChecksum checksum_plan{s3::kDefaultChecksumAlgorithm, "",
                                    s3::ChecksumType::kFullObject};
+  bool checksum_asked = false;
 };
 
 // One <Part> of a CompleteMultipartUpload request.

@@ -167,15 +167,19 @@ Result<ListResult> Storage::ListObjects(const std::string& bucket, const ListReq
 }
 
 Result<std::string> Storage::CreateUpload(const std::string& bucket, const std::string& key,
-                                          ObjectMeta meta, s3::ObjectChecksum checksum_plan) {
+                                          ObjectMeta meta,
+                                          std::optional<s3::ObjectChecksum> checksum_plan) {
   std::lock_guard lock(mu_);
   FERRY_RETURN_IF_ERROR(CheckBucketLocked(bucket));
   // A counter keeps ids unique; the random tail makes stale ids from an
   // earlier server process fail instead of aliasing a new upload.
   std::string id = std::to_string(next_upload_++) + "." + RandomHex(12);
   Upload& up = uploads_[id];
-  up.info = {
-      bucket, key, id, std::chrono::system_clock::now(), std::move(meta), std::move(checksum_plan)};
+  up.info = {bucket, key, id, std::chrono::system_clock::now(), std::move(meta)};
+  if (checksum_plan) {
+    up.info.checksum_plan = std::move(*checksum_plan);
+    up.info.checksum_asked = true;
+  }
   return id;
 }
 
@@ -196,12 +200,32 @@ Status Storage::CheckUpload(const std::string& bucket, const std::string& key,
   return FindUploadLocked(bucket, key, upload_id).status();
 }
 
-Result<s3::ObjectChecksum> Storage::UploadChecksumPlan(const std::string& bucket,
-                                                       const std::string& key,
-                                                       const std::string& upload_id) const {
+Result<std::optional<s3::ObjectChecksum>> Storage::UploadChecksumPlan(
+    const std::string& bucket, const std::string& key, const std::string& upload_id) const {
   std::lock_guard lock(mu_);
   FERRY_ASSIGN_OR_RETURN(const Upload* up, FindUploadLocked(bucket, key, upload_id));
-  return up->info.checksum_plan;
+  if (!up->info.checksum_asked) return std::optional<s3::ObjectChecksum>();
+  return std::optional(up->info.checksum_plan);
+}
+
+Result<ObjectRecord> Storage::WithChecksum(const std::string& bucket, const std::string& key) {
+  FERRY_ASSIGN_OR_RETURN(ObjectRecord rec, GetObject(bucket, key));
+  if (rec.checksum || !rec.checksum_deferred) return rec;
+  FERRY_ASSIGN_OR_RETURN(std::string value,
+                         ChecksumOfBlob(s3::kDefaultChecksumAlgorithm, *rec.blob));
+  rec.checksum = s3::ObjectChecksum{s3::kDefaultChecksumAlgorithm, std::move(value),
+                                    s3::ChecksumType::kFullObject};
+  rec.checksum_deferred = false;
+  std::lock_guard lock(mu_);
+  auto it = buckets_.find(bucket);
+  if (it == buckets_.end()) return rec;
+  auto obj = it->second.objects.find(key);
+  // Kept only while the key still holds these bytes.
+  if (obj != it->second.objects.end() && obj->second.blob == rec.blob) {
+    if (catalog_) FERRY_RETURN_IF_ERROR(catalog_->SaveObject(bucket, rec));
+    obj->second = rec;
+  }
+  return rec;
 }
 
 Status Storage::PutPart(const std::string& bucket, const std::string& key,
@@ -228,6 +252,7 @@ Result<ObjectRecord> Storage::CompleteUpload(const std::string& bucket, const st
   std::vector<std::string> checksums;
   ObjectRecord record;
   s3::ObjectChecksum plan;
+  bool asked = false;
   {
     std::lock_guard lock(mu_);
     FERRY_ASSIGN_OR_RETURN(const Upload* up, FindUploadLocked(bucket, key, upload_id));
@@ -267,11 +292,14 @@ Result<ObjectRecord> Storage::CompleteUpload(const std::string& bucket, const st
     }
     record.meta = up->info.meta;
     plan = up->info.checksum_plan;
+    asked = up->info.checksum_asked;
   }
 
   // Concatenation may copy gigabytes (directory mode): done without the lock.
   FERRY_ASSIGN_OR_RETURN(record.blob, blobs_->Concat(blobs));
-  if (plan.type == s3::ChecksumType::kComposite) {
+  if (!asked && full_object_checksum.empty()) {
+    record.checksum_deferred = true;  // S3's default, computed when asked for
+  } else if (plan.type == s3::ChecksumType::kComposite) {
     plan.value = s3::CompositeChecksum(plan.algorithm, checksums);
   } else {
     FERRY_ASSIGN_OR_RETURN(plan.value, ChecksumOfBlob(plan.algorithm, *record.blob));
@@ -281,7 +309,7 @@ Result<ObjectRecord> Storage::CompleteUpload(const std::string& bucket, const st
                          " you specified did not match the calculated checksum.");
     }
   }
-  record.checksum = std::move(plan);
+  if (!record.checksum_deferred) record.checksum = std::move(plan);
   record.key = key;
   record.etag = MultipartEtag(md5s);
   record.last_modified = std::chrono::system_clock::now();

@@ -65,6 +65,9 @@ class Storage {
 
   Status PutObject(const std::string& bucket, ObjectRecord record);
   Result<ObjectRecord> GetObject(const std::string& bucket, const std::string& key) const;
+  // GetObject, with a deferred checksum computed (reading the body once)
+  // and kept.
+  Result<ObjectRecord> WithChecksum(const std::string& bucket, const std::string& key);
   // Deleting a missing key succeeds.
   Status DeleteObject(const std::string& bucket, const std::string& key);
   // The byte-ordered listing, without quirks.
@@ -76,15 +79,17 @@ class Storage {
 
   Result<std::string> CreateUpload(const std::string& bucket, const std::string& key,
                                    ObjectMeta meta,
-                                   s3::ObjectChecksum checksum_plan = UploadInfo{}.checksum_plan);
+                                   std::optional<s3::ObjectChecksum> checksum_plan = std::nullopt);
   // Replaces any earlier part with the same number. 404 NoSuchUpload.
   Status PutPart(const std::string& bucket, const std::string& key, const std::string& upload_id,
                  PartRecord part);
   Status CheckUpload(const std::string& bucket, const std::string& key,
                      const std::string& upload_id) const;
-  // The upload's checksum plan (404 NoSuchUpload).
-  Result<s3::ObjectChecksum> UploadChecksumPlan(const std::string& bucket, const std::string& key,
-                                                const std::string& upload_id) const;
+  // The upload's checksum plan (404 NoSuchUpload): nullopt when none was
+  // asked for (S3's default, deferred).
+  Result<std::optional<s3::ObjectChecksum>> UploadChecksumPlan(const std::string& bucket,
+                                                               const std::string& key,
+                                                               const std::string& upload_id) const;
   // Validates `parts` (ascending numbers: InvalidPartOrder; existing parts
   // with matching ETags: InvalidPart; every part but the last at least
   // `min_part_size`: EntityTooSmall; a part checksum sent that differs

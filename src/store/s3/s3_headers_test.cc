@@ -40,8 +40,7 @@ TEST(S3Headers, WhenTheEtagIsTheBodysMd5) {
       {{{"ETag", kMd5Etag}, {"x-amz-server-side-encryption", "AES256"}}, true},  // SSE-S3
       {{{"ETag", kMd5Etag}, {"x-amz-server-side-encryption", "aws:kms"}}, false},
       {{{"ETag", kMd5Etag}, {"x-amz-server-side-encryption", "aws:kms:dsse"}}, false},
-      {{{"ETag", kMd5Etag}, {"x-amz-server-side-encryption-customer-algorithm", "AES256"}},
-       false},
+      {{{"ETag", kMd5Etag}, {"x-amz-server-side-encryption-customer-algorithm", "AES256"}}, false},
       {{{"ETag", kMd5Etag}, {"x-goog-component-count", "2"}}, false},
       {{{"ETag", "\"9e107d9d372bb6826bd81d3542a419d6-2\""}}, false},  // multipart
       {{}, false},
@@ -70,6 +69,26 @@ TEST(S3Headers, InfoFromHeaders) {
   EXPECT_EQ(info.headers.user,
             (std::map<std::string, std::string>{{"owner-id", "7"}, {"from-gcs", "yes"}}));
   EXPECT_EQ(info.md5_hex, "9e107d9d372bb6826bd81d3542a419d6");
+}
+
+TEST(S3Headers, FlexibleChecksums) {
+  ObjectInfo none = InfoFromHeaders("k", Answer({{"ETag", kMd5Etag}}));
+  EXPECT_FALSE(none.checksum);
+  ObjectInfo full = InfoFromHeaders("k", Answer({{"x-amz-checksum-crc64nvme", "qUVKnSa6gxM="},
+                                                 {"x-amz-checksum-type", "FULL_OBJECT"}}));
+  ASSERT_TRUE(full.checksum);
+  EXPECT_EQ(*full.checksum, (ObjectChecksum{ChecksumAlgorithm::kCrc64Nvme,
+                                            "qUVKnSa6gxM=", ChecksumType::kFullObject}));
+  ObjectInfo composite = InfoFromHeaders(
+      "k", Answer({{"X-Amz-Checksum-Sha256", "Zhie15keHg/OBlOZxcoF/BXCgYZaeimRvdZnwUZqkaQ=-2"},
+                   {"X-Amz-Checksum-Type", "COMPOSITE"}}));
+  ASSERT_TRUE(composite.checksum);
+  EXPECT_EQ(composite.checksum->algorithm, ChecksumAlgorithm::kSha256);
+  EXPECT_EQ(composite.checksum->type, ChecksumType::kComposite);
+  // Servers from before x-amz-checksum-type: a composite is known by "-N".
+  ObjectInfo old = InfoFromHeaders("k", Answer({{"x-amz-checksum-crc32", "1Fu2mQ==-2"}}));
+  ASSERT_TRUE(old.checksum);
+  EXPECT_EQ(old.checksum->type, ChecksumType::kComposite);
 }
 
 TEST(S3Headers, GoogHashMd5) {
