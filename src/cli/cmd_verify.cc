@@ -111,7 +111,7 @@ Result<migrate::PruneResult> PruneJob(const std::vector<std::string>& jobs,
     std::set<std::string> written;
     for (const std::string& job : jobs) {
       auto marks = state->KeyMarks(job, keys);
-      // A store without marks (PostgreSQL) has had no gateway.
+      // A store without marks has had no gateway.
       if (!marks.ok() && marks.status().code() == ErrorCode::kUnsupported) return written;
       FERRY_RETURN_IF_ERROR(marks.status());
       for (const auto& [key, mark] : *marks) {

@@ -105,10 +105,6 @@ gateway::JobScope ScopeOf(const migrate::JobSpec& spec, const std::string& src_p
 }
 
 Result<JobStores> OpenJob(const GatewayArgs& a) {
-  if (state::IsPostgresLocation(a.migrate.state_location)) {
-    return Status::Unsupported(
-        "the gateway keeps its marks in the SQLite state only for now (--state DIR)");
-  }
   JobStores js;
   FERRY_ASSIGN_OR_RETURN(js.state, OpenState(a.migrate));
   FERRY_ASSIGN_OR_RETURN(state::JobRecord job, js.state->GetJob(a.job));

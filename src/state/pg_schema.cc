@@ -73,6 +73,16 @@ constexpr const char* kV5 = R"sql(
 CREATE TABLE job_live(job TEXT COLLATE "C" PRIMARY KEY, at_ms BIGINT NOT NULL, live TEXT NOT NULL);
 )sql";
 
+// Version 6: what a gateway in front of a job recorded per key (KeyMark),
+// as the SQLite store's gateway_keys; the listing looks its page's keys up
+// by primary key.
+constexpr const char* kV6 = R"sql(
+CREATE TABLE gateway_keys(
+  job TEXT COLLATE "C" NOT NULL, key TEXT COLLATE "C" NOT NULL, mark TEXT NOT NULL,
+  owner TEXT NOT NULL, lease_until_ms BIGINT NOT NULL, size BIGINT NOT NULL, etag TEXT NOT NULL,
+  counted BOOLEAN NOT NULL, at_ms BIGINT NOT NULL, PRIMARY KEY(job, key));
+)sql";
+
 Status NotOurs(const std::string& why) {
   return Status::Corruption("the PostgreSQL database is not a ferry state database (" + why +
                             "); refusing to touch it")
@@ -123,7 +133,8 @@ const std::vector<Migration>& Migrations() {
       {2, JobTableDdl(SqlDialect::kPostgres, true) + kV2Rest},
       {3, kV3},
       {4, kV4},
-      {5, kV5}};
+      {5, kV5},
+      {6, kV6}};
   return all;
 }
 

@@ -22,7 +22,7 @@
 
 namespace ferry::state::pg {
 
-inline constexpr int kPgSchemaVersion = 5;
+inline constexpr int kPgSchemaVersion = 6;
 
 struct Migration {
   int version;      // 1, 2, ... in order

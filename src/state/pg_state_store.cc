@@ -178,10 +178,12 @@ Result<std::vector<JobRecord>> PgStateStore::ListArchivedJobs() {
 
 Status PgStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
   return RunTxn([&](Conn& c) -> Status {
-    // The row locks keep runners from changing the job while it moves,
-    // taken in the order every writer takes them: the job's object rows,
-    // then its jobs row (a Finish racing the archive waits, never
-    // deadlocks).
+    // The row locks keep runners and gateways from changing the job while
+    // it moves, taken in the order every writer takes them: the job's
+    // shard rows, its object rows, then its jobs row (a Finish or a
+    // gateway's mark racing the archive waits, never deadlocks).
+    FERRY_RETURN_IF_ERROR(
+        c.Exec("SELECT 1 FROM shards WHERE job = $1 ORDER BY shard FOR UPDATE", {id}).status());
     FERRY_RETURN_IF_ERROR(
         c.Exec("SELECT 1 FROM objects WHERE job = $1 ORDER BY key FOR UPDATE", {id}).status());
     FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec("SELECT state FROM jobs WHERE id = $1 FOR UPDATE", {id}));
@@ -201,6 +203,11 @@ Status PgStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
          {"DELETE FROM dlq WHERE job = $1", "DELETE FROM objects WHERE job = $1",
           "DELETE FROM shards WHERE job = $1", "DELETE FROM uploads WHERE job = $1",
           "DELETE FROM parts WHERE job = $1", "DELETE FROM job_live WHERE job = $1",
+          // A gateway's writes and deletes outlive the job: what runs on it
+          // later (--delete, verify --fix, dlq --retry, a gateway after a
+          // failed job) must still leave them alone. Claims and copies are
+          // done with.
+          "DELETE FROM gateway_keys WHERE job = $1 AND mark IN ('claimed', 'copied')",
           "DELETE FROM jobs WHERE id = $1"}) {
       FERRY_RETURN_IF_ERROR(c.Exec(sql, {id}).status());
     }

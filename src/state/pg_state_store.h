@@ -3,7 +3,7 @@
 // OpenPgStateStore or OpenStateStore in state_store.h). The tables are
 // pg_schema's; jobs and listing live in pg_state_store.cc, work on object
 // rows (claims, finishes, the dead-letter queue, multipart progress) in
-// pg_state_store_work.cc.
+// pg_state_store_work.cc, a gateway's key marks in pg_state_store_gateway.cc.
 //
 // Concurrency comes from PostgreSQL, not from this process: any number of
 // stores, in any number of processes and machines, share one database.
@@ -25,15 +25,27 @@
 // sequence checks make a repeat change nothing.
 
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "state/key_marks.h"
 #include "state/pg_db.h"
 #include "state/state_store.h"
 
 namespace ferry::state {
+
+// Listed objects as the column arrays the statements bind.
+struct ListedColumns {
+  explicit ListedColumns(const std::vector<ListedObject>& objects);
+  // Drops the objects whose key `drop` is true for, keeping the order.
+  void Drop(const std::function<bool(const std::string&)>& drop);
+
+  std::vector<std::string> keys, etags;
+  std::vector<int64_t> sizes, times;
+};
 
 class PgStateStore : public StateStore {
  public:
@@ -103,6 +115,18 @@ class PgStateStore : public StateStore {
   Result<std::vector<std::pair<std::string, UploadRecord>>> ListUploads(
       const std::string& job) override;
   Result<int64_t> CountRows(const std::string& job) override;
+  Result<KeyClaim> ClaimKey(const std::string& job, const std::string& key,
+                            const std::string& owner, int64_t now_ms, int64_t lease_until_ms,
+                            bool insert) override;
+  Result<bool> MarkKey(const std::string& job, const std::string& key, const std::string& owner,
+                       KeyMark mark, uint64_t size, const std::string& etag,
+                       int64_t now_ms) override;
+  Status ReleaseKey(const std::string& job, const std::string& key,
+                    const std::string& owner) override;
+  Result<std::map<std::string, KeyMark>> KeyMarks(const std::string& job,
+                                                  const std::vector<std::string>& keys) override;
+  Status RecordKey(const std::string& job, const std::string& key, KeyMark mark,
+                   int64_t now_ms) override;
   Status SetJobLive(const std::string& job, const JobLive& live) override;
   Result<std::map<std::string, JobLive>> ListJobLive() override;
 
@@ -116,6 +140,14 @@ class PgStateStore : public StateStore {
   // The job's shards in shard order, locked FOR UPDATE when `lock`.
   static Result<std::vector<ShardRecord>> ReadShards(pg::Conn& c, const std::string& job,
                                                      bool lock);
+
+  // The gateway's marks (pg_state_store_gateway.cc), in the caller's
+  // transaction.
+  static Result<KeyClaim> ClaimKeyIn(pg::Conn& c, const std::string& job, const std::string& key,
+                                     const std::string& owner, int64_t now_ms,
+                                     int64_t lease_until_ms, bool insert, bool lock);
+  static Result<ListedMarkCounts> ApplyListedMarks(pg::Conn& c, const std::string& job,
+                                                   ListedColumns& page);
 
   // A pooled connection for one call: checked out, and given back when
   // still usable (healthy, no transaction open).

@@ -2,6 +2,7 @@
 // "Listing"). The tables: pg_schema.cc.
 
 #include <algorithm>
+#include <set>
 
 #include "state/pg_state_store.h"
 
@@ -35,6 +36,33 @@ ShardRecord ShardFromRow(const Rows& r, int i) {
 }
 
 }  // namespace
+
+ListedColumns::ListedColumns(const std::vector<ListedObject>& objects) {
+  for (const ListedObject& o : objects) {
+    keys.push_back(o.key);
+    etags.push_back(o.etag);
+    sizes.push_back(static_cast<int64_t>(o.size));
+    times.push_back(o.last_modified_ms);
+  }
+}
+
+void ListedColumns::Drop(const std::function<bool(const std::string&)>& drop) {
+  size_t kept = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (drop(keys[i])) continue;
+    if (kept != i) {
+      keys[kept] = std::move(keys[i]);
+      etags[kept] = std::move(etags[i]);
+      sizes[kept] = sizes[i];
+      times[kept] = times[i];
+    }
+    ++kept;
+  }
+  keys.resize(kept);
+  etags.resize(kept);
+  sizes.resize(kept);
+  times.resize(kept);
+}
 
 Status PgStateStore::InsertShards(Conn& c, const std::string& job,
                                   const std::vector<ShardRecord>& shards) {
@@ -86,14 +114,7 @@ Result<std::vector<ShardRecord>> PgStateStore::GetShards(const std::string& job)
 
 Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
                                                     const ListPageCommit& page) {
-  std::vector<std::string> keys, etags;
-  std::vector<int64_t> sizes, times;
-  for (const ListedObject& o : page.objects) {
-    keys.push_back(o.key);
-    etags.push_back(o.etag);
-    sizes.push_back(static_cast<int64_t>(o.size));
-    times.push_back(o.last_modified_ms);
-  }
+  ListedColumns cols(page.objects);
   return RunTxn([&](Conn& c) -> Result<ListPageResult> {
     ListPageResult result;
     // The sequence and bounds test and the shard's advance are one statement
@@ -114,7 +135,8 @@ Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
       return result;  // gone: replaced by a fallback
     }
     const bool relist = adv.Bool(0, 0);
-    if (!keys.empty()) {
+    FERRY_ASSIGN_OR_RETURN(ListedMarkCounts marked, ApplyListedMarks(c, job, cols));
+    if (!cols.keys.empty()) {
       // A relisting shard's keys count as claimed once: their transfer asks
       // the destination first (policy.h NeedDestinationCheck); and a key it
       // finds in the dead-letter queue stays there.
@@ -126,8 +148,8 @@ Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
                  "FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) AS u(k, s, e, m) "
                  "WHERE $6 = 0 OR NOT EXISTS(SELECT 1 FROM dlq WHERE job = $1 AND key = u.k) "
                  "ON CONFLICT(job, key) DO NOTHING",
-                 {job, pg::TextArray(keys), pg::IntArray(sizes), pg::TextArray(etags),
-                  pg::IntArray(times), relist ? "1" : "0"}));
+                 {job, pg::TextArray(cols.keys), pg::IntArray(cols.sizes), pg::TextArray(cols.etags),
+                  pg::IntArray(cols.times), relist ? "1" : "0"}));
       result.enqueued = ins.affected();
     }
     if (!page.new_shards.empty()) {
@@ -146,12 +168,15 @@ Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
     // rows, the order Finish uses too) makes those ends take turns, and the
     // next statement's snapshot sees every shard that ended before.
     FERRY_RETURN_IF_ERROR(c.Exec("SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE", {job}).status());
+    result.enqueued += marked.enqueued;
     FERRY_RETURN_IF_ERROR(
-        c.Exec("UPDATE jobs SET listed = listed + $2 + $3, pending = pending + $2, "
-               "skipped = skipped + $3, "
+        c.Exec("UPDATE jobs SET listed = listed + $2 + $3 + $4, pending = pending + $2, "
+               "skipped = skipped + $3 + $5, transferred = transferred + $6, bytes = bytes + $7, "
                "listing_done = NOT EXISTS(SELECT 1 FROM shards WHERE job = $1 AND NOT done) "
                "WHERE id = $1",
-               {job, pg::IntText(result.enqueued), pg::IntText(page.unchanged)})
+               {job, pg::IntText(result.enqueued), pg::IntText(page.unchanged),
+                pg::IntText(marked.listed), pg::IntText(marked.skipped),
+                pg::IntText(marked.transferred), pg::IntText(marked.bytes)})
             .status());
     result.applied = true;
     return result;
@@ -208,22 +233,31 @@ Result<ShardRecord> PgStateStore::FallBackToFlatListing(const std::string& job,
                            : "UPDATE jobs SET listing_done = false WHERE id = $1",
                {job})
             .status());
+    if (flat.relist) {
+      // Marked keys are counted again when the relisting meets them.
+      FERRY_RETURN_IF_ERROR(
+          c.Exec("UPDATE gateway_keys SET counted = false WHERE job = $1", {job}).status());
+    }
     return flat;
   });
 }
 
 Result<int64_t> PgStateStore::RequeueKeys(const std::string& job,
                                           const std::vector<ListedObject>& objects) {
-  std::vector<std::string> keys, etags;
-  std::vector<int64_t> sizes, times;
-  for (const ListedObject& o : objects) {
-    keys.push_back(o.key);
-    etags.push_back(o.etag);
-    sizes.push_back(static_cast<int64_t>(o.size));
-    times.push_back(o.last_modified_ms);
-  }
+  ListedColumns cols(objects);
   return RunTxn([&](Conn& c) -> Result<int64_t> {
     FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
+    // A key written or deleted through a gateway differs from the source
+    // on purpose: it is never requeued over.
+    FERRY_ASSIGN_OR_RETURN(
+        Rows users, c.Exec("SELECT key FROM gateway_keys WHERE job = $1 AND key = ANY($2::text[]) "
+                           "AND mark IN ('written', 'deleted')",
+                           {job, pg::TextArray(cols.keys)}));
+    if (users.size() > 0) {
+      std::set<std::string> theirs;
+      for (int i = 0; i < users.size(); ++i) theirs.insert(users.Text(i, 0));
+      cols.Drop([&](const std::string& key) { return theirs.count(key) != 0; });
+    }
     // Object and dead-letter rows first, the job's row last: the order
     // Finish takes its locks in.
     FERRY_ASSIGN_OR_RETURN(
@@ -235,10 +269,10 @@ Result<int64_t> PgStateStore::RequeueKeys(const std::string& job,
                "  SELECT $1, key, size, etag, last_modified_ms, '', 0, 0, 0, 0, '', true FROM d "
                "  ON CONFLICT(job, key) DO UPDATE SET force = true) "
                "SELECT COUNT(*) FROM d",
-               {job, pg::TextArray(keys)}));
+               {job, pg::TextArray(cols.keys)}));
     FERRY_RETURN_IF_ERROR(c.Exec("UPDATE objects SET force = true WHERE job = $1 AND "
                                  "key = ANY($2::text[])",
-                                 {job, pg::TextArray(keys)})
+                                 {job, pg::TextArray(cols.keys)})
                               .status());
     FERRY_ASSIGN_OR_RETURN(
         Rows ins,
@@ -247,8 +281,8 @@ Result<int64_t> PgStateStore::RequeueKeys(const std::string& job,
                "SELECT $1, k, s, e, m, '', 0, 0, 0, 0, '', true "
                "FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) AS u(k, s, e, m) "
                "ON CONFLICT(job, key) DO NOTHING",
-               {job, pg::TextArray(keys), pg::IntArray(sizes), pg::TextArray(etags),
-                pg::IntArray(times)}));
+               {job, pg::TextArray(cols.keys), pg::IntArray(cols.sizes), pg::TextArray(cols.etags),
+                pg::IntArray(cols.times)}));
     const int64_t back = moved.Int(0, 0), added = ins.affected();
     FERRY_RETURN_IF_ERROR(c.Exec("UPDATE jobs SET listed = listed + $2, pending = pending + $3, "
                                  "failed = failed - $4 WHERE id = $1",

@@ -106,9 +106,14 @@ Status PgStateStore::RenewLeases(const std::string& job, const std::string& owne
                                  int64_t lease_until_ms) {
   if (lease_until_ms <= 0) return Status::InvalidArgument("lease must end after 0");
   return Run([&](Conn& c) {
+    FERRY_RETURN_IF_ERROR(c.Exec("UPDATE objects SET lease_until_ms = $3 "
+                                 "WHERE job = $1 AND lease_until_ms > 0 AND owner = $2",
+                                 {job, owner, pg::IntText(lease_until_ms)})
+                              .status());
+    // A gateway's claimed marks are leases too (pg_state_store_gateway.cc).
     return c
-        .Exec("UPDATE objects SET lease_until_ms = $3 "
-              "WHERE job = $1 AND lease_until_ms > 0 AND owner = $2",
+        .Exec("UPDATE gateway_keys SET lease_until_ms = $3 WHERE job = $1 AND "
+              "mark = 'claimed' AND owner = $2",
               {job, owner, pg::IntText(lease_until_ms)})
         .status();
   });
@@ -226,6 +231,19 @@ Result<std::vector<DeadLetter>> PgStateStore::ListDeadLetters(const std::string&
 
 Result<int64_t> PgStateStore::RequeueDeadLetters(const std::string& job) {
   return RunTxn([&](Conn& c) -> Result<int64_t> {
+    // A key written or deleted through a gateway since it failed is the
+    // user's now: out of the queue, counted skipped, never copied over.
+    FERRY_ASSIGN_OR_RETURN(
+        Rows gone, c.Exec("WITH d AS (DELETE FROM dlq WHERE job = $1 AND key IN (SELECT key FROM "
+                          "gateway_keys WHERE job = $1 AND mark IN ('written', 'deleted')) "
+                          "RETURNING 1) SELECT count(*) FROM d",
+                          {job}));
+    if (const int64_t superseded = gone.Int(0, 0); superseded > 0) {
+      FERRY_RETURN_IF_ERROR(c.Exec("UPDATE jobs SET skipped = skipped + $2, failed = failed - $2 "
+                                   "WHERE id = $1",
+                                   {job, pg::IntText(superseded)})
+                                .status());
+    }
     // One statement, so the rows moved are exactly the rows deleted: a
     // dead letter a worker adds meanwhile is either moved or left whole.
     // The last error stays, for the next attempt's logs.
@@ -358,7 +376,8 @@ Result<int64_t> PgStateStore::CountRows(const std::string& job) {
     FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec("SELECT (SELECT COUNT(*) FROM objects WHERE job = $1) + "
                                           "(SELECT COUNT(*) FROM dlq WHERE job = $1) + "
                                           "(SELECT COUNT(*) FROM uploads WHERE job = $1) + "
-                                          "(SELECT COUNT(*) FROM parts WHERE job = $1)",
+                                          "(SELECT COUNT(*) FROM parts WHERE job = $1) + "
+                                          "(SELECT COUNT(*) FROM gateway_keys WHERE job = $1)",
                                           {job}));
     return r.Int(0, 0);
   });

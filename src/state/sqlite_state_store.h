@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "state/key_marks.h"
 #include "state/sqlite_db.h"
 #include "state/state_store.h"
 
@@ -109,12 +110,6 @@ class SqliteStateStore : public StateStore {
   Result<JobRecord> ReadJobLocked(const std::string& id);
   Status InsertShardLocked(const std::string& job, const ShardRecord& s);
   Result<std::vector<ShardRecord>> ReadShardsLocked(const std::string& job);
-  // A listed key that has a gateway mark (KeyMark): enqueued leased to the
-  // mark's owner (kClaimed), or counted once and not enqueued (a final
-  // mark). Returns whether it was handled; adds to the counts.
-  struct ListedMarkCounts {
-    int64_t enqueued = 0, listed = 0, transferred = 0, skipped = 0, bytes = 0;
-  };
   // ClaimKey's decision (`write`: and its changes) inside the caller's
   // transaction.
   Result<KeyClaim> ClaimKeyLocked(const std::string& job, const std::string& key,
@@ -123,6 +118,9 @@ class SqliteStateStore : public StateStore {
   Result<int64_t> EnqueueLocked(const std::string& job, const std::vector<ListedObject>& objects,
                                 bool relist);
   Result<bool> HasMarksLocked(const std::string& job);
+  // A listed key that has a gateway mark (KeyMark): enqueued leased to the
+  // mark's owner (kClaimed), or counted once and not enqueued (a final
+  // mark). Returns whether it was handled; adds to the counts.
   Result<bool> ApplyMarkLocked(const std::string& job, const ListedObject& o,
                                ListedMarkCounts& counts);
   Status DeleteUploadRowsLocked(const std::string& job, const std::string& key);

@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "state/key_marks.h"
 #include "state/sqlite_state_store.h"
 
 namespace ferry::state {
@@ -12,71 +13,44 @@ namespace {
 using sqlite::Stmt;
 using sqlite::Txn;
 
-std::optional<KeyMark> MarkFromString(const std::string& s) {
-  for (KeyMark m : {KeyMark::kClaimed, KeyMark::kCopied, KeyMark::kWritten, KeyMark::kDeleted}) {
-    if (s == ToString(m)) return m;
-  }
-  return std::nullopt;
-}
-
-struct MarkRow {
-  KeyMark mark = KeyMark::kClaimed;
-  std::string owner;
-  int64_t lease_until_ms = 0;
-  uint64_t size = 0;
-  std::string etag;
-  bool counted = false;
-};
-
-struct ObjectRow {
-  ListedObject object;
-  std::string owner;
-  int64_t lease_until_ms = 0;
-};
-
-bool HeldByOther(const std::string& holder, int64_t lease_until_ms, const std::string& owner,
-                 int64_t now_ms) {
-  return !holder.empty() && holder != owner && lease_until_ms > now_ms;
-}
-
-Result<std::optional<MarkRow>> ReadMark(sqlite::Db& db, const std::string& job,
+Result<std::optional<StoredMark>> ReadMark(sqlite::Db& db, const std::string& job,
                                         const std::string& key) {
   FERRY_ASSIGN_OR_RETURN(Stmt st,
                          db.Prepare("SELECT mark, owner, lease_until_ms, size, etag, counted "
                                     "FROM gateway_keys WHERE job = ? AND key = ?"));
   FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(job, key).Step());
-  if (!row) return std::optional<MarkRow>();
-  auto mark = MarkFromString(st.Text(0));
+  if (!row) return std::optional<StoredMark>();
+  auto mark = KeyMarkFromString(st.Text(0));
   if (!mark) {
     return Status::Corruption("state: key " + key + " of job " + job + " has an unknown mark '" +
                               st.Text(0) + "'")
         .set_retryable(false);
   }
-  MarkRow m;
+  StoredMark m;
   m.mark = *mark;
   m.owner = st.Text(1);
   m.lease_until_ms = st.Int(2);
   m.size = static_cast<uint64_t>(std::max<int64_t>(0, st.Int(3)));
   m.etag = st.Text(4);
   m.counted = st.Int(5) != 0;
-  return std::optional<MarkRow>(std::move(m));
+  return std::optional<StoredMark>(std::move(m));
 }
 
-Result<std::optional<ObjectRow>> ReadObject(sqlite::Db& db, const std::string& job,
+Result<std::optional<KeyRow>> ReadObject(sqlite::Db& db, const std::string& job,
                                             const std::string& key) {
   FERRY_ASSIGN_OR_RETURN(Stmt st,
                          db.Prepare("SELECT size, etag, last_modified_ms, owner, lease_until_ms "
                                     "FROM objects WHERE job = ? AND key = ?"));
   FERRY_ASSIGN_OR_RETURN(bool row, st.Bind(job, key).Step());
-  if (!row) return std::optional<ObjectRow>();
-  ObjectRow r;
+  if (!row) return std::optional<KeyRow>();
+  KeyRow r;
   r.object.key = key;
   r.object.size = static_cast<uint64_t>(std::max<int64_t>(0, st.Int(0)));
   r.object.etag = st.Text(1);
   r.object.last_modified_ms = st.Int(2);
   r.owner = st.Text(3);
   r.lease_until_ms = st.Int(4);
-  return std::optional<ObjectRow>(std::move(r));
+  return std::optional<KeyRow>(std::move(r));
 }
 
 Status UpsertMark(sqlite::Db& db, const std::string& job, const std::string& key, KeyMark mark,
@@ -94,28 +68,6 @@ Status UpsertMark(sqlite::Db& db, const std::string& job, const std::string& key
       .Bind(job, key, ToString(mark), owner, lease_until_ms, static_cast<int64_t>(size), etag,
             counted ? 1 : 0, now_ms)
       .Run();
-}
-
-// Whether `key` lies beyond where its range shard's listing has reached.
-// Ranged shards tile the job's key space (state_store.h ShardRecord); with
-// any prefix shard nothing can be told.
-Result<bool> Unlisted(sqlite::Db& db, const std::string& job, const std::string& key) {
-  FERRY_ASSIGN_OR_RETURN(Stmt st,
-                         db.Prepare("SELECT ranged, done, lower, upper, cursor, prefix FROM shards "
-                                    "WHERE job = ?"));
-  st.Bind(job);
-  bool unlisted = false, known = true;
-  for (;;) {
-    FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    if (st.Int(0) == 0) known = false;
-    if (!known) continue;
-    const std::string lower = st.Text(2), upper = st.Text(3), cursor = st.Text(4);
-    if (key.compare(0, st.Text(5).size(), st.Text(5)) != 0) continue;
-    if (key <= lower || (!upper.empty() && key > upper)) continue;
-    unlisted = st.Int(1) == 0 && key > std::max(lower, cursor);
-  }
-  return known && unlisted;
 }
 
 }  // namespace
@@ -149,13 +101,7 @@ Result<bool> SqliteStateStore::ApplyMarkLocked(const std::string& job, const Lis
     return true;
   }
   if (mark->counted) return true;  // in the counters already
-  ++counts.listed;
-  if (mark->mark == KeyMark::kCopied) {
-    ++counts.transferred;
-    counts.bytes += static_cast<int64_t>(mark->size);
-  } else {
-    ++counts.skipped;
-  }
+  counts.CountFinal(*mark);
   FERRY_ASSIGN_OR_RETURN(
       Stmt st, db_->Prepare("UPDATE gateway_keys SET counted = 1 WHERE job = ? AND key = ?"));
   FERRY_RETURN_IF_ERROR(st.Bind(job, o.key).Run());
@@ -190,47 +136,23 @@ Result<KeyClaim> SqliteStateStore::ClaimKeyLocked(const std::string& job, const 
                                                   const std::string& owner, int64_t now_ms,
                                                   int64_t lease_until_ms, bool insert, bool write) {
   FERRY_ASSIGN_OR_RETURN(JobRecord rec, ReadJobLocked(job));
-  KeyClaim claim;
+  FERRY_ASSIGN_OR_RETURN(auto row, ReadObject(*db_, job, key));
+  FERRY_ASSIGN_OR_RETURN(auto mark, ReadMark(*db_, job, key));
+  KeyClaim claim = DecideKeyClaim(row, mark, owner, now_ms, insert);
   claim.listing_done = rec.listing_done;
   claim.state = rec.state;
   if (!rec.listing_done) {
-    FERRY_ASSIGN_OR_RETURN(claim.unlisted, Unlisted(*db_, job, key));
+    FERRY_ASSIGN_OR_RETURN(std::vector<ShardRecord> shards, ReadShardsLocked(job));
+    claim.unlisted = KeyUnlisted(shards, key);
   }
-  FERRY_ASSIGN_OR_RETURN(auto row, ReadObject(*db_, job, key));
-  FERRY_ASSIGN_OR_RETURN(auto mark, ReadMark(*db_, job, key));
-  if (row) {
-    if (HeldByOther(row->owner, row->lease_until_ms, owner, now_ms)) {
-      claim.kind = KeyClaim::Kind::kBusy;
-      return claim;
-    }
-    claim.kind = KeyClaim::Kind::kClaimed;
-    claim.from_row = true;
-    claim.object = row->object;
-    if (!write) return claim;
+  if (claim.kind != KeyClaim::Kind::kClaimed || !write) return claim;
+  if (claim.from_row) {
     FERRY_ASSIGN_OR_RETURN(Stmt st,
                            db_->Prepare("UPDATE objects SET owner = ?, lease_until_ms = ?, "
                                         "claims = claims + 1 WHERE job = ? AND key = ?"));
     FERRY_RETURN_IF_ERROR(st.Bind(owner, lease_until_ms, job, key).Run());
-    if (mark && mark->mark == KeyMark::kClaimed) {
-      FERRY_RETURN_IF_ERROR(UpsertMark(*db_, job, key, KeyMark::kClaimed, owner, lease_until_ms, 0,
-                                       "", mark->counted, now_ms));
-    }
-    return claim;
+    if (!mark || mark->mark != KeyMark::kClaimed) return claim;
   }
-  if (mark && mark->mark != KeyMark::kClaimed) {
-    claim.kind = KeyClaim::Kind::kRecorded;
-    claim.mark = mark->mark;
-    claim.size = mark->size;
-    claim.etag = mark->etag;
-    return claim;
-  }
-  if (mark && HeldByOther(mark->owner, mark->lease_until_ms, owner, now_ms)) {
-    claim.kind = KeyClaim::Kind::kBusy;
-    return claim;
-  }
-  if (!mark && !insert) return claim;  // kNone
-  claim.kind = KeyClaim::Kind::kClaimed;
-  if (!write) return claim;
   FERRY_RETURN_IF_ERROR(UpsertMark(*db_, job, key, KeyMark::kClaimed, owner, lease_until_ms, 0, "",
                                    mark && mark->counted, now_ms));
   return claim;
@@ -248,17 +170,7 @@ Result<bool> SqliteStateStore::MarkKey(const std::string& job, const std::string
   FERRY_RETURN_IF_ERROR(ReadJobLocked(job).status());
   FERRY_ASSIGN_OR_RETURN(auto row, ReadObject(*db_, job, key));
   FERRY_ASSIGN_OR_RETURN(auto old, ReadMark(*db_, job, key));
-  if (row && HeldByOther(row->owner, row->lease_until_ms, owner, now_ms)) return false;
-  if (old && old->mark == KeyMark::kClaimed &&
-      HeldByOther(old->owner, old->lease_until_ms, owner, now_ms)) {
-    return false;
-  }
-  // A copy never replaces what a client wrote or deleted meanwhile (a copy
-  // whose claim lapsed and was taken by a write).
-  if (mark == KeyMark::kCopied && old && old->mark != KeyMark::kClaimed &&
-      old->mark != KeyMark::kCopied) {
-    return false;
-  }
+  if (!MayMarkKey(row, old, owner, mark, now_ms)) return false;
   bool counted = old && old->counted;
   if (row) {
     FERRY_ASSIGN_OR_RETURN(Stmt st, db_->Prepare("DELETE FROM objects WHERE job = ? AND key = ?"));
@@ -315,7 +227,7 @@ Result<std::map<std::string, KeyMark>> SqliteStateStore::KeyMarks(
     st.Bind(job, key);
     FERRY_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) continue;
-    if (auto m = MarkFromString(st.Text(0))) marks[key] = *m;
+    if (auto m = KeyMarkFromString(st.Text(0))) marks[key] = *m;
     FERRY_RETURN_IF_ERROR(st.Run());
   }
   return marks;

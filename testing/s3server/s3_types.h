@@ -84,7 +84,7 @@ struct UploadInfo {
 struct CompletedPart {
   int number = 0;
   std::string etag;      // as sent; quotes are ignored when comparing
-  std::string checksum;  // Checksum<ALG> as sent, "" when absent
+  std::string checksum = {};  // Checksum<ALG> as sent, "" when absent
 };
 
 struct BucketInfo {

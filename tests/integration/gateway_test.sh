@@ -41,7 +41,7 @@ one_line_error "unknown job" "no job nope" --job nope --state "$STATE" --credent
 printf 'onlyakey\n' >"$TMP/bad.keys"
 one_line_error "bad credentials" "line 1: expected ACCESS_KEY_ID SECRET_ACCESS_KEY" --job "$JOB" \
   --state "$STATE" --credentials "$TMP/bad.keys"
-one_line_error "PostgreSQL state" "SQLite state only" --job "$JOB" --state postgres://nowhere/db \
+one_line_error "unreachable PostgreSQL" "cannot connect to PostgreSQL" --job "$JOB" --state postgres://nowhere/db \
   --credentials "$TMP/gw.keys"
 one_line_error "bad size" "--inline-limit" --job "$JOB" --state "$STATE" --credentials "$TMP/gw.keys" \
   --inline-limit lots
