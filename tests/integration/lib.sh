@@ -57,11 +57,11 @@ wait_port() {  # wait_port PORT: until something listens there (10 s at most)
 start_test_s3() {
   local pf="$TMP/test-s3.port.$RANDOM"
   "$TEST_S3" --listen "${TEST_S3_LISTEN:-127.0.0.1:0}" --port-file "$pf" --bucket bkt \
-      --access-key "$TEST_KEY" --secret-key "$TEST_SECRET" "$@" >"$TMP/test-s3.log" 2>&1 &
+      --access-key "$TEST_KEY" --secret-key "$TEST_SECRET" "$@" >"${TEST_S3_LOG:-$TMP/test-s3.log}" 2>&1 &
   PIDS+=($!)
   local i
   for i in $(seq 1 100); do [ -s "$pf" ] && break; sleep 0.1; done
-  [ -s "$pf" ] || { cat "$TMP/test-s3.log" >&2; fail "test S3 server did not start"; }
+  [ -s "$pf" ] || { cat "${TEST_S3_LOG:-$TMP/test-s3.log}" >&2; fail "test S3 server did not start"; }
   S3_PORT=$(cat "$pf")
   S3_URL="http://127.0.0.1:$S3_PORT"
   wait_port "$S3_PORT"
