@@ -74,7 +74,8 @@ TEST(PgSchema, AnOlderDatabaseGetsOnlyTheMissingMigrations) {
   auto c = Connect(db);
   ASSERT_TRUE(c);
   ASSERT_TRUE(MigrateSchema(*c).ok());
-  ASSERT_TRUE(c->ExecScript("DROP TABLE job_live; DROP TABLE archived_jobs; DROP TABLE archived_dlq; "
+  ASSERT_TRUE(c->ExecScript("DROP TABLE gateway_keys; DROP TABLE job_live; "
+                            "DROP TABLE archived_jobs; DROP TABLE archived_dlq; "
                             "DROP INDEX objects_unowned; ALTER TABLE objects DROP COLUMN force; "
                             "ALTER TABLE shards DROP COLUMN ranged, DROP COLUMN lower, "
                             "DROP COLUMN upper, DROP COLUMN cursor, DROP COLUMN relist; "
