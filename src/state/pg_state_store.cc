@@ -98,8 +98,9 @@ struct ResultRow {
   bool Bool(int c) const { return r.Bool(i, c); }
 };
 
-Result<JobRecord> JobFromRow(const Rows& r, int i) { return state::JobFromRow(ResultRow{r, i}, "PostgreSQL state"); }
-
+Result<JobRecord> JobFromRow(const Rows& r, int i) {
+  return state::JobFromRow(ResultRow{r, i}, "PostgreSQL state");
+}
 
 }  // namespace
 
@@ -117,13 +118,15 @@ Status PgStateStore::CreateJob(const JobRecord& job, const std::vector<ShardReco
   for (const ShardRecord& s : all) listing_done = listing_done && s.done;
   return RunTxn([&](Conn& c) -> Status {
     FERRY_ASSIGN_OR_RETURN(Rows old, c.Exec("SELECT 1 FROM archived_jobs WHERE id = $1", {job.id}));
-    if (old.size() > 0) return Status::AlreadyExists("job " + job.id + " already exists (archived)");
+    if (old.size() > 0)
+      return Status::AlreadyExists("job " + job.id + " already exists (archived)");
     // Counters start at zero: they count what this store saw happen.
     FERRY_ASSIGN_OR_RETURN(
         Rows ins,
         c.Exec(kPgJobSql.insert,
-               {job.id, job.src, job.dst, job.spec, ToString(job.state), pg::IntText(job.created_ms),
-                pg::IntText(job.started_ms), pg::IntText(job.finished_ms), std::to_string(job.run_seconds),
+               {job.id, job.src, job.dst, job.spec, ToString(job.state),
+                pg::IntText(job.created_ms), pg::IntText(job.started_ms),
+                pg::IntText(job.finished_ms), std::to_string(job.run_seconds),
                 pg::BoolText(listing_done), job.runner, pg::IntText(job.runner_until_ms)}));
     if (ins.affected() == 0) return Status::AlreadyExists("job " + job.id + " already exists");
     return InsertShards(c, job.id, all);
@@ -207,7 +210,8 @@ Status PgStateStore::ArchiveJob(const std::string& id, int64_t now_ms) {
           // later (--delete, verify --fix, dlq --retry, a gateway after a
           // failed job) must still leave them alone. Claims and copies are
           // done with.
-          "DELETE FROM gateway_keys WHERE job = $1 AND mark IN ('claimed', 'copied')",
+          "DELETE FROM gateway_keys WHERE job = $1 AND key IN (SELECT key FROM gateway_keys "
+          "WHERE job = $1 AND mark IN ('claimed', 'copied') ORDER BY key FOR UPDATE)",
           "DELETE FROM jobs WHERE id = $1"}) {
       FERRY_RETURN_IF_ERROR(c.Exec(sql, {id}).status());
     }
@@ -225,9 +229,9 @@ Status PgStateStore::RestoreJob(const std::string& id) {
                     "job " + id + " was archived with keys pending; they are gone");
     }
     FERRY_RETURN_IF_ERROR(c.Exec(kPgJobSql.restore, {id}).status());
-    for (const char* sql : {"INSERT INTO dlq SELECT * FROM archived_dlq WHERE job = $1",
-                            "DELETE FROM archived_dlq WHERE job = $1",
-                            "DELETE FROM archived_jobs WHERE id = $1"}) {
+    for (const char* sql :
+         {"INSERT INTO dlq SELECT * FROM archived_dlq WHERE job = $1",
+          "DELETE FROM archived_dlq WHERE job = $1", "DELETE FROM archived_jobs WHERE id = $1"}) {
       FERRY_RETURN_IF_ERROR(c.Exec(sql, {id}).status());
     }
     return Status::Ok();
@@ -241,21 +245,20 @@ Status PgStateStore::AcquireJob(const std::string& id, const std::string& runner
     // One statement: the holder test runs under the row lock, on the
     // newest version of the row. A new run is not finished (any more);
     // started_ms is kept from the first run.
-    FERRY_ASSIGN_OR_RETURN(
-        Rows r, c.Exec("UPDATE jobs SET runner = $2, runner_until_ms = $3, state = $4, "
-                       "finished_ms = 0, started_ms = CASE WHEN started_ms = 0 THEN $5 "
-                       "ELSE started_ms END WHERE id = $1 AND ($6 OR runner = '' OR "
-                       "runner = $2 OR runner_until_ms <= $5)",
-                       {id, runner, pg::IntText(until_ms), ToString(JobState::kRunning), pg::IntText(now_ms),
-                        pg::BoolText(force)}));
+    FERRY_ASSIGN_OR_RETURN(Rows r,
+                           c.Exec("UPDATE jobs SET runner = $2, runner_until_ms = $3, state = $4, "
+                                  "finished_ms = 0, started_ms = CASE WHEN started_ms = 0 THEN $5 "
+                                  "ELSE started_ms END WHERE id = $1 AND ($6 OR runner = '' OR "
+                                  "runner = $2 OR runner_until_ms <= $5)",
+                                  {id, runner, pg::IntText(until_ms), ToString(JobState::kRunning),
+                                   pg::IntText(now_ms), pg::BoolText(force)}));
     if (r.affected() == 1) return Status::Ok();
     FERRY_ASSIGN_OR_RETURN(JobRecord job, ReadJob(c, id));
     return JobHeldError(id, job.runner, job.runner_until_ms, now_ms);
   });
 }
 
-Status PgStateStore::RenewJob(const std::string& id, const std::string& runner,
-                              int64_t until_ms) {
+Status PgStateStore::RenewJob(const std::string& id, const std::string& runner, int64_t until_ms) {
   return Run([&](Conn& c) -> Status {
     FERRY_ASSIGN_OR_RETURN(
         Rows r, c.Exec("UPDATE jobs SET runner_until_ms = $3 WHERE id = $1 AND runner = $2 "
@@ -274,15 +277,15 @@ Status PgStateStore::SetJobState(const std::string& id, JobState state, int64_t 
                                  double add_run_seconds, bool release) {
   const bool final = IsFinal(state);
   return RunTxn([&](Conn& c) -> Status {
-    FERRY_ASSIGN_OR_RETURN(
-        Rows r, c.Exec("UPDATE jobs SET state = $2, "
-                       "finished_ms = CASE WHEN $3 THEN $4 ELSE finished_ms END, "
-                       "run_seconds = run_seconds + $5, "
-                       "runner = CASE WHEN $6 THEN '' ELSE runner END, "
-                       "runner_until_ms = CASE WHEN $6 THEN 0 ELSE runner_until_ms END "
-                       "WHERE id = $1",
-                       {id, ToString(state), pg::BoolText(final), pg::IntText(now_ms),
-                        std::to_string(add_run_seconds), pg::BoolText(release)}));
+    FERRY_ASSIGN_OR_RETURN(Rows r,
+                           c.Exec("UPDATE jobs SET state = $2, "
+                                  "finished_ms = CASE WHEN $3 THEN $4 ELSE finished_ms END, "
+                                  "run_seconds = run_seconds + $5, "
+                                  "runner = CASE WHEN $6 THEN '' ELSE runner END, "
+                                  "runner_until_ms = CASE WHEN $6 THEN 0 ELSE runner_until_ms END "
+                                  "WHERE id = $1",
+                                  {id, ToString(state), pg::BoolText(final), pg::IntText(now_ms),
+                                   std::to_string(add_run_seconds), pg::BoolText(release)}));
     if (r.affected() == 0) return Status::NotFound("no job " + id);
     if (state != JobState::kCompleted) return Status::Ok();
     // A completed job lists nothing again: its shards' tokens are of no

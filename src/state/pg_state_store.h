@@ -141,6 +141,13 @@ class PgStateStore : public StateStore {
   static Result<std::vector<ShardRecord>> ReadShards(pg::Conn& c, const std::string& job,
                                                      bool lock);
 
+  // Locks the job's shard rows whose prefix `key` starts with (every one
+  // without `key`), so no list page of them commits, and no shard is added
+  // over the key, before the caller's transaction ends: FOR SHARE for a
+  // gateway's change of one key, FOR UPDATE (`exclusive`: no gateway
+  // changes a key meanwhile either) for a requeue of many.
+  static Status LockShards(pg::Conn& c, const std::string& job, const std::string* key,
+                           bool exclusive);
   // The gateway's marks (pg_state_store_gateway.cc), in the caller's
   // transaction.
   static Result<KeyClaim> ClaimKeyIn(pg::Conn& c, const std::string& job, const std::string& key,

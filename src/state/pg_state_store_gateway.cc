@@ -5,11 +5,12 @@
 //
 // Several gateways and workers, in several processes, share the job here,
 // so each decision is taken under row locks, always in one order: the
-// job's shard rows (FOR SHARE: a list page's commit, which takes its shard
-// FOR UPDATE, and a gateway's change of a key never interleave, so a key
-// is either enqueued or marked, never both unseen), then the key's mark,
-// then its object row, then the jobs row (the order Finish and
-// CommitListPage take theirs in too).
+// shard rows that cover the key (FOR SHARE, LockShards: a list page's
+// commit, which takes its shard FOR UPDATE, and a gateway's change of a
+// key never interleave, so a key is either enqueued or marked, never both
+// unseen), then the key's mark, then its object row, then the jobs row
+// (the order Finish and CommitListPage take theirs in too). Statements
+// that change several marks lock them in key order first.
 
 #include <map>
 
@@ -22,10 +23,6 @@ using pg::Conn;
 using pg::Rows;
 
 namespace {
-
-Status LockShards(Conn& c, const std::string& job) {
-  return c.Exec("SELECT 1 FROM shards WHERE job = $1 ORDER BY shard FOR SHARE", {job}).status();
-}
 
 Result<std::optional<StoredMark>> ReadMark(Conn& c, const std::string& job, const std::string& key,
                                            bool lock) {
@@ -89,14 +86,51 @@ Status UpsertMark(Conn& c, const std::string& job, const std::string& key, KeyMa
       .status();
 }
 
+// The shards whose prefix `key` starts with (every shard without `key`).
+std::vector<int64_t> Covering(const Rows& shards, const std::string* key) {
+  std::vector<int64_t> ids;
+  for (int i = 0; i < shards.size(); ++i) {
+    const std::string prefix = shards.Text(i, 1);
+    if (key == nullptr || key->compare(0, prefix.size(), prefix) == 0) {
+      ids.push_back(shards.Int(i, 0));
+    }
+  }
+  return ids;
+}
+
 }  // namespace
+
+Status PgStateStore::LockShards(Conn& c, const std::string& job, const std::string* key,
+                                bool exclusive) {
+  constexpr const char* kShards = "SELECT shard, prefix FROM shards WHERE job = $1 ORDER BY shard";
+  FERRY_ASSIGN_OR_RETURN(Rows first, c.Exec(kShards, {job}));
+  std::vector<int64_t> ids = Covering(first, key);
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    FERRY_RETURN_IF_ERROR(c.Exec(exclusive ? "SELECT 1 FROM shards WHERE job = $1 AND "
+                                             "shard = ANY($2::int[]) ORDER BY shard FOR UPDATE"
+                                           : "SELECT 1 FROM shards WHERE job = $1 AND "
+                                             "shard = ANY($2::int[]) ORDER BY shard FOR SHARE",
+                                 {job, pg::IntArray(ids)})
+                              .status());
+    // Waiting for a lock may have let a split, a page that adds prefix
+    // shards, or a fallback commit: the shards that statement's snapshot
+    // did not see are not locked. The same set read again means every
+    // shard that covers the key is locked, and none can be added before
+    // this transaction ends (adding one locks a shard held here).
+    FERRY_ASSIGN_OR_RETURN(Rows again, c.Exec(kShards, {job}));
+    std::vector<int64_t> now = Covering(again, key);
+    if (now == ids) return Status::Ok();
+    ids = std::move(now);
+  }
+  return Status::Timeout("state: the shards of job " + job + " kept changing").set_retryable(true);
+}
 
 // ClaimKey's decision, and with `lock` its changes, in the caller's
 // transaction.
 Result<KeyClaim> PgStateStore::ClaimKeyIn(Conn& c, const std::string& job, const std::string& key,
                                           const std::string& owner, int64_t now_ms,
                                           int64_t lease_until_ms, bool insert, bool lock) {
-  if (lock) FERRY_RETURN_IF_ERROR(LockShards(c, job));
+  if (lock) FERRY_RETURN_IF_ERROR(LockShards(c, job, &key, false));
   FERRY_ASSIGN_OR_RETURN(JobRecord rec, ReadJob(c, job));
   FERRY_ASSIGN_OR_RETURN(auto mark, ReadMark(c, job, key, lock));
   FERRY_ASSIGN_OR_RETURN(auto row, ReadRow(c, job, key, lock));
@@ -157,7 +191,7 @@ Result<bool> PgStateStore::MarkKey(const std::string& job, const std::string& ke
     return Status::InvalidArgument("MarkKey takes a final mark, not claimed");
   }
   return RunTxn([&](Conn& c) -> Result<bool> {
-    FERRY_RETURN_IF_ERROR(LockShards(c, job));
+    FERRY_RETURN_IF_ERROR(LockShards(c, job, &key, false));
     FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
     FERRY_ASSIGN_OR_RETURN(auto old, ReadMark(c, job, key, true));
     FERRY_ASSIGN_OR_RETURN(auto row, ReadRow(c, job, key, true));
@@ -186,7 +220,7 @@ Result<bool> PgStateStore::MarkKey(const std::string& job, const std::string& ke
 Status PgStateStore::ReleaseKey(const std::string& job, const std::string& key,
                                 const std::string& owner) {
   return RunTxn([&](Conn& c) -> Status {
-    FERRY_RETURN_IF_ERROR(LockShards(c, job));
+    FERRY_RETURN_IF_ERROR(LockShards(c, job, &key, false));
     // An uncounted claim goes; a counted one (its key was in the counters
     // before) stays, unowned.
     FERRY_RETURN_IF_ERROR(
@@ -226,7 +260,10 @@ Status PgStateStore::RecordKey(const std::string& job, const std::string& key, K
   if (mark != KeyMark::kWritten && mark != KeyMark::kDeleted) {
     return Status::InvalidArgument("RecordKey takes a client's write or delete");
   }
-  return Run([&](Conn& c) {
+  return RunTxn([&](Conn& c) -> Status {
+    // A requeue of the job's keys (dlq --retry, verify --fix) waits, and
+    // sees this mark.
+    FERRY_RETURN_IF_ERROR(LockShards(c, job, &key, false));
     return c
         .Exec(
             "INSERT INTO gateway_keys(job, key, mark, owner, lease_until_ms, size, etag, "
@@ -255,8 +292,14 @@ Result<ListedMarkCounts> PgStateStore::ApplyListedMarks(Conn& c, const std::stri
                      {job, pg::TextArray(page.keys)}));
   std::map<std::string, StoredMark> marks;
   for (int i = 0; i < r.size(); ++i) {
+    auto mark = KeyMarkFromString(r.Text(i, 1));
+    if (!mark) {
+      return Status::Corruption("state: key " + r.Text(i, 0) + " of job " + job +
+                                " has an unknown mark '" + r.Text(i, 1) + "'")
+          .set_retryable(false);
+    }
     StoredMark m;
-    m.mark = KeyMarkFromString(r.Text(i, 1)).value_or(KeyMark::kCopied);
+    m.mark = *mark;
     m.owner = r.Text(i, 2);
     m.lease_until_ms = r.Int(i, 3);
     m.size = static_cast<uint64_t>(std::max<int64_t>(0, r.Int(i, 4)));

@@ -13,7 +13,6 @@ using pg::Rows;
 
 namespace {
 
-
 // The shards columns in ShardFromRow's order, spliced into the statements
 // at compile time.
 #define FERRY_SHARD_COLUMNS \
@@ -85,8 +84,8 @@ Status PgStateStore::InsertShards(Conn& c, const std::string& job,
   return c
       .Exec("INSERT INTO shards(job, " FERRY_SHARD_COLUMNS
             ") SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], "
-                "$6::text[], $7::boolean[], $8::boolean[], $9::text[], $10::text[], $11::text[], "
-                "$12::boolean[])",
+            "$6::text[], $7::boolean[], $8::boolean[], $9::text[], $10::text[], $11::text[], "
+            "$12::boolean[])",
             {job, pg::IntArray(number), pg::TextArray(prefix), pg::TextArray(delimiter),
              pg::IntArray(seq), pg::TextArray(token), pg::BoolArray(done), pg::BoolArray(ranged),
              pg::TextArray(lower), pg::TextArray(upper), pg::TextArray(cursor),
@@ -97,11 +96,11 @@ Status PgStateStore::InsertShards(Conn& c, const std::string& job,
 Result<std::vector<ShardRecord>> PgStateStore::ReadShards(Conn& c, const std::string& job,
                                                           bool lock) {
   FERRY_ASSIGN_OR_RETURN(
-      Rows r, c.Exec(lock ? "SELECT " FERRY_SHARD_COLUMNS
-                            " FROM shards WHERE job = $1 ORDER BY shard FOR UPDATE"
-                          : "SELECT " FERRY_SHARD_COLUMNS
-                            " FROM shards WHERE job = $1 ORDER BY shard",
-                     {job}));
+      Rows r,
+      c.Exec(lock ? "SELECT " FERRY_SHARD_COLUMNS
+                    " FROM shards WHERE job = $1 ORDER BY shard FOR UPDATE"
+                  : "SELECT " FERRY_SHARD_COLUMNS " FROM shards WHERE job = $1 ORDER BY shard",
+             {job}));
   std::vector<ShardRecord> shards;
   for (int i = 0; i < r.size(); ++i) shards.push_back(ShardFromRow(r, i));
   if (shards.empty()) FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
@@ -125,8 +124,9 @@ Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
                          "cursor = CASE WHEN $7 = '' THEN cursor ELSE $7 END "
                          "WHERE job = $1 AND shard = $2 AND seq = $3 - 1 AND upper = $6 "
                          "RETURNING relist",
-                         {job, pg::IntText(page.shard), pg::IntText(page.seq), page.done ? "" : page.next_token,
-                          pg::BoolText(page.done), page.upper, page.cursor}));
+                         {job, pg::IntText(page.shard), pg::IntText(page.seq),
+                          page.done ? "" : page.next_token, pg::BoolText(page.done), page.upper,
+                          page.cursor}));
     if (adv.size() == 0) {
       FERRY_ASSIGN_OR_RETURN(Rows has, c.Exec("SELECT 1 FROM shards WHERE job = $1 AND shard = $2",
                                               {job, pg::IntText(page.shard)}));
@@ -148,8 +148,8 @@ Result<ListPageResult> PgStateStore::CommitListPage(const std::string& job,
                  "FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) AS u(k, s, e, m) "
                  "WHERE $6 = 0 OR NOT EXISTS(SELECT 1 FROM dlq WHERE job = $1 AND key = u.k) "
                  "ON CONFLICT(job, key) DO NOTHING",
-                 {job, pg::TextArray(cols.keys), pg::IntArray(cols.sizes), pg::TextArray(cols.etags),
-                  pg::IntArray(cols.times), relist ? "1" : "0"}));
+                 {job, pg::TextArray(cols.keys), pg::IntArray(cols.sizes),
+                  pg::TextArray(cols.etags), pg::IntArray(cols.times), relist ? "1" : "0"}));
       result.enqueued = ins.affected();
     }
     if (!page.new_shards.empty()) {
@@ -227,16 +227,19 @@ Result<ShardRecord> PgStateStore::FallBackToFlatListing(const std::string& job,
     FERRY_RETURN_IF_ERROR(InsertShards(c, job, {flat}));
     // What finished before is listed again: the counters start over from
     // what is left (state_store.h).
-    FERRY_RETURN_IF_ERROR(
-        c.Exec(flat.relist ? "UPDATE jobs SET listing_done = false, listed = failed, "
-                             "transferred = 0, skipped = 0, bytes = 0 WHERE id = $1"
-                           : "UPDATE jobs SET listing_done = false WHERE id = $1",
-               {job})
-            .status());
+    FERRY_RETURN_IF_ERROR(c.Exec(flat.relist
+                                     ? "UPDATE jobs SET listing_done = false, listed = failed, "
+                                       "transferred = 0, skipped = 0, bytes = 0 WHERE id = $1"
+                                     : "UPDATE jobs SET listing_done = false WHERE id = $1",
+                                 {job})
+                              .status());
     if (flat.relist) {
       // Marked keys are counted again when the relisting meets them.
       FERRY_RETURN_IF_ERROR(
-          c.Exec("UPDATE gateway_keys SET counted = false WHERE job = $1", {job}).status());
+          c.Exec("UPDATE gateway_keys SET counted = false WHERE job = $1 AND key IN "
+                 "(SELECT key FROM gateway_keys WHERE job = $1 ORDER BY key FOR UPDATE)",
+                 {job})
+              .status());
     }
     return flat;
   });
@@ -247,6 +250,9 @@ Result<int64_t> PgStateStore::RequeueKeys(const std::string& job,
   ListedColumns cols(objects);
   return RunTxn([&](Conn& c) -> Result<int64_t> {
     FERRY_RETURN_IF_ERROR(ReadJob(c, job).status());
+    // The shards first: a gateway's mark of one of these keys waits, and
+    // is seen below.
+    FERRY_RETURN_IF_ERROR(LockShards(c, job, nullptr, true));
     // A key written or deleted through a gateway differs from the source
     // on purpose: it is never requeued over.
     FERRY_ASSIGN_OR_RETURN(
@@ -284,10 +290,11 @@ Result<int64_t> PgStateStore::RequeueKeys(const std::string& job,
                {job, pg::TextArray(cols.keys), pg::IntArray(cols.sizes), pg::TextArray(cols.etags),
                 pg::IntArray(cols.times)}));
     const int64_t back = moved.Int(0, 0), added = ins.affected();
-    FERRY_RETURN_IF_ERROR(c.Exec("UPDATE jobs SET listed = listed + $2, pending = pending + $3, "
-                                 "failed = failed - $4 WHERE id = $1",
-                                 {job, pg::IntText(added), pg::IntText(added + back), pg::IntText(back)})
-                              .status());
+    FERRY_RETURN_IF_ERROR(
+        c.Exec("UPDATE jobs SET listed = listed + $2, pending = pending + $3, "
+               "failed = failed - $4 WHERE id = $1",
+               {job, pg::IntText(added), pg::IntText(added + back), pg::IntText(back)})
+            .status());
     return added + back;
   });
 }

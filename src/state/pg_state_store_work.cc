@@ -80,8 +80,8 @@ Result<std::vector<ClaimedObject>> PgStateStore::Claim(const std::string& job,
   std::vector<ClaimedObject> rows;
   if (max <= 0) return rows;
   FERRY_ASSIGN_OR_RETURN(Rows r, Run([&](Conn& c) {
-                           return c.Exec(kClaimSql, {job, pg::IntText(now_ms), pg::IntText(max), owner,
-                                                     pg::IntText(lease_until_ms)});
+                           return c.Exec(kClaimSql, {job, pg::IntText(now_ms), pg::IntText(max),
+                                                     owner, pg::IntText(lease_until_ms)});
                          }));
   for (int i = 0; i < r.size(); ++i) {
     ClaimedObject c;
@@ -110,11 +110,14 @@ Status PgStateStore::RenewLeases(const std::string& job, const std::string& owne
                                  "WHERE job = $1 AND lease_until_ms > 0 AND owner = $2",
                                  {job, owner, pg::IntText(lease_until_ms)})
                               .status());
-    // A gateway's claimed marks are leases too (pg_state_store_gateway.cc).
+    // A gateway's claimed marks are leases too (pg_state_store_gateway.cc),
+    // locked in key order as a list page locks its marks.
     return c
-        .Exec("UPDATE gateway_keys SET lease_until_ms = $3 WHERE job = $1 AND "
-              "mark = 'claimed' AND owner = $2",
-              {job, owner, pg::IntText(lease_until_ms)})
+        .Exec(
+            "UPDATE gateway_keys SET lease_until_ms = $3 WHERE job = $1 AND "
+            "mark = 'claimed' AND owner = $2 AND key IN (SELECT key FROM gateway_keys "
+            "WHERE job = $1 AND mark = 'claimed' AND owner = $2 ORDER BY key FOR UPDATE)",
+            {job, owner, pg::IntText(lease_until_ms)})
         .status();
   });
 }
@@ -182,15 +185,15 @@ Result<bool> PgStateStore::DeadLetterObject(const std::string& job, const std::s
   return RunTxn([&](Conn& c) -> Result<bool> {
     // The queue keeps the listed size, ETag and time, so a requeue restores
     // them.
-    FERRY_ASSIGN_OR_RETURN(
-        Rows gone, c.Exec("DELETE FROM objects WHERE job = $1 AND key = $2 AND owner = $3 "
-                          "AND lease_until_ms > 0 RETURNING size, etag, last_modified_ms",
-                          {job, entry.key, owner}));
+    FERRY_ASSIGN_OR_RETURN(Rows gone,
+                           c.Exec("DELETE FROM objects WHERE job = $1 AND key = $2 AND owner = $3 "
+                                  "AND lease_until_ms > 0 RETURNING size, etag, last_modified_ms",
+                                  {job, entry.key, owner}));
     if (gone.size() == 0) return false;
     // A stale entry for the key (see the overlap assumption) is replaced,
     // not counted again.
-    FERRY_ASSIGN_OR_RETURN(Rows already, c.Exec("SELECT 1 FROM dlq WHERE job = $1 AND key = $2",
-                                                {job, entry.key}));
+    FERRY_ASSIGN_OR_RETURN(
+        Rows already, c.Exec("SELECT 1 FROM dlq WHERE job = $1 AND key = $2", {job, entry.key}));
     FERRY_RETURN_IF_ERROR(
         c.Exec("INSERT INTO dlq(job, key, size, etag, last_modified_ms, reason, attempts, "
                "last_error, at_ms) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9) "
@@ -209,11 +212,11 @@ Result<bool> PgStateStore::DeadLetterObject(const std::string& job, const std::s
 
 Result<std::vector<DeadLetter>> PgStateStore::ListDeadLetters(const std::string& job) {
   return Run([&](Conn& c) -> Result<std::vector<DeadLetter>> {
-    FERRY_ASSIGN_OR_RETURN(
-        Rows r, c.Exec("SELECT key, size, reason, attempts, last_error, at_ms FROM dlq "
-                       "WHERE job = $1 UNION ALL SELECT key, size, reason, attempts, "
-                       "last_error, at_ms FROM archived_dlq WHERE job = $1 ORDER BY key",
-                       {job}));
+    FERRY_ASSIGN_OR_RETURN(Rows r,
+                           c.Exec("SELECT key, size, reason, attempts, last_error, at_ms FROM dlq "
+                                  "WHERE job = $1 UNION ALL SELECT key, size, reason, attempts, "
+                                  "last_error, at_ms FROM archived_dlq WHERE job = $1 ORDER BY key",
+                                  {job}));
     std::vector<DeadLetter> out;
     for (int i = 0; i < r.size(); ++i) {
       DeadLetter d;
@@ -231,6 +234,9 @@ Result<std::vector<DeadLetter>> PgStateStore::ListDeadLetters(const std::string&
 
 Result<int64_t> PgStateStore::RequeueDeadLetters(const std::string& job) {
   return RunTxn([&](Conn& c) -> Result<int64_t> {
+    // The shards first (a gateway's mark of a key waits, and is seen), the
+    // dead-letter and object rows, the job's row last.
+    FERRY_RETURN_IF_ERROR(LockShards(c, job, nullptr, true));
     // A key written or deleted through a gateway since it failed is the
     // user's now: out of the queue, counted skipped, never copied over.
     FERRY_ASSIGN_OR_RETURN(
@@ -238,12 +244,7 @@ Result<int64_t> PgStateStore::RequeueDeadLetters(const std::string& job) {
                           "gateway_keys WHERE job = $1 AND mark IN ('written', 'deleted')) "
                           "RETURNING 1) SELECT count(*) FROM d",
                           {job}));
-    if (const int64_t superseded = gone.Int(0, 0); superseded > 0) {
-      FERRY_RETURN_IF_ERROR(c.Exec("UPDATE jobs SET skipped = skipped + $2, failed = failed - $2 "
-                                   "WHERE id = $1",
-                                   {job, pg::IntText(superseded)})
-                                .status());
-    }
+    const int64_t superseded = gone.Int(0, 0);
     // One statement, so the rows moved are exactly the rows deleted: a
     // dead letter a worker adds meanwhile is either moved or left whole.
     // The last error stays, for the next attempt's logs.
@@ -257,7 +258,13 @@ Result<int64_t> PgStateStore::RequeueDeadLetters(const std::string& job) {
                        "SELECT (SELECT count(*) FROM d), (SELECT count(*) FROM i)",
                        {job}));
     const int64_t n = r.Int(0, 0);
-    if (n > 0) FERRY_RETURN_IF_ERROR(AddCounters(c, job, -n, r.Int(0, 1)));
+    if (n > 0 || superseded > 0) {
+      FERRY_RETURN_IF_ERROR(
+          c.Exec("UPDATE jobs SET skipped = skipped + $2, "
+                 "failed = failed - $2 - $3, pending = pending + $4 WHERE id = $1",
+                 {job, pg::IntText(superseded), pg::IntText(n), pg::IntText(r.Int(0, 1))})
+              .status());
+    }
     return n;
   });
 }
@@ -318,12 +325,11 @@ Status PgStateStore::SaveUpload(const std::string& job, const std::string& key,
                                 const UploadRecord& upload) {
   return RunTxn([&](Conn& c) -> Status {
     FERRY_RETURN_IF_ERROR(DeleteUploadRows(c, job, key));
-    FERRY_RETURN_IF_ERROR(
-        c.Exec("INSERT INTO uploads(job, key, upload_id, src_etag, part_size) "
-               "VALUES($1, $2, $3, $4, $5)",
-               {job, key, upload.upload_id, upload.src_etag,
-                pg::IntText(static_cast<int64_t>(upload.part_size))})
-            .status());
+    FERRY_RETURN_IF_ERROR(c.Exec("INSERT INTO uploads(job, key, upload_id, src_etag, part_size) "
+                                 "VALUES($1, $2, $3, $4, $5)",
+                                 {job, key, upload.upload_id, upload.src_etag,
+                                  pg::IntText(static_cast<int64_t>(upload.part_size))})
+                              .status());
     return UpsertParts(c, job, key, upload.parts);
   });
 }
@@ -342,16 +348,18 @@ Status PgStateStore::AddPart(const std::string& job, const std::string& key,
 
 Result<std::optional<UploadRecord>> PgStateStore::GetUpload(const std::string& job,
                                                             const std::string& key) {
-  return RunTxn([&](Conn& c) -> Result<std::optional<UploadRecord>> {
-    FERRY_ASSIGN_OR_RETURN(Rows ups, c.Exec("SELECT key, upload_id, src_etag, part_size "
-                                            "FROM uploads WHERE job = $1 AND key = $2",
-                                            {job, key}));
-    if (ups.size() == 0) return std::optional<UploadRecord>();
-    FERRY_ASSIGN_OR_RETURN(Rows parts, c.Exec("SELECT key, number, etag, size FROM parts "
-                                              "WHERE job = $1 AND key = $2 ORDER BY number",
-                                              {job, key}));
-    return std::optional<UploadRecord>(std::move(ReadUploads(ups, parts).front().second));
-  }, kSnapshot);
+  return RunTxn(
+      [&](Conn& c) -> Result<std::optional<UploadRecord>> {
+        FERRY_ASSIGN_OR_RETURN(Rows ups, c.Exec("SELECT key, upload_id, src_etag, part_size "
+                                                "FROM uploads WHERE job = $1 AND key = $2",
+                                                {job, key}));
+        if (ups.size() == 0) return std::optional<UploadRecord>();
+        FERRY_ASSIGN_OR_RETURN(Rows parts, c.Exec("SELECT key, number, etag, size FROM parts "
+                                                  "WHERE job = $1 AND key = $2 ORDER BY number",
+                                                  {job, key}));
+        return std::optional<UploadRecord>(std::move(ReadUploads(ups, parts).front().second));
+      },
+      kSnapshot);
 }
 
 Status PgStateStore::DeleteUpload(const std::string& job, const std::string& key) {
@@ -360,15 +368,17 @@ Status PgStateStore::DeleteUpload(const std::string& job, const std::string& key
 
 Result<std::vector<std::pair<std::string, UploadRecord>>> PgStateStore::ListUploads(
     const std::string& job) {
-  return RunTxn([&](Conn& c) -> Result<std::vector<std::pair<std::string, UploadRecord>>> {
-    FERRY_ASSIGN_OR_RETURN(Rows ups, c.Exec("SELECT key, upload_id, src_etag, part_size "
-                                            "FROM uploads WHERE job = $1 ORDER BY key",
-                                            {job}));
-    FERRY_ASSIGN_OR_RETURN(Rows parts, c.Exec("SELECT key, number, etag, size FROM parts "
-                                              "WHERE job = $1 ORDER BY key, number",
-                                              {job}));
-    return ReadUploads(ups, parts);
-  }, kSnapshot);
+  return RunTxn(
+      [&](Conn& c) -> Result<std::vector<std::pair<std::string, UploadRecord>>> {
+        FERRY_ASSIGN_OR_RETURN(Rows ups, c.Exec("SELECT key, upload_id, src_etag, part_size "
+                                                "FROM uploads WHERE job = $1 ORDER BY key",
+                                                {job}));
+        FERRY_ASSIGN_OR_RETURN(Rows parts, c.Exec("SELECT key, number, etag, size FROM parts "
+                                                  "WHERE job = $1 ORDER BY key, number",
+                                                  {job}));
+        return ReadUploads(ups, parts);
+      },
+      kSnapshot);
 }
 
 Result<int64_t> PgStateStore::CountRows(const std::string& job) {
@@ -386,10 +396,11 @@ Result<int64_t> PgStateStore::CountRows(const std::string& job) {
 Status PgStateStore::SetJobLive(const std::string& job, const JobLive& live) {
   return Run([&](Conn& c) -> Status {
     return c
-        .Exec("INSERT INTO job_live(job, at_ms, live) "
-              "SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM jobs WHERE id = $1) "
-              "ON CONFLICT(job) DO UPDATE SET at_ms = excluded.at_ms, live = excluded.live",
-              {job, std::to_string(live.at_ms), live.json})
+        .Exec(
+            "INSERT INTO job_live(job, at_ms, live) "
+            "SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM jobs WHERE id = $1) "
+            "ON CONFLICT(job) DO UPDATE SET at_ms = excluded.at_ms, live = excluded.live",
+            {job, std::to_string(live.at_ms), live.json})
         .status();
   });
 }
