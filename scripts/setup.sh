@@ -30,7 +30,8 @@ DEMO_PKGS=(curl python3 zstd e2fsprogs qemu-utils libnbd-bin)
 # test: GoogleTest and GoogleMock (unit tests), Google Benchmark (its
 # micro-benchmarks are built with the tests), universal-ctags
 # (scripts/code_limits.py finds functions with it), and the peers:
-# awscli (with its botocore) and rclone as S3 clients; qemu-utils,
+# awscli (with its bundled botocore), boto3 (with Debian's botocore, which
+# awscli leaves alone) and rclone as S3 clients; qemu-utils,
 # libnbd-bin (nbdinfo, nbdcopy, nbdfuse) and fuse3 the NBD clients of the
 # volume tests, nbdkit their reference server; postgresql the server the
 # PostgreSQL state store is tested against (a throwaway cluster,
@@ -44,7 +45,7 @@ DEMO_PKGS=(curl python3 zstd e2fsprogs qemu-utils libnbd-bin)
 # coding tests fetch through the cache; gdb, man-db and binutils check
 # what `make install` installs.
 TEST_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev universal-ctags
-  awscli rclone nodejs npm python3 openssl curl zstd brotli time sqlite3 nginx
+  awscli python3-boto3 rclone nodejs npm python3 openssl curl zstd brotli time sqlite3 nginx
   qemu-utils libnbd-bin fuse3 nbdkit e2fsprogs postgresql chromium
   nghttp2-client python3-h2 prometheus python3.11-doc libjs-jquery gdb man-db binutils)
 # vm: a real guest on a lazy volume (tests/integration/vm_boot_test.sh, the

@@ -115,6 +115,18 @@ Sha256Digest HmacSha256(std::string_view key, std::string_view data) {
   return FinishHmac(ctx, data);
 }
 
+std::array<uint8_t, 20> HmacSha1(std::string_view key, std::string_view data) {
+  std::array<uint8_t, 20> out{};
+  size_t n = 0;
+  if (EVP_Q_mac(nullptr, "HMAC", nullptr, "SHA1", nullptr, key.data(), key.size(),
+                reinterpret_cast<const unsigned char*>(data.data()), data.size(), out.data(),
+                out.size(), &n) == nullptr ||
+      n != out.size()) {
+    throw std::runtime_error("OpenSSL refused HMAC-SHA1");
+  }
+  return out;
+}
+
 struct HmacSha256Key::Impl {
   MacCtx ctx;
 };

@@ -1,6 +1,6 @@
 #pragma once
 // Hashes and encodings used by the S3 protocol and by integrity checks:
-// SHA-256, HMAC-SHA256 and MD5 (OpenSSL 3 EVP), hex and base64.
+// SHA-256, HMAC-SHA256, HMAC-SHA1 and MD5 (OpenSSL 3 EVP), hex and base64.
 // The hashes throw std::runtime_error when OpenSSL refuses one (a broken
 // or FIPS-only installation without MD5) rather than return a digest of
 // zeros; a working OpenSSL never does.
@@ -19,6 +19,8 @@ using Md5Digest = std::array<uint8_t, 16>;
 
 Sha256Digest Sha256(std::string_view data);
 Sha256Digest HmacSha256(std::string_view key, std::string_view data);
+// HMAC-SHA1: S3's legacy signature version 2 (s3/sigv2_query.h) only.
+std::array<uint8_t, 20> HmacSha1(std::string_view key, std::string_view data);
 Md5Digest Md5(std::string_view data);
 
 std::string HexLower(const uint8_t* data, size_t n);

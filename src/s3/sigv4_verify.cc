@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "base/unix_time.h"
+#include "s3/sigv2_query.h"
 
 namespace ferry::s3 {
 namespace {
@@ -177,6 +178,63 @@ Result<Verified> VerifyPresigned(const ReceivedRequest& req, const VerifyKeys& k
   return v;
 }
 
+// A legacy presigned URL (query-string signature version 2, as boto3
+// makes at its defaults: sigv2_query.h): the key, Expires (seconds since
+// the epoch, at most a week and max_skew ahead), then the signature.
+Result<Verified> VerifyPresignedV2(const ReceivedRequest& req, const VerifyKeys& keys,
+                                   std::chrono::system_clock::time_point now) {
+  const std::string* id = PresignParam(req, "AWSAccessKeyId");
+  const std::string* expires = PresignParam(req, "Expires");
+  const std::string* signature = PresignParam(req, "Signature");
+  if (!id || !expires || !signature) {
+    return PresignError(
+        "Query-string authentication requires the Signature, Expires and AWSAccessKeyId "
+        "parameters");
+  }
+  int64_t at = -1;
+  auto [end, ec] = std::from_chars(expires->data(), expires->data() + expires->size(), at);
+  if (ec != std::errc() || end != expires->data() + expires->size() || at < 0) {
+    return PresignError("Expires must be a time in seconds since the epoch");
+  }
+  auto it = keys.secrets.find(*id);
+  if (it == keys.secrets.end()) {
+    return S3ErrorStatus(403, "InvalidAccessKeyId",
+                         "The AWS Access Key Id you provided does not exist in our records.");
+  }
+  FERRY_RETURN_IF_ERROR(CheckToken(PresignParam(req, "x-amz-security-token"), keys));
+  const int64_t now_s =
+      std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+  if (now_s > at) return AccessDenied("Request has expired");
+  if (at - now_s > 604800 + keys.max_skew.count()) {
+    return PresignError("Expires may be at most a week ahead");
+  }
+  SigV2Request r;
+  r.method = std::string(req.method);
+  const std::string* md5 = Header(req, "content-md5");
+  const std::string* type = Header(req, "content-type");
+  r.content_md5 = md5 ? *md5 : "";
+  r.content_type = type ? *type : "";
+  r.expires = *expires;
+  if (req.headers) r.headers = *req.headers;
+  r.query = *req.query;
+  // The path as the client encoded it: most encode as S3's UriEncode does;
+  // a client that sent it unencoded signed it so.
+  for (std::string path : {UriEncode(req.path, false), std::string(req.path)}) {
+    r.encoded_path = std::move(path);
+    const std::string want = SigV2Signature(it->second, SigV2StringToSign(r));
+    if (want.size() == signature->size() &&
+        CRYPTO_memcmp(want.data(), signature->data(), want.size()) == 0) {
+      Verified v;
+      v.access_key = *id;
+      v.presigned = true;
+      return v;
+    }
+  }
+  return S3ErrorStatus(403, "SignatureDoesNotMatch",
+                       "The request signature we calculated does not match the signature you "
+                       "provided. Check your key and signing method.");
+}
+
 }  // namespace
 
 Status S3ErrorStatus(int http_status, std::string code, std::string message) {
@@ -220,6 +278,14 @@ Result<Verified> Verify(const ReceivedRequest& req, const VerifyKeys& keys,
                            "parameter or the Authorization header should be specified");
     }
     return VerifyPresigned(req, keys, now);
+  }
+  if (PresignParam(req, "AWSAccessKeyId")) {
+    if (Header(req, "authorization")) {
+      return S3ErrorStatus(400, "InvalidArgument",
+                           "Only one auth mechanism allowed; only the AWSAccessKeyId query "
+                           "parameter or the Authorization header should be specified");
+    }
+    return VerifyPresignedV2(req, keys, now);
   }
   FERRY_ASSIGN_OR_RETURN(auto key, KeyOf(req, keys));
   const AuthorizationHeader& auth = key.first;

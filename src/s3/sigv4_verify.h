@@ -28,6 +28,13 @@
 // (a parameter missing or malformed, X-Amz-Expires over a week), 403
 // AccessDenied "Request has expired" (older than X-Amz-Date + X-Amz-Expires)
 // or "Request is not valid yet" (X-Amz-Date beyond max_skew ahead).
+//
+// A legacy presigned URL (signature version 2: AWSAccessKeyId, Expires,
+// Signature; what boto3 makes at its defaults, sigv2_query.h) is taken
+// too: 403 AccessDenied "Request has expired" after Expires, 400
+// AuthorizationQueryParametersError for a parameter missing or malformed or
+// Expires more than a week (and max_skew) ahead, InvalidAccessKeyId and
+// SignatureDoesNotMatch as for version 4.
 
 #include <chrono>
 #include <map>

@@ -2,10 +2,12 @@
 # The S3 clients of the matrix that the other tests do not drive, through
 # `ferry gateway` and against ferry-test-s3, each at its defaults, each
 # printing its version: rclone (its S3 backend: a single-part upload, a
-# multipart upload, read, list, a presigned link, delete) and curl
+# multipart upload, read, list, a presigned link, delete), curl
 # --aws-sigv4 (PUT, GET, HEAD, list, a multipart upload by hand, DELETE;
-# curl makes no presigned URLs). Debian's awscli and the AWS SDK for
-# JavaScript go through gateway_sdk, gateway_test and checksums_test.
+# curl makes no presigned URLs) and Debian's boto3 (boto3_client.py:
+# put_object, upload_file multipart, reads, list, presigned GET and PUT,
+# deletes). Debian's awscli and the AWS SDK for JavaScript go through
+# gateway_sdk, gateway_test and checksums_test.
 source "$(dirname "$0")/lib.sh"
 need curl
 need rclone
@@ -72,5 +74,9 @@ for t in "${TARGETS[@]}"; do
   code=$(curl -s -o /dev/null -w '%{http_code}' "${sig[@]}" "$url/bkt/curl/small")
   [ "$code" = 404 ] || fail "GET after curl's DELETE through $name: $code"
   echo "$name: curl PUT, GET, HEAD, multipart, list, DELETE"
+
+  /usr/bin/python3 "$FERRY_SOURCE/tests/integration/boto3_client.py" "$url" "$key" "$secret" bkt "$TMP" \
+    >"$TMP/boto3.out" 2>&1 || fail "boto3 through $name: $(tail -25 "$TMP/boto3.out")"
+  echo "$name: $(tr '\n' ';' <"$TMP/boto3.out")"
 done
 echo "PASS"
