@@ -1,7 +1,5 @@
 #include "s3/aws_chunked.h"
 
-#include <openssl/crypto.h>
-
 #include <algorithm>
 #include <charconv>
 
@@ -27,10 +25,6 @@ Status SignatureMismatch(std::string_view what) {
   return S3ErrorStatus(403, "SignatureDoesNotMatch",
                        "The " + std::string(what) +
                            " signature we calculated does not match the signature you provided.");
-}
-
-bool SameSignature(std::string_view want, std::string_view got) {
-  return want.size() == got.size() && CRYPTO_memcmp(want.data(), got.data(), want.size()) == 0;
 }
 
 std::string Sign(const ChunkChain& chain, std::string_view algorithm, std::string_view previous,

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <map>
 
+#include "base/strings.h"
 #include "crypto/digest.h"
 
 namespace ferry::s3 {
@@ -54,18 +54,6 @@ bool IsSubResource(std::string_view name) {
   return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
 }
 
-std::string LowerCase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view TrimBlanks(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 }  // namespace
 
 std::string SigV2StringToSign(const SigV2Request& r) {
@@ -73,11 +61,11 @@ std::string SigV2StringToSign(const SigV2Request& r) {
       r.method + "\n" + r.content_md5 + "\n" + r.content_type + "\n" + r.expires + "\n";
   std::map<std::string, std::string> amz;
   for (const auto& [name, value] : r.headers) {
-    std::string n = LowerCase(name);
+    std::string n = AsciiLower(name);
     if (n.rfind("x-amz-", 0) != 0) continue;
     std::string& v = amz[n];
     if (!v.empty()) v += ",";
-    v += TrimBlanks(value);
+    v += TrimOws(value);
   }
   for (const auto& [name, value] : amz) out += name + ":" + value + "\n";
   out += r.encoded_path;

@@ -56,6 +56,25 @@ Status AccessDenied(std::string message) {
 
 const KeyValues kNoValues;
 
+Status RequestSignatureMismatch() {
+  return S3ErrorStatus(403, "SignatureDoesNotMatch",
+                       "The request signature we calculated does not match the signature you "
+                       "provided. Check your key and signing method.");
+}
+
+Status UnknownAccessKey() {
+  return S3ErrorStatus(403, "InvalidAccessKeyId",
+                       "The AWS Access Key Id you provided does not exist in our records.");
+}
+
+// A whole non-negative decimal number; nullopt for anything else.
+std::optional<int64_t> ParseNonNegative(std::string_view text) {
+  int64_t v = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < 0) return std::nullopt;
+  return v;
+}
+
 // The signature over `query` (all of the request's, or a presigned URL's
 // but its X-Amz-Signature) and the signed headers.
 Status CheckSignature(const ReceivedRequest& req, const std::string& secret,
@@ -67,13 +86,7 @@ Status CheckSignature(const ReceivedRequest& req, const std::string& secret,
   std::string scope = CredentialScope(auth.date, auth.region, auth.service);
   std::string sts = StringToSign(amz_date, scope, canonical);
   std::string want = ComputeSignature(secret, auth.date, auth.region, auth.service, sts);
-  if (want.size() != auth.signature.size() ||
-      CRYPTO_memcmp(want.data(), auth.signature.data(), want.size()) != 0) {
-    return S3ErrorStatus(403, "SignatureDoesNotMatch",
-                         "The request signature we calculated does not match the signature you "
-                         "provided. Check your key and signing method.");
-  }
-  return Status::Ok();
+  return SameSignature(want, auth.signature) ? Status::Ok() : RequestSignatureMismatch();
 }
 
 // The credential's scope: s3, the accepted region, host signed.
@@ -106,10 +119,7 @@ Result<std::pair<AuthorizationHeader, std::string>> KeyOfAuthorization(std::stri
   auto parsed = ParseAuthorization(header);
   if (!parsed.ok()) return AccessDenied(parsed.status().message());
   auto it = keys.secrets.find(parsed->access_key_id);
-  if (it == keys.secrets.end()) {
-    return S3ErrorStatus(403, "InvalidAccessKeyId",
-                         "The AWS Access Key Id you provided does not exist in our records.");
-  }
+  if (it == keys.secrets.end()) return UnknownAccessKey();
   return std::make_pair(std::move(*parsed), it->second);
 }
 
@@ -147,10 +157,8 @@ Result<Verified> VerifyPresigned(const ReceivedRequest& req, const VerifyKeys& k
   if (*algorithm != "AWS4-HMAC-SHA256") {
     return PresignError("X-Amz-Algorithm only supports \"AWS4-HMAC-SHA256\"");
   }
-  int64_t lifetime = -1;
-  auto [end, ec] = std::from_chars(expires->data(), expires->data() + expires->size(), lifetime);
-  if (ec != std::errc() || end != expires->data() + expires->size() || lifetime < 0 ||
-      lifetime > 604800) {
+  const std::optional<int64_t> lifetime = ParseNonNegative(*expires);
+  if (!lifetime || *lifetime > 604800) {
     return PresignError("X-Amz-Expires must be a number of seconds from 0 to 604800 (a week)");
   }
   FERRY_ASSIGN_OR_RETURN(auto key, KeyOfAuthorization("AWS4-HMAC-SHA256 Credential=" + *credential +
@@ -164,7 +172,7 @@ Result<Verified> VerifyPresigned(const ReceivedRequest& req, const VerifyKeys& k
   if (!when || date->substr(0, 8) != auth.date) {
     return PresignError("X-Amz-Date must be in the ISO8601 Long Format and match the credential");
   }
-  if (now > *when + std::chrono::seconds(lifetime)) return AccessDenied("Request has expired");
+  if (now > *when + std::chrono::seconds(*lifetime)) return AccessDenied("Request has expired");
   if (*when > now + keys.max_skew) return AccessDenied("Request is not valid yet");
   KeyValues signed_query;
   for (const auto& kv : *req.query) {
@@ -191,21 +199,15 @@ Result<Verified> VerifyPresignedV2(const ReceivedRequest& req, const VerifyKeys&
         "Query-string authentication requires the Signature, Expires and AWSAccessKeyId "
         "parameters");
   }
-  int64_t at = -1;
-  auto [end, ec] = std::from_chars(expires->data(), expires->data() + expires->size(), at);
-  if (ec != std::errc() || end != expires->data() + expires->size() || at < 0) {
-    return PresignError("Expires must be a time in seconds since the epoch");
-  }
+  const std::optional<int64_t> at = ParseNonNegative(*expires);
+  if (!at) return PresignError("Expires must be a time in seconds since the epoch");
   auto it = keys.secrets.find(*id);
-  if (it == keys.secrets.end()) {
-    return S3ErrorStatus(403, "InvalidAccessKeyId",
-                         "The AWS Access Key Id you provided does not exist in our records.");
-  }
+  if (it == keys.secrets.end()) return UnknownAccessKey();
   FERRY_RETURN_IF_ERROR(CheckToken(PresignParam(req, "x-amz-security-token"), keys));
   const int64_t now_s =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
-  if (now_s > at) return AccessDenied("Request has expired");
-  if (at - now_s > 604800 + keys.max_skew.count()) {
+  if (now_s > *at) return AccessDenied("Request has expired");
+  if (*at - now_s > 604800 + keys.max_skew.count()) {
     return PresignError("Expires may be at most a week ahead");
   }
   SigV2Request r;
@@ -221,21 +223,21 @@ Result<Verified> VerifyPresignedV2(const ReceivedRequest& req, const VerifyKeys&
   // a client that sent it unencoded signed it so.
   for (std::string path : {UriEncode(req.path, false), std::string(req.path)}) {
     r.encoded_path = std::move(path);
-    const std::string want = SigV2Signature(it->second, SigV2StringToSign(r));
-    if (want.size() == signature->size() &&
-        CRYPTO_memcmp(want.data(), signature->data(), want.size()) == 0) {
+    if (SameSignature(SigV2Signature(it->second, SigV2StringToSign(r)), *signature)) {
       Verified v;
       v.access_key = *id;
       v.presigned = true;
       return v;
     }
   }
-  return S3ErrorStatus(403, "SignatureDoesNotMatch",
-                       "The request signature we calculated does not match the signature you "
-                       "provided. Check your key and signing method.");
+  return RequestSignatureMismatch();
 }
 
 }  // namespace
+
+bool SameSignature(std::string_view want, std::string_view got) {
+  return want.size() == got.size() && CRYPTO_memcmp(want.data(), got.data(), want.size()) == 0;
+}
 
 Status S3ErrorStatus(int http_status, std::string code, std::string message) {
   Status st(CodeForHttp(http_status), std::move(message));
@@ -270,22 +272,16 @@ std::optional<std::chrono::system_clock::time_point> ParseAmzDate(std::string_vi
 
 Result<Verified> Verify(const ReceivedRequest& req, const VerifyKeys& keys,
                         std::chrono::system_clock::time_point now) {
-  if (PresignParam(req, "X-Amz-Algorithm") || PresignParam(req, "X-Amz-Signature") ||
-      PresignParam(req, "X-Amz-Credential")) {
+  const bool v4 = PresignParam(req, "X-Amz-Algorithm") || PresignParam(req, "X-Amz-Signature") ||
+                  PresignParam(req, "X-Amz-Credential");
+  if (v4 || PresignParam(req, "AWSAccessKeyId")) {
     if (Header(req, "authorization")) {
       return S3ErrorStatus(400, "InvalidArgument",
-                           "Only one auth mechanism allowed; only the X-Amz-Algorithm query "
-                           "parameter or the Authorization header should be specified");
+                           std::string("Only one auth mechanism allowed; only the ") +
+                               (v4 ? "X-Amz-Algorithm" : "AWSAccessKeyId") +
+                               " query parameter or the Authorization header should be specified");
     }
-    return VerifyPresigned(req, keys, now);
-  }
-  if (PresignParam(req, "AWSAccessKeyId")) {
-    if (Header(req, "authorization")) {
-      return S3ErrorStatus(400, "InvalidArgument",
-                           "Only one auth mechanism allowed; only the AWSAccessKeyId query "
-                           "parameter or the Authorization header should be specified");
-    }
-    return VerifyPresignedV2(req, keys, now);
+    return v4 ? VerifyPresigned(req, keys, now) : VerifyPresignedV2(req, keys, now);
   }
   FERRY_ASSIGN_OR_RETURN(auto key, KeyOf(req, keys));
   const AuthorizationHeader& auth = key.first;

@@ -91,6 +91,10 @@ Result<Verified> Verify(const ReceivedRequest& req, const VerifyKeys& keys,
 Status VerifyDeferred(const ReceivedRequest& req, const VerifyKeys& keys,
                       std::string_view body_sha256);
 
+// Whether a computed signature equals the one received, compared in
+// constant time (request, chunk and trailer signatures alike).
+bool SameSignature(std::string_view want, std::string_view got);
+
 // The Status of an S3 error answer: `http_status` and `code` as its remote
 // parts, an ErrorCode that matches the status.
 Status S3ErrorStatus(int http_status, std::string code, std::string message);

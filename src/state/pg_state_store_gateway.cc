@@ -24,39 +24,50 @@ using pg::Rows;
 
 namespace {
 
-Result<std::optional<StoredMark>> ReadMark(Conn& c, const std::string& job, const std::string& key,
-                                           bool lock) {
-  FERRY_ASSIGN_OR_RETURN(Rows r,
-                         c.Exec(lock ? "SELECT mark, owner, lease_until_ms, size, etag, counted "
-                                       "FROM gateway_keys WHERE job = $1 AND key = $2 FOR UPDATE"
-                                     : "SELECT mark, owner, lease_until_ms, size, etag, counted "
-                                       "FROM gateway_keys WHERE job = $1 AND key = $2",
-                                {job, key}));
-  if (r.size() == 0) return std::optional<StoredMark>();
-  auto mark = KeyMarkFromString(r.Text(0, 0));
+// " FOR UPDATE" when the caller decides under the rows' locks.
+std::string Locked(const char* select, bool lock) {
+  return std::string(select) + (lock ? " FOR UPDATE" : "");
+}
+
+// The columns mark, owner, lease_until_ms, size, etag, counted of row `i`,
+// from column `first` on; a mark this ferry does not know is Corruption.
+Result<StoredMark> MarkFromRow(const Rows& r, int i, int first, const std::string& job,
+                               const std::string& key) {
+  auto mark = KeyMarkFromString(r.Text(i, first));
   if (!mark) {
     return Status::Corruption("state: key " + key + " of job " + job + " has an unknown mark '" +
-                              r.Text(0, 0) + "'")
+                              r.Text(i, first) + "'")
         .set_retryable(false);
   }
   StoredMark m;
   m.mark = *mark;
-  m.owner = r.Text(0, 1);
-  m.lease_until_ms = r.Int(0, 2);
-  m.size = static_cast<uint64_t>(std::max<int64_t>(0, r.Int(0, 3)));
-  m.etag = r.Text(0, 4);
-  m.counted = r.Bool(0, 5);
+  m.owner = r.Text(i, first + 1);
+  m.lease_until_ms = r.Int(i, first + 2);
+  m.size = static_cast<uint64_t>(std::max<int64_t>(0, r.Int(i, first + 3)));
+  m.etag = r.Text(i, first + 4);
+  m.counted = r.Bool(i, first + 5);
+  return m;
+}
+
+Result<std::optional<StoredMark>> ReadMark(Conn& c, const std::string& job, const std::string& key,
+                                           bool lock) {
+  FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(Locked("SELECT mark, owner, lease_until_ms, size, etag, "
+                                               "counted FROM gateway_keys WHERE job = $1 AND "
+                                               "key = $2",
+                                               lock),
+                                        {job, key}));
+  if (r.size() == 0) return std::optional<StoredMark>();
+  FERRY_ASSIGN_OR_RETURN(StoredMark m, MarkFromRow(r, 0, 0, job, key));
   return std::optional<StoredMark>(std::move(m));
 }
 
 Result<std::optional<KeyRow>> ReadRow(Conn& c, const std::string& job, const std::string& key,
                                       bool lock) {
-  FERRY_ASSIGN_OR_RETURN(Rows r,
-                         c.Exec(lock ? "SELECT size, etag, last_modified_ms, owner, lease_until_ms "
-                                       "FROM objects WHERE job = $1 AND key = $2 FOR UPDATE"
-                                     : "SELECT size, etag, last_modified_ms, owner, lease_until_ms "
-                                       "FROM objects WHERE job = $1 AND key = $2",
-                                {job, key}));
+  FERRY_ASSIGN_OR_RETURN(Rows r, c.Exec(Locked("SELECT size, etag, last_modified_ms, owner, "
+                                               "lease_until_ms FROM objects WHERE job = $1 AND "
+                                               "key = $2",
+                                               lock),
+                                        {job, key}));
   if (r.size() == 0) return std::optional<KeyRow>();
   KeyRow row;
   row.object.key = key;
@@ -106,10 +117,9 @@ Status PgStateStore::LockShards(Conn& c, const std::string& job, const std::stri
   FERRY_ASSIGN_OR_RETURN(Rows first, c.Exec(kShards, {job}));
   std::vector<int64_t> ids = Covering(first, key);
   for (int attempt = 0; attempt < 10; ++attempt) {
-    FERRY_RETURN_IF_ERROR(c.Exec(exclusive ? "SELECT 1 FROM shards WHERE job = $1 AND "
-                                             "shard = ANY($2::int[]) ORDER BY shard FOR UPDATE"
-                                           : "SELECT 1 FROM shards WHERE job = $1 AND "
-                                             "shard = ANY($2::int[]) ORDER BY shard FOR SHARE",
+    FERRY_RETURN_IF_ERROR(c.Exec(std::string("SELECT 1 FROM shards WHERE job = $1 AND "
+                                             "shard = ANY($2::int[]) ORDER BY shard FOR ") +
+                                     (exclusive ? "UPDATE" : "SHARE"),
                                  {job, pg::IntArray(ids)})
                               .status());
     // Waiting for a lock may have let a split, a page that adds prefix
@@ -276,9 +286,8 @@ Status PgStateStore::RecordKey(const std::string& job, const std::string& key, K
 }
 
 // Inside CommitListPage's transaction, after its shard's row lock: takes
-// the page's marked keys out of `page`,
-// enqueues the claimed ones under their owner's lease, and counts the
-// final ones met for the first time.
+// the page's marked keys out of `page`, enqueues the claimed ones under
+// their owner's lease, and counts the final ones met for the first time.
 Result<ListedMarkCounts> PgStateStore::ApplyListedMarks(Conn& c, const std::string& job,
                                                         ListedColumns& page) {
   ListedMarkCounts counts;
@@ -286,38 +295,27 @@ Result<ListedMarkCounts> PgStateStore::ApplyListedMarks(Conn& c, const std::stri
   FERRY_ASSIGN_OR_RETURN(Rows any,
                          c.Exec("SELECT 1 FROM gateway_keys WHERE job = $1 LIMIT 1", {job}));
   if (any.size() == 0 || page.keys.empty()) return counts;
-  FERRY_ASSIGN_OR_RETURN(
-      Rows r, c.Exec("SELECT key, mark, owner, lease_until_ms, size, counted FROM gateway_keys "
-                     "WHERE job = $1 AND key = ANY($2::text[]) ORDER BY key FOR UPDATE",
-                     {job, pg::TextArray(page.keys)}));
+  FERRY_ASSIGN_OR_RETURN(Rows r,
+                         c.Exec("SELECT key, mark, owner, lease_until_ms, size, etag, counted "
+                                "FROM gateway_keys WHERE job = $1 AND key = ANY($2::text[]) "
+                                "ORDER BY key FOR UPDATE",
+                                {job, pg::TextArray(page.keys)}));
   std::map<std::string, StoredMark> marks;
   for (int i = 0; i < r.size(); ++i) {
-    auto mark = KeyMarkFromString(r.Text(i, 1));
-    if (!mark) {
-      return Status::Corruption("state: key " + r.Text(i, 0) + " of job " + job +
-                                " has an unknown mark '" + r.Text(i, 1) + "'")
-          .set_retryable(false);
-    }
-    StoredMark m;
-    m.mark = *mark;
-    m.owner = r.Text(i, 2);
-    m.lease_until_ms = r.Int(i, 3);
-    m.size = static_cast<uint64_t>(std::max<int64_t>(0, r.Int(i, 4)));
-    m.counted = r.Bool(i, 5);
-    marks[r.Text(i, 0)] = std::move(m);
+    const std::string key = r.Text(i, 0);
+    FERRY_ASSIGN_OR_RETURN(marks[key], MarkFromRow(r, i, 1, job, key));
   }
   if (marks.empty()) return counts;
-  std::vector<std::string> claimed, owners, claimed_etags, newly_counted;
-  std::vector<int64_t> claimed_sizes, claimed_times, leases;
+  std::vector<ListedObject> claimed;
+  std::vector<std::string> owners, newly_counted;
+  std::vector<int64_t> leases;
   for (size_t i = 0; i < page.keys.size(); ++i) {
     auto it = marks.find(page.keys[i]);
     if (it == marks.end()) continue;
     const StoredMark& m = it->second;
     if (m.mark == KeyMark::kClaimed) {
-      claimed.push_back(page.keys[i]);
-      claimed_sizes.push_back(page.sizes[i]);
-      claimed_etags.push_back(page.etags[i]);
-      claimed_times.push_back(page.times[i]);
+      claimed.push_back(
+          {page.keys[i], static_cast<uint64_t>(page.sizes[i]), page.etags[i], page.times[i]});
       owners.push_back(m.owner);
       leases.push_back(std::max<int64_t>(1, m.lease_until_ms));
     } else if (!m.counted) {
@@ -329,16 +327,16 @@ Result<ListedMarkCounts> PgStateStore::ApplyListedMarks(Conn& c, const std::stri
   if (!claimed.empty()) {
     // Enqueued under the gateway's lease: no worker takes it before the
     // lease ends, and one does when it ends without a result.
+    const ListedColumns cols(claimed);
     FERRY_ASSIGN_OR_RETURN(
         Rows ins,
-        c.Exec(
-            "INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
-            "lease_until_ms, not_before_ms, attempts, claims, last_error) "
-            "SELECT $1, k, s, e, m, o, l, 0, 0, 1, '' FROM unnest($2::text[], $3::bigint[], "
-            "$4::text[], $5::bigint[], $6::text[], $7::bigint[]) AS u(k, s, e, m, o, l) "
-            "ON CONFLICT(job, key) DO NOTHING",
-            {job, pg::TextArray(claimed), pg::IntArray(claimed_sizes), pg::TextArray(claimed_etags),
-             pg::IntArray(claimed_times), pg::TextArray(owners), pg::IntArray(leases)}));
+        c.Exec("INSERT INTO objects(job, key, size, etag, last_modified_ms, owner, "
+               "lease_until_ms, not_before_ms, attempts, claims, last_error) "
+               "SELECT $1, k, s, e, m, o, l, 0, 0, 1, '' FROM unnest($2::text[], $3::bigint[], "
+               "$4::text[], $5::bigint[], $6::text[], $7::bigint[]) AS u(k, s, e, m, o, l) "
+               "ON CONFLICT(job, key) DO NOTHING",
+               {job, pg::TextArray(cols.keys), pg::IntArray(cols.sizes), pg::TextArray(cols.etags),
+                pg::IntArray(cols.times), pg::TextArray(owners), pg::IntArray(leases)}));
     counts.enqueued = ins.affected();
   }
   if (!newly_counted.empty()) {
