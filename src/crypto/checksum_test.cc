@@ -62,6 +62,48 @@ TEST(ChecksumTest, AgreesWithIndependentImplementationsAtEverySplit) {
   }
 }
 
+// Crc64Nvme folds with PCLMULQDQ from 64 bytes where the CPU has it: every
+// length across the fold widths (16-byte lanes, 64-byte steps), at offsets
+// that misalign the loads, from zero and nonzero registers.
+TEST(ChecksumTest, Crc64NvmeAgreesWithBitwiseAtEveryLengthAndOffset) {
+  const std::string data = RandomBytes(600 + 64, 11);
+  for (size_t offset : {0ul, 1ul, 3ul, 7ul, 8ul, 15ul, 16ul, 33ul, 63ul}) {
+    for (size_t n = 0; n <= 600; ++n) {
+      std::string_view v = std::string_view(data).substr(offset, n);
+      ASSERT_EQ(Crc64Nvme(0, v), BitwiseCrc64Nvme(v)) << offset << " " << n;
+    }
+  }
+  const std::string big = RandomBytes((1 << 20) + 77, 12);
+  EXPECT_EQ(Crc64Nvme(0, big), BitwiseCrc64Nvme(big));
+}
+
+TEST(ChecksumTest, Crc64NvmeChainsAtEverySplit) {
+  const std::string data = RandomBytes(300, 13);
+  for (size_t n : {64ul, 65ul, 127ul, 128ul, 200ul, 300ul}) {
+    std::string_view v = std::string_view(data).substr(0, n);
+    const uint64_t whole = BitwiseCrc64Nvme(v);
+    for (size_t i = 0; i <= n; ++i) {
+      EXPECT_EQ(Crc64Nvme(Crc64Nvme(0, v.substr(0, i)), v.substr(i)), whole) << n << " " << i;
+      for (size_t j = i; j <= n; j += 17) {
+        uint64_t crc = Crc64Nvme(0, v.substr(0, i));
+        crc = Crc64NvmePortable(crc, v.substr(i, j - i));
+        EXPECT_EQ(Crc64Nvme(crc, v.substr(j)), whole) << n << " " << i << " " << j;
+      }
+    }
+  }
+}
+
+TEST(ChecksumTest, Crc64NvmePortableEqualsDispatched) {
+  EXPECT_EQ(Crc64NvmePortable(0, kCheck), 0xAE8B14860A799888ull);
+  const std::string data = RandomBytes(5000, 14);
+  for (size_t n = 0; n <= data.size(); n += (n < 300 ? 1 : 97)) {
+    for (uint64_t crc : {0ull, 0x0123456789abcdefull, ~0ull}) {
+      std::string_view v = std::string_view(data).substr(data.size() - n);
+      ASSERT_EQ(Crc64NvmePortable(crc, v), Crc64Nvme(crc, v)) << n << " " << crc;
+    }
+  }
+}
+
 TEST(ChecksumTest, WireFormIsBase64OfBigEndianBytes) {
   // 0xCBF43926 -> bytes cb f4 39 26.
   EXPECT_EQ(ChecksumBase64(ChecksumAlgorithm::kCrc32, kCheck),

@@ -1,14 +1,18 @@
 // The only http file that runs Beast's serializer on a server connection.
-#include <utility>  // before Boost.Asio under g++ 12
-
 #include "http/server.h"
 
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
+#include <utility>  // before Boost.Asio under g++ 12
 
 #include "http/h2_connection.h"
+#include "http/request_body.h"
 #include "net/server.h"
 
 namespace ferry::http {
@@ -19,14 +23,36 @@ namespace beast = boost::beast;
 namespace bhttp = beast::http;
 using Ec = beast::error_code;
 
-bool NoBody(int status) { return status == 304 || status == 204 || (status >= 100 && status < 200); }
+bool NoBody(int status) {
+  return status == 304 || status == 204 || (status >= 100 && status < 200);
+}
+
+std::string_view View(const beast::flat_buffer& b) {
+  auto data = b.data();
+  return std::string_view(static_cast<const char*>(data.data()), data.size());
+}
+
+ServerResponse InternalError() {
+  ServerResponse r;
+  r.status = 500;
+  r.SetBody("internal error\n");
+  return r;
+}
+
+// Until the timer is cancelled (or its wait is otherwise woken).
+asio::awaitable<void> Sleep(asio::steady_timer& t) {
+  t.expires_at(asio::steady_timer::time_point::max());
+  Ec ec;
+  co_await t.async_wait(net::AwaitInto(ec));
+}
 
 }  // namespace
 
 // The ALPN protocols offered over TLS and the HTTP/2 bounds, from the options.
 ServerOptions Prepared(ServerOptions o) {
   if (o.net.tls.alpn.empty()) {
-    o.net.tls.alpn = o.http2 ? std::vector<std::string>{"h2", "http/1.1"} : std::vector<std::string>{"http/1.1"};
+    o.net.tls.alpn =
+        o.http2 ? std::vector<std::string>{"h2", "http/1.1"} : std::vector<std::string>{"http/1.1"};
   }
   o.h2.header_limit = o.limits.header_limit;
   o.h2.body_limit = o.limits.body_limit;
@@ -117,7 +143,8 @@ struct Server::Impl {
     }
   }
 
-  asio::awaitable<void> WriteResponse(net::Connection& c, const ServerResponse& r, bool keep_alive, Ec& ec) {
+  asio::awaitable<void> WriteResponse(net::Connection& c, const ServerResponse& r, bool keep_alive,
+                                      Ec& ec) {
     bhttp::response<bhttp::buffer_body> res{static_cast<bhttp::status>(r.status), 11};
     for (const auto& [k, v] : r.headers) res.insert(k, v);
     res.keep_alive(keep_alive);
@@ -155,14 +182,16 @@ struct Server::Impl {
   // Reads one request into `reader`: bytes left from the last read first,
   // then more, all within one client timeout. The connection counts as
   // idle (closed at once by a stop) until its first byte.
-  asio::awaitable<void> ReadRequest(net::Connection& c, beast::flat_buffer& buffer, RequestReader& reader) {
+  asio::awaitable<void> ReadRequest(net::Connection& c, beast::flat_buffer& buffer,
+                                    RequestReader& reader, bool fresh = true) {
     Ec ec;
-    c.SetIdle(buffer.size() == 0);
+    c.SetIdle(fresh && buffer.size() == 0);
     c.Arm(options.client_timeout);
     for (;;) {
       if (buffer.size() > 0) {
         auto data = buffer.data();
-        buffer.consume(reader.Feed(std::string_view(static_cast<const char*>(data.data()), data.size())));
+        buffer.consume(
+            reader.Feed(std::string_view(static_cast<const char*>(data.data()), data.size())));
       }
       if (reader.state() != RequestReader::State::kNeedMore) break;
       size_t n = co_await c.async_read_some(buffer.prepare(64 << 10), net::AwaitInto(ec));
@@ -177,10 +206,117 @@ struct Server::Impl {
     c.SetIdle(false);
   }
 
+  asio::awaitable<void> WriteContinue(net::Connection& c, Ec& ec) {
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    c.Arm(options.client_timeout);
+    co_await asio::async_write(c, asio::buffer(kContinue.data(), kContinue.size()),
+                               net::AwaitInto(ec));
+    c.Disarm();
+  }
+
+  struct Outcome {
+    std::optional<ServerResponse> response;
+  };
+
+  // Feeds `body` from the socket (and what `buffer` holds) while the
+  // handler runs, until the body ends, breaks, or the handler is done with
+  // it. Reads wait for room in `body` and, when the client expects "100
+  // Continue", for the handler's first read; each socket read is bounded by
+  // the client timeout.
+  asio::awaitable<void> PumpBody(net::Connection& c, beast::flat_buffer& buffer,
+                                 RequestReader& reader, RequestBody& body, asio::steady_timer& wake,
+                                 const Outcome& out, bool expects_continue) {
+    bool continued = !expects_continue || buffer.size() > 0;
+    bool need_socket = buffer.size() == 0;
+    std::string piece;
+    while (!out.response && !body.abandoned() &&
+           reader.state() == RequestReader::State::kNeedMore) {
+      if (body.MustWait(!continued)) {
+        co_await Sleep(wake);
+        continue;
+      }
+      Ec ec;
+      if (!continued) {
+        continued = true;
+        co_await WriteContinue(c, ec);
+        if (ec) break;
+      }
+      if (!need_socket) {
+        piece.clear();
+        const size_t used = reader.FeedBody(View(buffer), &piece);
+        buffer.consume(used);
+        body.Push(piece);
+        need_socket = buffer.size() == 0 || (used == 0 && piece.empty());
+        continue;
+      }
+      c.Arm(options.client_timeout);
+      size_t n = co_await c.async_read_some(buffer.prepare(64 << 10), net::AwaitInto(ec));
+      c.Disarm();
+      buffer.commit(n);
+      need_socket = n == 0;
+      if (ec) {
+        reader.FeedEof();
+        break;
+      }
+    }
+    if (reader.state() == RequestReader::State::kDone) {
+      body.Finish();
+    } else if (reader.error() == RequestReader::Error::kBodyTooLarge) {
+      body.Fail(Status::InvalidArgument(
+          "request body over " + std::to_string(options.limits.streamed_body_limit) + " bytes"));
+    } else {
+      body.Fail(Status::Corruption("request body cut short: " +
+                                   (reader.state() == RequestReader::State::kError
+                                        ? reader.error_message()
+                                        : std::string("not read"))));
+    }
+  }
+
+  // Runs the handler on a worker while this loop reads the body it takes as
+  // it arrives; then answers. Whether the connection may serve another
+  // request (only when the body was read to its end).
+  asio::awaitable<bool> ServeStreamed(net::Connection& c, beast::flat_buffer& buffer,
+                                      RequestReader& reader, ServerRequest head) {
+    auto wake = std::make_shared<asio::steady_timer>(c.get_executor());
+    auto body = std::make_shared<RequestBody>(
+        reader.content_length(), options.limits.stream_buffer,
+        [ex = c.get_executor(), wake] { asio::post(ex, [wake] { wake->cancel(); }); });
+    const bool expects_continue = reader.expects_continue();
+    reader.ReadStreamed(options.limits.streamed_body_limit);
+    if (reader.state() == RequestReader::State::kError) {  // over the limit: unread
+      co_await AnswerError(c, reader);
+      co_return false;
+    }
+    head.stream = body;
+    auto out = std::make_shared<Outcome>();
+    auto run =
+        [this, out, wake,
+         req = std::make_shared<const ServerRequest>(std::move(head))]() -> asio::awaitable<void> {
+      Handler* h = handler;
+      auto handle = [h, req] { return h->Handle(*req); };
+      try {
+        out->response = co_await server.Blocking(handle);
+      } catch (const std::exception&) {
+        out->response = InternalError();
+      }
+      wake->cancel();
+    };
+    asio::co_spawn(c.get_executor(), run, asio::detached);
+    co_await PumpBody(c, buffer, reader, *body, *wake, *out, expects_continue);
+    while (!out->response) co_await Sleep(*wake);
+    const bool whole = reader.state() == RequestReader::State::kDone;
+    if (!whole) body->Abandon();
+    const bool keep_alive = whole && reader.keep_alive() && !c.draining();
+    Ec ec;
+    co_await WriteResponse(c, *out->response, keep_alive, ec);
+    co_return keep_alive && !ec;
+  }
+
   asio::awaitable<void> AnswerError(net::Connection& c, const RequestReader& reader) {
     switch (reader.error()) {
       case RequestReader::Error::kHeaderTooLarge:
-        co_await WriteSimple(c, bhttp::status::request_header_fields_too_large, reader.error_message());
+        co_await WriteSimple(c, bhttp::status::request_header_fields_too_large,
+                             reader.error_message());
         break;
       case RequestReader::Error::kBodyTooLarge:
         co_await WriteSimple(c, bhttp::status::payload_too_large, reader.error_message());
@@ -233,8 +369,26 @@ struct Server::Impl {
     }
     while (!c.draining()) {
       RequestReader reader(options.limits);
+      reader.PauseAtHeader();
       co_await ReadRequest(c, buffer, reader);
       if (c.expired()) break;
+      if (reader.state() == RequestReader::State::kHeader) {
+        ServerRequest head = reader.Head();
+        head.peer = c.peer();
+        if (handler->StreamBody(head)) {
+          if (!co_await ServeStreamed(c, buffer, reader, std::move(head))) break;
+          continue;
+        }
+        reader.ReadWhole();
+        if (reader.state() == RequestReader::State::kNeedMore && reader.expects_continue() &&
+            buffer.size() == 0) {
+          Ec ec;
+          co_await WriteContinue(c, ec);
+          if (ec) break;
+        }
+        co_await ReadRequest(c, buffer, reader, false);
+        if (c.expired()) break;
+      }
       if (reader.state() == RequestReader::State::kError) {
         co_await AnswerError(c, reader);
         break;

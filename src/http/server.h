@@ -12,7 +12,12 @@
 //
 // A request goes to Handler::HandleInline on the connection's event loop
 // first (an answer that needs no waiting, such as a hit in memory), else
-// to Handler::Handle on one of the server's worker threads.
+// to Handler::Handle on one of the server's worker threads. A handler may
+// take an HTTP/1.1 request's body as it arrives (Handler::StreamBody): Handle
+// then runs as soon as the header is whole and reads ServerRequest::stream
+// while the event loop feeds it. "Expect: 100-continue" is answered when
+// the body is about to be read (for a streamed body, at the handler's
+// first read, so a request refused from its header never sends one).
 
 #include <chrono>
 #include <cstdint>
@@ -73,9 +78,18 @@ class Handler {
   virtual ~Handler() = default;
   // On the event loop, so it must not wait: an answer, or nullopt to have
   // Handle called on a worker.
-  virtual std::optional<ServerResponse> HandleInline(const ServerRequest& req) { return std::nullopt; }
+  virtual std::optional<ServerResponse> HandleInline(const ServerRequest& req) {
+    return std::nullopt;
+  }
   // On a worker thread; may block.
   virtual ServerResponse Handle(const ServerRequest& req) = 0;
+  // On the event loop, with the header of a request that has a body:
+  // whether Handle takes that body as it arrives (ServerRequest::stream,
+  // bounded by limits.streamed_body_limit) instead of whole in
+  // ServerRequest::body (bounded by limits.body_limit). A handler that
+  // answers without reading the whole stream has the connection closed
+  // after its answer.
+  virtual bool StreamBody(const ServerRequest& head) { return false; }
 };
 
 struct ServerOptions {
