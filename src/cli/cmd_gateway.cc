@@ -57,7 +57,7 @@ void AddGatewayCommand(CLI::App& app, int* exit_code) {
        "Objects up to this size are copied on demand through memory, answered as they arrive; "
        "larger ones are copied store to store first")
       ->capture_default_str();
-  g->add_option("--max-body", a->max_body, "Largest request body (a PUT or a part)")
+  g->add_option("--max-body", a->max_body, "Largest request body held whole (an XML request; an upload without a length or signed over its body's hash); uploads with a length stream through, up to 5 GiB")
       ->capture_default_str();
   g->add_option("--threads", a->threads, "Event loops")
       ->capture_default_str()

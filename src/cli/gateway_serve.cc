@@ -224,6 +224,7 @@ Result<std::unique_ptr<ServingGateway>> StartGateway(const GatewayArgs& a) {
   go.lease = std::chrono::milliseconds(static_cast<int64_t>(a.lease_s * 1000));
   go.busy_wait = std::chrono::milliseconds(static_cast<int64_t>(a.busy_wait_s * 1000));
   go.inline_limit = inline_limit;
+  go.max_held_body = max_body;
   go.cors.origins = a.cors_origins;
   go.cors.max_age = std::chrono::seconds(static_cast<int64_t>(a.cors_max_age_s));
   go.scope = ScopeOf(opened->spec, opened->map.src_prefix);

@@ -34,62 +34,7 @@ s3::KeyValues LowerCaseNames(const http::Headers& h) {
   return out;
 }
 
-bool IsLowerHex64(std::string_view s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
-
-// An aws-chunked body (a streaming upload) decoded, its chunk and trailer
-// signatures checked against the request's own, and its checksum.
-Result<std::string> DecodeStreamed(const http::ServerRequest& req, const s3::KeyValues& headers,
-                                   s3::AwsChunkedOptions options,
-                                   std::optional<ObjectChecksum>* checksum) {
-  FERRY_ASSIGN_OR_RETURN(s3::ChecksumCheck check, s3::ChecksumCheck::FromHeaders(headers));
-  s3::AwsChunkedDecoder decoder(std::move(options));
-  std::string body;
-  body.reserve(req.body.size());  // the framing only adds
-  FERRY_RETURN_IF_ERROR(decoder.Feed(req.body, [&](std::string_view piece) {
-    check.Update(piece);
-    body.append(piece);
-    return Status::Ok();
-  }));
-  FERRY_RETURN_IF_ERROR(decoder.Finish());
-  FERRY_ASSIGN_OR_RETURN(*checksum, check.Finish(decoder.trailers()));
-  return body;
-}
-
-// The request's signature, and its body against the hash it signed and the
-// checksum it names (verified, in *checksum). A streamed body comes back
-// decoded in *decoded.
-Status Authenticate(const http::ServerRequest& req, const s3::S3Target& t,
-                    const s3::VerifyKeys& keys, std::optional<std::string>* decoded,
-                    std::optional<ObjectChecksum>* checksum) {
-  const s3::KeyValues headers = LowerCaseNames(req.headers);
-  s3::ReceivedRequest rr{req.method, t.canonical_path, &t.query, &headers};
-  FERRY_ASSIGN_OR_RETURN(s3::Verified v, s3::Verify(rr, keys, std::chrono::system_clock::now()));
-  FERRY_ASSIGN_OR_RETURN(auto streaming, s3::StreamingOptions(headers, std::move(v.chain)));
-  if (streaming) {
-    FERRY_ASSIGN_OR_RETURN(*decoded, DecodeStreamed(req, headers, std::move(*streaming), checksum));
-    return Status::Ok();
-  }
-  const std::string claimed = http::HeaderValue(req.headers, "x-amz-content-sha256");
-  if (t.op == s3::Op::kPutObject || t.op == s3::Op::kUploadPart) {
-    FERRY_ASSIGN_OR_RETURN(s3::ChecksumCheck check, s3::ChecksumCheck::FromHeaders(headers));
-    check.Update(req.body);
-    FERRY_ASSIGN_OR_RETURN(*checksum, check.Finish({}));
-  }
-  if (v.deferred || IsLowerHex64(claimed)) {
-    const std::string actual = HexLower(Sha256(req.body));
-    if (v.deferred) return s3::VerifyDeferred(rr, keys, actual);
-    if (actual != claimed) {
-      return s3::S3ErrorStatus(400, "XAmzContentSHA256Mismatch",
-                               "The provided 'x-amz-content-sha256' header does not match what "
-                               "was computed.");
-    }
-  }
-  return Status::Ok();
-}
+bool IsUpload(s3::Op op) { return op == s3::Op::kPutObject || op == s3::Op::kUploadPart; }
 
 http::ServerResponse PromAnswer(std::string text) {
   http::ServerResponse resp;
@@ -98,14 +43,14 @@ http::ServerResponse PromAnswer(std::string text) {
   return resp;
 }
 
-http::ServerRequest Unchunked(const http::ServerRequest& req, std::string decoded) {
+http::ServerRequest WithBody(const http::ServerRequest& req, std::string payload) {
   http::ServerRequest plain;
   plain.method = req.method;
   plain.target = req.target;
   plain.headers = req.headers;
   plain.peer = req.peer;
   plain.version = req.version;
-  plain.body = std::move(decoded);
+  plain.body = std::move(payload);
   return plain;
 }
 
@@ -218,6 +163,12 @@ http::ServerResponse Gateway::Handle(const http::ServerRequest& req) {
   return resp;
 }
 
+bool Gateway::StreamBody(const http::ServerRequest& head) {
+  auto target = s3::Route(s3::RouteInput{head.method, head.target, http::HeaderValue(head.headers, "host"),
+                                         !http::HeaderValue(head.headers, "x-amz-copy-source").empty()});
+  return target.ok() && IsUpload(target->op);
+}
+
 http::ServerResponse Gateway::Preflight(const http::ServerRequest& req, const std::string& origin) {
   Impl& g = *impl_;
   PreflightAnswer a = gateway::Preflight(
@@ -249,14 +200,40 @@ http::ServerResponse Gateway::Dispatch(const http::ServerRequest& req) {
   if (!target.ok()) return g.Error(r, target.status());
   r.target = std::move(*target);
   r.key = r.target.key;
-  std::optional<std::string> decoded;
-  if (Status st = Authenticate(req, r.target, g.options.keys, &decoded, &r.checksum); !st.ok()) {
-    if (st.http_status() == 403) g.metrics.auth_failures++;
-    return g.Error(r, st);
+  // The signature first (from the header alone), then the body: an upload
+  // with a length streams on, checked as the store reads it; any other
+  // body is read and checked whole first.
+  const s3::KeyValues headers = LowerCaseNames(req.headers);
+  s3::ReceivedRequest rr{req.method, r.target.canonical_path, &r.target.query, &headers};
+  auto verified = s3::Verify(rr, g.options.keys, std::chrono::system_clock::now());
+  if (!verified.ok()) {
+    if (verified.status().http_status() == 403) g.metrics.auth_failures++;
+    return g.Error(r, verified.status());
   }
-  // A streamed upload goes on as the plain request it encodes.
-  http::ServerRequest unchunked;
-  if (decoded) r.http = &(unchunked = Unchunked(req, std::move(*decoded)));
+  ViewSource held(req.body);
+  RequestBodySource arriving(req.stream.get());
+  ByteSource* raw = req.stream ? static_cast<ByteSource*>(&arriving) : &held;
+  std::optional<uint64_t> raw_length = req.stream ? req.stream->length() : std::optional<uint64_t>(req.body.size());
+  auto plan = PlanUpload(headers, std::move(verified->chain), raw_length);
+  if (!plan.ok()) return g.Error(r, plan.status());
+  const bool streamed = req.stream && !verified->deferred && plan->size && IsUpload(r.target.op);
+  UploadBody body(raw, std::move(*plan), verified->deferred);
+  http::ServerRequest whole;
+  if (streamed) {
+    r.upload = &body;
+    g.metrics.streamed_uploads++;
+  } else {
+    auto payload = body.ReadAll(g.options.max_held_body);
+    if (req.stream) req.stream->Abandon();
+    Status st = payload.status();
+    if (st.ok() && verified->deferred) st = s3::VerifyDeferred(rr, g.options.keys, body.sha256());
+    if (!st.ok()) {
+      if (st.http_status() == 403) g.metrics.auth_failures++;
+      return g.Error(r, st);
+    }
+    r.checksum = IsUpload(r.target.op) ? body.checksum() : std::nullopt;
+    if (req.stream || *payload != req.body) r.http = &(whole = WithBody(req, std::move(*payload)));
+  }
   using s3::Op;
   if (r.target.op == Op::kListBuckets) {
     http::ServerResponse resp;
@@ -364,6 +341,9 @@ std::string Gateway::MetricsText() const {
       .Sample(static_cast<double>(m.persist_failures.load()));
   t.Family("ferry_gateway_auth_failures_total", "counter", "Requests refused by SigV4.")
       .Sample(static_cast<double>(m.auth_failures.load()));
+  t.Family("ferry_gateway_streamed_uploads_total", "counter",
+           "Uploads (PutObject, UploadPart) written to the destination as their bodies arrived.")
+      .Sample(static_cast<double>(m.streamed_uploads.load()));
   t.Family("ferry_gateway_cors_preflights_total", "counter",
            "CORS preflights (OPTIONS) answered, by result (allowed, refused).")
       .Sample(static_cast<double>(m.preflights_allowed.load()), {{"result", "allowed"}})

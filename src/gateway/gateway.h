@@ -84,6 +84,10 @@ struct GatewayOptions {
   int copy_threads = 16;
   // Which web origins may call it from a browser (none by default).
   CorsPolicy cors;
+  // A request body held whole (XML requests; an upload whose signature
+  // waits for its body's hash, or sent without a length) is at most this;
+  // uploads with a length stream through instead, up to S3's 5 GiB.
+  uint64_t max_held_body = 512ull << 20;
 };
 
 struct GatewayStores {
@@ -101,6 +105,9 @@ class Gateway : public http::Handler {
   Gateway& operator=(const Gateway&) = delete;
 
   http::ServerResponse Handle(const http::ServerRequest& req) override;
+  // PutObject and UploadPart bodies are taken as they arrive (checked while
+  // they stream: gateway/upload_body.h); others whole.
+  bool StreamBody(const http::ServerRequest& head) override;
   // The metrics' text (what /_ferry/metrics answers).
   std::string MetricsText() const;
   // Waits until every on-demand copy answered so far is written and marked.

@@ -15,6 +15,7 @@
 #include "gateway/arrival.h"
 #include "gateway/conditions.h"
 #include "gateway/gateway.h"
+#include "gateway/upload_body.h"
 #include "s3/route.h"
 
 namespace ferry::gateway {
@@ -37,8 +38,12 @@ struct Request {
   const http::ServerRequest* http = nullptr;
   s3::S3Target target;
   std::string key;  // the client's key (target.key)
-  // The flexible checksum the upload named, verified against its body.
+  // The flexible checksum the upload named, verified against its body
+  // (a body read whole; a streamed one has it in `upload` at its end).
   std::optional<ObjectChecksum> checksum;
+  // An upload's body still streaming in, checked as it is read; null when
+  // the body was read whole (http->body is then its payload).
+  UploadBody* upload = nullptr;
   std::string Header(std::string_view name) const;
   RequestConditions Conditions() const;
 };
@@ -75,6 +80,7 @@ struct Metrics {
   std::atomic<uint64_t> source_errors{0};     // 503s for a failing source
   std::atomic<uint64_t> persist_failures{0};  // copies answered but not written
   std::atomic<uint64_t> auth_failures{0};
+  std::atomic<uint64_t> streamed_uploads{0};  // bodies written as they arrived
   std::atomic<uint64_t> preflights_allowed{0}, preflights_refused{0};
 };
 

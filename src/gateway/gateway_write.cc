@@ -100,23 +100,45 @@ Result<ObjectInfo> Gateway::Impl::Write(const std::string& key, state::KeyMark m
   return result;
 }
 
+// An upload's payload: streaming in (checked as it is read), or held.
+struct Payload {
+  explicit Payload(const Request& r) : held(r.http->body) {
+    source = r.upload ? static_cast<ByteSource*>(r.upload) : &held;
+    size = r.upload ? *r.upload->size() : r.http->body.size();
+  }
+  // The client's own error when its body failed the store's read.
+  Status Failure(const Request& r, Status st) const {
+    return r.upload && !r.upload->failure().ok() ? r.upload->failure() : st;
+  }
+  // The checksum verified; known once the body has ended.
+  static const std::optional<ObjectChecksum>& Checksum(const Request& r) {
+    return r.upload ? r.upload->checksum() : r.checksum;
+  }
+  ViewSource held;
+  ByteSource* source;
+  uint64_t size;
+};
+
 http::ServerResponse Gateway::Impl::Put(const Request& r) {
   PutOptions po;
   po.headers = HeadersOfPut(*r.http);
   po.content_md5 = r.Header("Content-MD5");
-  po.checksum = r.checksum;  // verified here; the destination keeps it where it can
-  const std::string& body = r.http->body;
+  // Verified here; the destination keeps it where it can. A streamed
+  // body's checksum is known up front only when a header names its value.
+  // Else the store computes it as it sends and has the destination keep it.
+  po.checksum = r.upload ? r.upload->declared_checksum() : r.checksum;
+  if (r.upload && !po.checksum) po.trailing_checksum = r.upload->checksum_algorithm();
+  Payload body(r);
   auto put = Write(r.key, state::KeyMark::kWritten, [&]() -> Result<ObjectInfo> {
-    ViewSource src(body);
-    FERRY_ASSIGN_OR_RETURN(ObjectInfo info, stores.dst->Put(DstKey(r.key), src, body.size(), po));
-    info.size = body.size();
+    FERRY_ASSIGN_OR_RETURN(ObjectInfo info, stores.dst->Put(DstKey(r.key), *body.source, body.size, po));
+    info.size = body.size;
     return info;
   });
-  if (!put.ok()) return Error(r, put.status());
+  if (!put.ok()) return Error(r, body.Failure(r, put.status()));
   http::ServerResponse resp;
   http::SetHeader(&resp.headers, "ETag", "\"" + put->etag + "\"");
-  if (r.checksum) s3::AddChecksumHeaders(*r.checksum, &resp.headers);
-  return Count(std::move(resp), From::kWrite, body.size());
+  if (const auto& sum = Payload::Checksum(r)) s3::AddChecksumHeaders(*sum, &resp.headers);
+  return Count(std::move(resp), From::kWrite, body.size);
 }
 
 http::ServerResponse Gateway::Impl::CopyObject(const Request& r) {
@@ -223,13 +245,14 @@ http::ServerResponse Gateway::Impl::UploadPart(const Request& r) {
     return Error(r, s3::S3ErrorStatus(400, "InvalidArgument",
                                       "Part number must be an integer between 1 and 10000"));
   }
-  ViewSource body(r.http->body);
-  auto part = stores.dst->UploadPart(DstKey(r.key), *id, number, body, r.http->body.size(),
+  Payload body(r);
+  auto part = stores.dst->UploadPart(DstKey(r.key), *id, number, *body.source, body.size,
                                      r.Header("Content-MD5"));
-  if (!part.ok()) return Error(r, part.status());
+  if (!part.ok()) return Error(r, body.Failure(r, part.status()));
   http::ServerResponse resp;
   http::SetHeader(&resp.headers, "ETag", "\"" + part->etag + "\"");
-  return Count(std::move(resp), From::kWrite, r.http->body.size());
+  if (const auto& sum = Payload::Checksum(r)) s3::AddChecksumHeaders(*sum, &resp.headers);
+  return Count(std::move(resp), From::kWrite, body.size);
 }
 
 http::ServerResponse Gateway::Impl::CompleteMultipart(const Request& r) {

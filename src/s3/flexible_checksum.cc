@@ -97,6 +97,11 @@ Result<ChecksumCheck> ChecksumCheck::FromHeaders(const KeyValues& headers,
   return check;
 }
 
+std::optional<ObjectChecksum> ChecksumCheck::declared() const {
+  if (!summer_ || !compare_ || expected_.empty()) return std::nullopt;
+  return ObjectChecksum{summer_->algorithm(), expected_};
+}
+
 void ChecksumCheck::Update(std::string_view decoded) {
   if (summer_) summer_->Update(decoded);
 }

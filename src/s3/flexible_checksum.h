@@ -61,6 +61,9 @@ class ChecksumCheck {
   std::optional<ChecksumAlgorithm> algorithm() const {
     return summer_ ? std::optional(summer_->algorithm()) : std::nullopt;
   }
+  // The full-object checksum a header named with its value (nullopt for
+  // one that comes in a trailer, or none).
+  std::optional<ObjectChecksum> declared() const;
   void Update(std::string_view decoded);
   // The body has ended; `trailers` are the aws-chunked trailers (empty for
   // a plain body). Returns the verified checksum (nullopt when none was

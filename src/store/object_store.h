@@ -99,6 +99,11 @@ struct PutOptions {
   // does not match (kCorruption, nothing kept) and keeps it; others ignore
   // it.
   std::optional<ObjectChecksum> checksum;
+  // A checksum to compute as the body is sent, when no value is known
+  // before it (a body relayed as it arrives): a store that takes checksums
+  // has the destination verify and keep it (S3: an aws-chunked body with
+  // it as a trailer); others ignore it. Ignored when `checksum` is set.
+  std::optional<ChecksumAlgorithm> trailing_checksum;
 };
 
 struct PartInfo {

@@ -13,6 +13,7 @@
 #include "s3/xml.h"
 #include "store/http/http_get.h"
 #include "store/s3/addressing.h"
+#include "store/s3/aws_chunked_source.h"
 #include "store/s3/s3_errors.h"
 #include "store/s3/s3_headers.h"
 #include "store/stream_taps.h"
@@ -122,6 +123,7 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
                              o.checksum->value);
     }
     VerifyBody(o.content_md5, body, &op->md5, &c);
+    if (!o.checksum && o.trailing_checksum) SendWithTrailer(*o.trailing_checksum, size, &op->chunked, &c);
     RunAsync(op->call, nullptr, [op, size, done = std::move(done)](Result<http::Response> r) {
       if (!r.ok()) return done(r.status());
       ObjectInfo info;
@@ -317,6 +319,28 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
     c->verify_md5 = md5;
   }
 
+  // Frames the body of a PUT as aws-chunked with `a`'s checksum in a
+  // trailer, computed as it is sent.
+  static void SendWithTrailer(ChecksumAlgorithm a, uint64_t size, std::optional<AwsChunkedSource>* chunked,
+                              Call* call) {
+    Call& c = *call;
+    chunked->emplace(*c.body, size, a);
+    c.body = &**chunked;
+    c.body_size = AwsChunkedSource::EncodedLength(size, a);
+    c.payload_hash = std::string(AwsChunkedSource::kPayloadMode);
+    std::string encoding = "aws-chunked";
+    for (auto it = c.headers.begin(); it != c.headers.end(); ++it) {
+      if (EqualsIgnoreCase(it->first, "content-encoding")) {
+        encoding += "," + it->second;
+        c.headers.erase(it);
+        break;
+      }
+    }
+    c.headers.emplace_back("Content-Encoding", encoding);
+    c.headers.emplace_back("x-amz-decoded-content-length", std::to_string(size));
+    c.headers.emplace_back("x-amz-trailer", std::string(ChecksumHeaderName(a)));
+  }
+
   using Answer = std::function<void(Result<http::Response>)>;
 
   // Signs `c` into an HTTP request.
@@ -477,6 +501,7 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
     std::string key;
     ObjectHeaders headers;
     Md5Source md5;
+    std::optional<AwsChunkedSource> chunked;  // md5 framed, with a trailing checksum
     Call call;
   };
 
