@@ -130,7 +130,7 @@ TEST(DaemonConfigTest, EveryFlagOfEachDaemonIsAKey) {
   AddVolumeCommand(app, &code);
   AddWorkerCommand(app, &code);
   AddServerCommand(app, &code);
-  for (const std::vector<std::string> path :
+  for (const std::vector<std::string>& path :
        {std::vector<std::string>{"cache", "serve"}, {"volume", "serve"}, {"worker"}, {"server"}}) {
     CLI::App* cmd = &app;
     for (const auto& w : path) cmd = cmd->get_subcommand(w);

@@ -164,8 +164,9 @@ http::ServerResponse Gateway::Handle(const http::ServerRequest& req) {
 }
 
 bool Gateway::StreamBody(const http::ServerRequest& head) {
-  auto target = s3::Route(s3::RouteInput{head.method, head.target, http::HeaderValue(head.headers, "host"),
-                                         !http::HeaderValue(head.headers, "x-amz-copy-source").empty()});
+  auto target =
+      s3::Route(s3::RouteInput{head.method, head.target, http::HeaderValue(head.headers, "host"),
+                               !http::HeaderValue(head.headers, "x-amz-copy-source").empty()});
   return target.ok() && IsUpload(target->op);
 }
 
@@ -213,7 +214,8 @@ http::ServerResponse Gateway::Dispatch(const http::ServerRequest& req) {
   ViewSource held(req.body);
   RequestBodySource arriving(req.stream.get());
   ByteSource* raw = req.stream ? static_cast<ByteSource*>(&arriving) : &held;
-  std::optional<uint64_t> raw_length = req.stream ? req.stream->length() : std::optional<uint64_t>(req.body.size());
+  std::optional<uint64_t> raw_length =
+      req.stream ? req.stream->length() : std::optional<uint64_t>(req.body.size());
   auto plan = PlanUpload(headers, std::move(verified->chain), raw_length);
   if (!plan.ok()) return g.Error(r, plan.status());
   const bool streamed = req.stream && !verified->deferred && plan->size && IsUpload(r.target.op);
@@ -234,58 +236,68 @@ http::ServerResponse Gateway::Dispatch(const http::ServerRequest& req) {
     r.checksum = IsUpload(r.target.op) ? body.checksum() : std::nullopt;
     if (req.stream || *payload != req.body) r.http = &(whole = WithBody(req, std::move(*payload)));
   }
+  return g.Serve(r);
+}
+
+// An authenticated request, its body ready (r.upload or r.http->body), to
+// the operation it names.
+http::ServerResponse Gateway::Impl::Serve(const Request& r) {
   using s3::Op;
   if (r.target.op == Op::kListBuckets) {
     http::ServerResponse resp;
     http::SetHeader(&resp.headers, "Content-Type", "application/xml");
-    resp.SetBody(ListBucketsXml(g.options.bucket));
-    return g.Count(std::move(resp), From::kListing);
+    resp.SetBody(ListBucketsXml(options.bucket));
+    return Count(std::move(resp), From::kListing);
   }
-  if (r.target.op == Op::kCreateBucket) return g.CreateBucket(r);
-  if (r.target.bucket != g.options.bucket) {
-    return g.Error(r, s3::S3ErrorStatus(404, "NoSuchBucket",
-                                        "The specified bucket does not exist (this gateway serves "
-                                        "only " +
-                                            g.options.bucket + ")"));
+  if (r.target.op == Op::kCreateBucket) return CreateBucket(r);
+  if (r.target.bucket != options.bucket) {
+    return Error(r, s3::S3ErrorStatus(404, "NoSuchBucket",
+                                      "The specified bucket does not exist (this gateway serves "
+                                      "only " +
+                                          options.bucket + ")"));
   }
   switch (r.target.op) {
     case Op::kHeadBucket: {
       http::ServerResponse resp;
-      http::SetHeader(&resp.headers, "x-amz-bucket-region", g.options.region);
-      return g.Count(std::move(resp), From::kListing);
+      http::SetHeader(&resp.headers, "x-amz-bucket-region", options.region);
+      return Count(std::move(resp), From::kListing);
     }
     case Op::kBucketLocation: {
       http::ServerResponse resp;
       http::SetHeader(&resp.headers, "Content-Type", "application/xml");
-      resp.SetBody(LocationXml(g.options.region));
-      return g.Count(std::move(resp), From::kListing);
+      resp.SetBody(LocationXml(options.region));
+      return Count(std::move(resp), From::kListing);
     }
     case Op::kListObjectsV2:
     case Op::kListObjectsV1:
-      return g.List(r);
+      return List(r);
     case Op::kGetObject:
     case Op::kHeadObject:
-      return g.GetOrHead(r);
+      return GetOrHead(r);
+    case Op::kGetObjectAttributes:
+      return GetObjectAttributes(r);
+    case Op::kListParts:
+      return ListParts(r);
     case Op::kPutObject:
-      return g.Put(r);
+      return Put(r);
     case Op::kCopyObject:
-      return g.CopyObject(r);
+      return CopyObject(r);
     case Op::kDeleteObject:
-      return g.Delete(r);
+      return Delete(r);
     case Op::kDeleteObjects:
-      return g.DeleteMany(r);
+      return DeleteMany(r);
     case Op::kCreateMultipart:
-      return g.CreateMultipart(r);
+      return CreateMultipart(r);
     case Op::kUploadPart:
-      return g.UploadPart(r);
+      return UploadPart(r);
     case Op::kCompleteMultipart:
-      return g.CompleteMultipart(r);
+      return CompleteMultipart(r);
     case Op::kAbortMultipart:
-      return g.AbortMultipart(r);
+      return AbortMultipart(r);
     default:
-      return g.Error(r, s3::S3ErrorStatus(501, "NotImplemented",
-                                          "ferry gateway does not implement " +
-                                              std::string(s3::OpName(r.target.op))));
+      return Error(r, s3::S3ErrorStatus(501, "NotImplemented",
+                                        "ferry gateway does not implement " +
+                                            std::string(s3::OpName(r.target.op))));
   }
 }
 

@@ -150,6 +150,9 @@ struct Gateway::Impl {
   http::ServerResponse DeleteMany(const Request& r);
   http::ServerResponse CreateMultipart(const Request& r);
   http::ServerResponse UploadPart(const Request& r);
+  http::ServerResponse GetObjectAttributes(const Request& r);
+  http::ServerResponse ListParts(const Request& r);
+  http::ServerResponse Serve(const Request& r);
   http::ServerResponse CompleteMultipart(const Request& r);
   http::ServerResponse AbortMultipart(const Request& r);
 

@@ -130,7 +130,8 @@ http::ServerResponse Gateway::Impl::Put(const Request& r) {
   if (r.upload && !po.checksum) po.trailing_checksum = r.upload->checksum_algorithm();
   Payload body(r);
   auto put = Write(r.key, state::KeyMark::kWritten, [&]() -> Result<ObjectInfo> {
-    FERRY_ASSIGN_OR_RETURN(ObjectInfo info, stores.dst->Put(DstKey(r.key), *body.source, body.size, po));
+    FERRY_ASSIGN_OR_RETURN(ObjectInfo info,
+                           stores.dst->Put(DstKey(r.key), *body.source, body.size, po));
     info.size = body.size;
     return info;
   });
@@ -231,6 +232,17 @@ http::ServerResponse Gateway::Impl::DeleteMany(const Request& r) {
 http::ServerResponse Gateway::Impl::CreateMultipart(const Request& r) {
   PutOptions po;
   po.headers = HeadersOfPut(*r.http);
+  // A checksum asked for goes on to the destination, which keeps the parts'
+  // and the whole's; none asked for, the destination chooses (S3: CRC64NVME).
+  if (!r.Header("x-amz-checksum-algorithm").empty() || !r.Header("x-amz-checksum-type").empty()) {
+    s3::KeyValues h;
+    for (const char* name : {"x-amz-checksum-algorithm", "x-amz-checksum-type"}) {
+      if (std::string v = r.Header(name); !v.empty()) h.emplace_back(name, std::move(v));
+    }
+    auto plan = s3::MultipartChecksumPlan(h);
+    if (!plan.ok()) return Error(r, plan.status());
+    po.checksum = std::move(*plan);
+  }
   auto id = stores.dst->CreateMultipart(DstKey(r.key), po);
   if (!id.ok()) return Error(r, id.status());
   return Count(XmlAnswer(InitiateMultipartXml(options.bucket, r.key, *id)), From::kWrite);
@@ -246,8 +258,10 @@ http::ServerResponse Gateway::Impl::UploadPart(const Request& r) {
                                       "Part number must be an integer between 1 and 10000"));
   }
   Payload body(r);
-  auto part = stores.dst->UploadPart(DstKey(r.key), *id, number, *body.source, body.size,
-                                     r.Header("Content-MD5"));
+  PartOptions po(r.Header("Content-MD5"));
+  po.checksum = r.upload ? r.upload->declared_checksum() : r.checksum;
+  if (r.upload && !po.checksum) po.trailing_checksum = r.upload->checksum_algorithm();
+  auto part = stores.dst->UploadPart(DstKey(r.key), *id, number, *body.source, body.size, po);
   if (!part.ok()) return Error(r, body.Failure(r, part.status()));
   http::ServerResponse resp;
   http::SetHeader(&resp.headers, "ETag", "\"" + part->etag + "\"");
@@ -265,7 +279,13 @@ http::ServerResponse Gateway::Impl::CompleteMultipart(const Request& r) {
     return stores.dst->CompleteMultipart(DstKey(r.key), *id, *parts);
   });
   if (!done.ok()) return Error(r, done.status());
-  return Count(XmlAnswer(CompleteMultipartXml(options.bucket, r.key, done->etag)), From::kWrite);
+  // The checksum the destination built from the parts, when it keeps one.
+  std::optional<ObjectChecksum> checksum;
+  if (auto head = stores.dst->Head(DstKey(r.key)); head.ok() && head->etag == done->etag) {
+    checksum = head->checksum;
+  }
+  return Count(XmlAnswer(CompleteMultipartXml(options.bucket, r.key, done->etag, checksum)),
+               From::kWrite);
 }
 
 http::ServerResponse Gateway::Impl::AbortMultipart(const Request& r) {

@@ -1,10 +1,12 @@
 #include "gateway/s3_xml.h"
 
+#include <algorithm>
 #include <boost/property_tree/ptree.hpp>
 #include <charconv>
 
 #include "base/unix_time.h"
 #include "crypto/digest.h"
+#include "s3/flexible_checksum.h"
 #include "s3/sigv4.h"
 #include "s3/xml.h"
 #include "s3/xml_tree.h"
@@ -128,11 +130,17 @@ std::string InitiateMultipartXml(std::string_view bucket, std::string_view key,
 }
 
 std::string CompleteMultipartXml(std::string_view bucket, std::string_view key,
-                                 std::string_view etag) {
+                                 std::string_view etag,
+                                 const std::optional<ObjectChecksum>& checksum) {
   std::string out = Begin("CompleteMultipartUploadResult");
   Element(out, "Bucket", bucket);
   Element(out, "Key", key);
   Element(out, "ETag", Quoted(etag));
+  if (checksum) {  // with its "-N" here, as S3 sends it
+    Element(out, "Checksum" + std::string(ChecksumAlgorithmName(checksum->algorithm)),
+            checksum->value);
+    Element(out, "ChecksumType", s3::ChecksumTypeName(checksum->type));
+  }
   out += "</CompleteMultipartUploadResult>";
   return out;
 }
@@ -180,10 +188,97 @@ Result<std::vector<PartInfo>> ParseCompleteParts(std::string_view xml) {
       return Status::InvalidArgument("CompleteMultipartUpload: bad PartNumber '" + n + "'");
     }
     p.etag = s3::Unquote(Text(child, "ETag"));
+    for (ChecksumAlgorithm a : kChecksumAlgorithms) {
+      const std::string tag = "Checksum" + std::string(ChecksumAlgorithmName(a));
+      std::string v = Text(child, tag.c_str());
+      if (!v.empty()) p.checksum = ObjectChecksum{a, std::move(v), ChecksumType::kComposite};
+    }
     parts.push_back(std::move(p));
   }
   if (parts.empty()) return Status::InvalidArgument("CompleteMultipartUpload: no parts");
   return parts;
+}
+
+namespace {
+
+void ChecksumElement(std::string& out, const ObjectChecksum& c) {
+  std::string value = c.value;
+  if (c.type == ChecksumType::kComposite) value = value.substr(0, value.find('-'));
+  Element(out, "Checksum" + std::string(ChecksumAlgorithmName(c.algorithm)), value);
+}
+
+}  // namespace
+
+std::string ListPartsXml(std::string_view bucket, std::string_view key, std::string_view upload_id,
+                         const std::vector<PartInfo>& parts, int max_parts, int marker) {
+  std::vector<const PartInfo*> page;
+  for (const PartInfo& p : parts) {
+    if (p.number > marker && static_cast<int>(page.size()) < max_parts) page.push_back(&p);
+  }
+  const int next = page.empty() ? marker : page.back()->number;
+  std::string out = Begin("ListPartsResult");
+  Element(out, "Bucket", bucket);
+  Element(out, "Key", key);
+  Element(out, "UploadId", upload_id);
+  Element(out, "PartNumberMarker", std::to_string(marker));
+  Element(out, "NextPartNumberMarker", std::to_string(next));
+  Element(out, "MaxParts", std::to_string(max_parts));
+  Element(out, "IsTruncated", !parts.empty() && parts.back().number > next ? "true" : "false");
+  Element(out, "StorageClass", "STANDARD");
+  if (!parts.empty() && parts.front().checksum) {
+    Element(out, "ChecksumAlgorithm", ChecksumAlgorithmName(parts.front().checksum->algorithm));
+  }
+  for (const PartInfo* p : page) {
+    out += "<Part>";
+    Element(out, "PartNumber", std::to_string(p->number));
+    Element(out, "ETag", Quoted(p->etag));
+    Element(out, "Size", std::to_string(p->size));
+    if (p->checksum) ChecksumElement(out, *p->checksum);
+    out += "</Part>";
+  }
+  out += "</ListPartsResult>";
+  return out;
+}
+
+std::string ObjectAttributesXml(const ObjectAttributes& a, const std::vector<std::string>& wanted,
+                                int max_parts, int marker) {
+  auto wants = [&](std::string_view n) {
+    return std::find(wanted.begin(), wanted.end(), n) != wanted.end();
+  };
+  std::string out = Begin("GetObjectAttributesResponse");
+  if (wants("ETag")) Element(out, "ETag", a.info.etag);
+  if (wants("Checksum") && a.info.checksum) {
+    out += "<Checksum>";
+    ChecksumElement(out, *a.info.checksum);
+    Element(out, "ChecksumType", s3::ChecksumTypeName(a.info.checksum->type));
+    out += "</Checksum>";
+  }
+  if (wants("ObjectParts") && a.parts_count > 0) {
+    std::vector<const PartInfo*> page;
+    for (const PartInfo& p : a.parts) {
+      if (p.number > marker && static_cast<int>(page.size()) < max_parts) page.push_back(&p);
+    }
+    const int next = page.empty() ? marker : page.back()->number;
+    out += "<ObjectParts>";
+    Element(out, "PartsCount", std::to_string(a.parts_count));
+    Element(out, "PartNumberMarker", std::to_string(marker));
+    Element(out, "NextPartNumberMarker", std::to_string(next));
+    Element(out, "MaxParts", std::to_string(max_parts));
+    const bool more = !a.parts.empty() && a.parts.back().number > next;
+    Element(out, "IsTruncated", more ? "true" : "false");
+    for (const PartInfo* p : page) {
+      out += "<Part>";
+      Element(out, "PartNumber", std::to_string(p->number));
+      Element(out, "Size", std::to_string(p->size));
+      if (p->checksum) ChecksumElement(out, *p->checksum);
+      out += "</Part>";
+    }
+    out += "</ObjectParts>";
+  }
+  if (wants("StorageClass")) Element(out, "StorageClass", "STANDARD");
+  if (wants("ObjectSize")) Element(out, "ObjectSize", std::to_string(a.info.size));
+  out += "</GetObjectAttributesResponse>";
+  return out;
 }
 
 Result<DeleteRequest> ParseDeleteRequest(std::string_view xml) {

@@ -4,6 +4,7 @@
 // encodings are S3's (what awscli and botocore parse); with
 // encoding-type=url, keys and prefixes are URL-encoded as S3 does.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,7 +35,8 @@ std::string LocationXml(std::string_view region);
 std::string InitiateMultipartXml(std::string_view bucket, std::string_view key,
                                  std::string_view upload_id);
 std::string CompleteMultipartXml(std::string_view bucket, std::string_view key,
-                                 std::string_view etag);
+                                 std::string_view etag,
+                                 const std::optional<ObjectChecksum>& checksum = std::nullopt);
 std::string CopyObjectXml(std::string_view etag, TimePoint last_modified);
 struct DeleteOutcome {
   std::string key;
@@ -45,6 +47,17 @@ std::string DeleteResultXml(const std::vector<DeleteOutcome>& outcomes, bool qui
 
 // CompleteMultipartUpload's parts (number and ETag, as listed).
 Result<std::vector<PartInfo>> ParseCompleteParts(std::string_view xml);
+// ListParts' answer: `parts` (all of the upload's, in order) from after
+// `marker`, at most `max_parts`; the upload's checksum algorithm is its
+// parts'.
+std::string ListPartsXml(std::string_view bucket, std::string_view key, std::string_view upload_id,
+                         const std::vector<PartInfo>& parts, int max_parts, int marker);
+// GetObjectAttributes' answer with the attributes `wanted` (ETag,
+// Checksum, ObjectParts, StorageClass, ObjectSize), at most `max_parts`
+// parts after `marker`. A composite checksum goes without its "-N", as S3
+// sends it here.
+std::string ObjectAttributesXml(const ObjectAttributes& a, const std::vector<std::string>& wanted,
+                                int max_parts, int marker);
 // Delete's keys and its Quiet flag.
 struct DeleteRequest {
   std::vector<std::string> keys;

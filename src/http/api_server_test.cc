@@ -8,20 +8,15 @@
 
 #include <stdexcept>
 
+#include "base/test_socket.h"
+
 namespace ferry::http {
 namespace {
 
 // One HTTP/1.1 exchange over a fresh connection; the whole answer.
 std::string Exchange(uint16_t port, const std::string& target) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return "";
-  }
+  int fd = ConnectLoopback(port);
+  if (fd < 0) return "";
   std::string req = "GET " + target + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
   (void)::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
   std::string out;

@@ -83,9 +83,7 @@ void RequestReader::PauseAtHeader() {
 bool RequestReader::BodyOver(uint64_t limit) {
   auto n = impl_->parser.content_length();
   if (!n || *n <= limit) return false;
-  state_ = State::kError;
-  error_ = Error::kBodyTooLarge;
-  message_ = "request body too large";
+  Fail(Error::kBodyTooLarge, "request body too large");
   return true;
 }
 
@@ -143,13 +141,9 @@ size_t RequestReader::FeedBody(std::string_view bytes, std::string* out) {
     if (ec == bhttp::error::need_buffer) ec = {};
     if (ec == bhttp::error::need_more) break;
     if (ec == bhttp::error::body_limit) {
-      state_ = State::kError;
-      error_ = Error::kBodyTooLarge;
-      message_ = "request body too large";
+      Fail(Error::kBodyTooLarge, "request body too large");
     } else if (ec) {
-      state_ = State::kError;
-      error_ = Error::kBadRequest;
-      message_ = "malformed request: " + ec.message();
+      Fail(Error::kBadRequest, "malformed request: " + ec.message());
     } else if (p.is_done()) {
       state_ = State::kDone;
     } else if (n == 0 && p.get().body().size == sizeof room) {
@@ -160,6 +154,12 @@ size_t RequestReader::FeedBody(std::string_view bytes, std::string* out) {
 }
 
 RequestReader::~RequestReader() = default;
+
+void RequestReader::Fail(Error e, std::string message) {
+  state_ = State::kError;
+  error_ = e;
+  message_ = std::move(message);
+}
 
 size_t RequestReader::Feed(std::string_view bytes) {
   size_t used = 0;
@@ -172,9 +172,7 @@ size_t RequestReader::Feed(std::string_view bytes) {
       impl_->header_checked = true;
       std::string bad = CheckHeader(impl_->parser.get());
       if (!bad.empty()) {
-        state_ = State::kError;
-        error_ = Error::kBadRequest;
-        message_ = "malformed request: " + bad;
+        Fail(Error::kBadRequest, "malformed request: " + bad);
         break;
       }
     }
@@ -184,17 +182,11 @@ size_t RequestReader::Feed(std::string_view bytes) {
       break;
     }
     if (ec == bhttp::error::header_limit) {
-      state_ = State::kError;
-      error_ = Error::kHeaderTooLarge;
-      message_ = "request header too large";
+      Fail(Error::kHeaderTooLarge, "request header too large");
     } else if (ec == bhttp::error::body_limit) {
-      state_ = State::kError;
-      error_ = Error::kBodyTooLarge;
-      message_ = "request body too large";
+      Fail(Error::kBodyTooLarge, "request body too large");
     } else if (ec) {
-      state_ = State::kError;
-      error_ = Error::kBadRequest;
-      message_ = "malformed request: " + ec.message();
+      Fail(Error::kBadRequest, "malformed request: " + ec.message());
     } else if (impl_->parser.is_done()) {
       state_ = State::kDone;
     } else if (n == 0) {
@@ -207,9 +199,7 @@ size_t RequestReader::Feed(std::string_view bytes) {
 void RequestReader::FeedEof() {
   if (state_ != State::kNeedMore) return;
   if (impl_->streamed) {  // a request's body never ends by a close
-    state_ = State::kError;
-    error_ = Error::kClosed;
-    message_ = "the client closed mid-body";
+    Fail(Error::kClosed, "the client closed mid-body");
     return;
   }
   boost::beast::error_code ec;
@@ -220,20 +210,12 @@ void RequestReader::FeedEof() {
     state_ = State::kDone;
     return;
   }
-  state_ = State::kError;
-  error_ = Error::kClosed;
-  message_ = "the client closed mid-request";
+  Fail(Error::kClosed, "the client closed mid-request");
 }
 
 ServerRequest RequestReader::TakeRequest() {
-  auto& in = impl_->parser.get();
-  ServerRequest req;
-  req.method = std::string(in.method_string());
-  req.target = std::string(in.target());
-  for (const auto& f : in)
-    req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
-  req.body = std::move(in.body());
-  req.version = static_cast<int>(in.version());
+  ServerRequest req = Head();
+  req.body = std::move(impl_->parser.get().body());
   return req;
 }
 

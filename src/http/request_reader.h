@@ -93,6 +93,7 @@ class RequestReader {
   size_t FeedBody(std::string_view bytes, std::string* out);
 
  private:
+  void Fail(Error e, std::string message);
   // kBodyTooLarge when the declared length is over `limit`.
   bool BodyOver(uint64_t limit);
 

@@ -1,8 +1,6 @@
 // Request bodies taken as they arrive (Handler::StreamBody), and
 // "Expect: 100-continue", over real loopback sockets.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/test_socket.h"
 #include "http/request_body.h"
 #include "http/server.h"
 
@@ -19,20 +18,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-int Connect(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  timeval tv{10, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  return fd;
-}
+int Connect(uint16_t port) { return ConnectLoopback(port); }
 
 bool SendAll(int fd, std::string_view data) {
   while (!data.empty()) {

@@ -22,10 +22,10 @@ namespace fs = std::filesystem;
 class FakeListStore : public ObjectStore {
  public:
   std::set<std::string> keys;
-  bool forget_prefixes = false;     // a delimited listing drops every other prefix
+  bool forget_prefixes = false;  // a delimited listing drops every other prefix
   bool ignore_start_after = false;
-  std::string disorder_from;        // pages starting at or after this come out of order
-  std::string hidden;               // never in a flat listing, but in a delimited one
+  std::string disorder_from;  // pages starting at or after this come out of order
+  std::string hidden;         // never in a flat listing, but in a delimited one
   std::chrono::microseconds latency{0};
   std::atomic<int> calls{0};
 
@@ -96,7 +96,7 @@ class FakeListStore : public ObjectStore {
     return Unsupported();
   }
   Result<PartInfo> UploadPart(std::string_view, std::string_view, int, ByteSource&, uint64_t,
-                              std::string_view) override {
+                              const PartOptions&) override {
     return Unsupported();
   }
   Result<ObjectInfo> CompleteMultipart(std::string_view, std::string_view,
@@ -223,7 +223,7 @@ class ListerTest : public ::testing::Test {
   std::unique_ptr<state::StateStore> state_;
   FakeListStore store_;
   std::mutex mu_;
-  std::vector<std::string> warnings_;  // guarded by mu_
+  std::vector<std::string> warnings_;   // guarded by mu_
   std::multiset<std::string> claimed_;  // guarded by mu_
 };
 

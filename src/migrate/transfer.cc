@@ -12,6 +12,7 @@
 #include "migrate/content_hash.h"
 #include "migrate/upload_journal.h"
 #include "ops/buffer_sink.h"
+#include "ops/checksum_carry.h"
 #include "ops/copy.h"
 #include "ops/multipart_upload.h"
 #include "ops/part_plan.h"
@@ -90,8 +91,7 @@ Result<PutOptions> PutAfterGet(const ObjectInfo& got, std::string_view data) {
 }
 
 TransferResult CopySmall(const TransferContext& ctx, const std::string& key,
-                         const std::string& dst_key, uint64_t listed_size,
-                         int64_t lease_until_ms) {
+                         const std::string& dst_key, uint64_t listed_size, int64_t lease_until_ms) {
   BudgetHold hold(ctx.budget, listed_size);
   BufferSink buf(ctx.bwlimit, ctx.buffers, static_cast<size_t>(listed_size), /*hash_md5=*/false);
   auto got = ctx.src->Get(key, GetOptions{}, buf);
@@ -144,6 +144,7 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
   }
   PutOptions put;
   put.headers = info->headers;
+  put.checksum = MultipartChecksumFor(info->checksum);
   std::string md5 = KnownMd5(*info);
   if (!md5.empty()) put.headers.user[kFerryMd5Meta] = md5;
   MultipartOptions o;
@@ -155,6 +156,9 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
   MultipartOutcome out =
       UploadMultipart(*ctx.dst, dst_key, info->size, plan, put, parts, journal, o);
   if (!out.status.ok()) return Failed(out.status, SideOf(out.step));
+  if (Status s = CheckCarriedChecksum(info->checksum, *ctx.dst, dst_key); !s.ok()) {
+    return Failed(s, Side::kDestination);
+  }
   CrashPoint("transfer");
   return Transferred(info->size);
 }
@@ -163,9 +167,12 @@ TransferResult CopyMultipart(const TransferContext& ctx, const std::string& key,
 
 const char* ToString(Side s) {
   switch (s) {
-    case Side::kSource: return "source";
-    case Side::kDestination: return "destination";
-    case Side::kState: return "state store";
+    case Side::kSource:
+      return "source";
+    case Side::kDestination:
+      return "destination";
+    case Side::kState:
+      return "state store";
   }
   return "?";
 }
@@ -181,7 +188,8 @@ Status AbandonUpload(const TransferContext& ctx, const std::string& key) {
   } else {
     FERRY_ASSIGN_OR_RETURN(auto open, ctx.dst->ListMultipartUploads(dst_key));
     for (const UploadInfo& u : open) {
-      if (UnixMs(u.initiated) >= ctx.job_started_ms - kUploadClockSlackMs) ids.push_back(u.upload_id);
+      if (UnixMs(u.initiated) >= ctx.job_started_ms - kUploadClockSlackMs)
+        ids.push_back(u.upload_id);
     }
   }
   for (const std::string& id : ids) {
@@ -196,8 +204,7 @@ bool CanTransferAsync(const TransferContext& ctx, const state::ClaimedObject& cl
   // happen on an event loop: such jobs copy on threads.
   bool paced = ctx.bwlimit != nullptr && !ctx.bwlimit->unlimited();
   return ctx.src->Async() != nullptr && ctx.dst->Async() != nullptr && !ctx.spec.dry_run &&
-         !paced &&
-         !(ctx.same_store && ctx.spec.server_side_copy) &&
+         !paced && !(ctx.same_store && ctx.spec.server_side_copy) &&
          claimed.object.size < ctx.spec.multipart_threshold &&
          (claimed.force ||
           !NeedDestinationCheck(ctx.spec.overwrite, ctx.spec.dst_empty_at_start, claimed.claims));
@@ -212,25 +219,25 @@ void TransferObjectAsync(const TransferContext& ctx, const state::ClaimedObject&
   op->dst_key = ctx.keys.DstKey(obj.key);
   op->done = std::move(done);
   const int64_t lease_until_ms = claimed.lease_until_ms;
-  ctx.src->Async()->GetAsync(obj.key, GetOptions{}, *op->buf, [&ctx, op, lease_until_ms](
-                                                                  Result<ObjectInfo> got) {
-    if (!got.ok()) return op->Finish(Failed(got.status(), Side::kSource));
-    auto put = PutAfterGet(*got, op->buf->data());
-    if (!put.ok()) return op->Finish(Failed(put.status(), Side::kSource));
-    if (Status s = MayWrite(ctx, lease_until_ms); !s.ok()) {
-      return op->Finish(Failed(s, Side::kState));
-    }
-    op->body.emplace(op->buf->data());
-    uint64_t size = got->size;
-    ctx.dst->Async()->PutAsync(op->dst_key, *op->body, size, *put,
-                               [op, size](Result<ObjectInfo> stored) {
-                                 if (!stored.ok()) {
-                                   return op->Finish(Failed(stored.status(), Side::kDestination));
-                                 }
-                                 CrashPoint("transfer");
-                                 op->Finish(Transferred(size));
-                               });
-  });
+  ctx.src->Async()->GetAsync(
+      obj.key, GetOptions{}, *op->buf, [&ctx, op, lease_until_ms](Result<ObjectInfo> got) {
+        if (!got.ok()) return op->Finish(Failed(got.status(), Side::kSource));
+        auto put = PutAfterGet(*got, op->buf->data());
+        if (!put.ok()) return op->Finish(Failed(put.status(), Side::kSource));
+        if (Status s = MayWrite(ctx, lease_until_ms); !s.ok()) {
+          return op->Finish(Failed(s, Side::kState));
+        }
+        op->body.emplace(op->buf->data());
+        uint64_t size = got->size;
+        ctx.dst->Async()->PutAsync(
+            op->dst_key, *op->body, size, *put, [op, size](Result<ObjectInfo> stored) {
+              if (!stored.ok()) {
+                return op->Finish(Failed(stored.status(), Side::kDestination));
+              }
+              CrashPoint("transfer");
+              op->Finish(Transferred(size));
+            });
+      });
 }
 
 TransferResult TransferObject(const TransferContext& ctx, const state::ClaimedObject& claimed) {

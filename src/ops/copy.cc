@@ -12,6 +12,7 @@
 #include "base/cancel.h"
 #include "crypto/digest.h"
 #include "engine/parallel.h"
+#include "ops/checksum_carry.h"
 #include "ops/mime.h"
 #include "ops/multipart_upload.h"
 #include "ops/range_part_reader.h"
@@ -211,7 +212,8 @@ Result<CopyResult> DownloadFile(ObjectStore& src, std::string_view key, const st
     // allocation, and ENOSPC now rather than half way), else just size it.
     if (::fallocate(file.fd(), 0, 0, static_cast<off_t>(info.size)) != 0 &&
         ::ftruncate(file.fd(), static_cast<off_t>(info.size)) != 0) {
-      return Status::FromErrno(errno, "allocate " + std::to_string(info.size) + " bytes for " + path);
+      return Status::FromErrno(errno,
+                               "allocate " + std::to_string(info.size) + " bytes for " + path);
     }
     Status s = RunParallel(plan.parts, o.concurrency, [&](int i) -> Status {
       uint64_t off = static_cast<uint64_t>(i) * plan.part_size;
@@ -271,7 +273,10 @@ Result<CopyResult> CopyObject(ObjectStore& src, std::string_view src_key, Object
   }
   // Streamed part by part: memory is part_size x concurrency.
   RangePartReader parts(src, std::string(src_key), info.etag);
-  return UploadParts(dst, dst_key, info.size, plan, put, parts, o);
+  put.checksum = MultipartChecksumFor(info.checksum);
+  FERRY_ASSIGN_OR_RETURN(CopyResult r, UploadParts(dst, dst_key, info.size, plan, put, parts, o));
+  FERRY_RETURN_IF_ERROR(CheckCarriedChecksum(info.checksum, dst, dst_key));
+  return r;
 }
 
 Result<CopyResult> CopyLocalFile(const std::string& from, const std::string& to) {

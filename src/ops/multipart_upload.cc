@@ -10,6 +10,7 @@
 
 #include "base/cancel.h"
 #include "base/strings.h"
+#include "crypto/checksum.h"
 #include "crypto/digest.h"
 #include "engine/parallel.h"
 
@@ -51,13 +52,19 @@ class Turns {
   bool aborted_ = false;
 };
 
-// Feeds every byte of `body` to `digest`, then rewinds it.
-Status HashAll(ByteSource& body, StreamingDigest& digest) {
+// Feeds every byte of `body` to `update` (at once when it is in memory),
+// then rewinds it.
+template <class Update>
+Status HashAll(ByteSource& body, Update&& update) {
+  if (auto bytes = body.Contiguous()) {
+    update(*bytes);
+    return Status::Ok();
+  }
   std::string buf(1 << 20, '\0');
   for (;;) {
     FERRY_ASSIGN_OR_RETURN(size_t n, body.Read(buf.data(), buf.size()));
     if (n == 0) break;
-    digest.Update(std::string_view(buf.data(), n));
+    update(std::string_view(buf.data(), n));
   }
   return body.Rewind();
 }
@@ -78,7 +85,8 @@ class Uploader {
   Status ReadAndSend(const PartSpan& span, int i);
   Status SendPart(const PartSpan& span, int i, ByteSource& body, std::string_view md5);
   Status HashInTurn(int i, ByteSource& body);
-  Result<PartInfo> SendWithRetries(const PartSpan& span, ByteSource& body, std::string_view md5);
+  Result<PartInfo> SendWithRetries(const PartSpan& span, ByteSource& body, const PartOptions& po);
+  Status FillPartChecksums();
   bool Backoff(const Status& s, int attempt);
   Status Fail(Status s, UploadStep step);
   MultipartOutcome AfterParts(const Status& ran);
@@ -94,8 +102,9 @@ class Uploader {
   UploadJournal& journal_;
   const MultipartOptions& o_;
   std::string id_;
-  std::vector<int> todo_;  // the numbers of the parts to send
-  bool verify_ = false;    // hash the parts in order against o_.whole_md5
+  std::optional<ChecksumAlgorithm> part_checksum_;  // each part's, when the upload has one
+  std::vector<int> todo_;                           // the numbers of the parts to send
+  bool verify_ = false;                             // hash the parts in order against o_.whole_md5
   StreamingDigest whole_{StreamingDigest::Kind::kMd5};  // in part order (hash_turns_)
   Turns budget_turns_, hash_turns_;
   std::atomic<bool> failed_{false};
@@ -107,6 +116,7 @@ class Uploader {
 };
 
 MultipartOutcome Uploader::Run(const PutOptions& put) {
+  if (put.checksum) part_checksum_ = put.checksum->algorithm;
   if (auto early = Start(put)) return *early;
   PlanParts();
   Status ran = RunParallel(static_cast<int>(todo_.size()), o_.concurrency,
@@ -170,7 +180,15 @@ Status Uploader::ReadAndSend(const PartSpan& span, int i) {
 
 Status Uploader::SendPart(const PartSpan& span, int i, ByteSource& body, std::string_view md5) {
   if (verify_) FERRY_RETURN_IF_ERROR(HashInTurn(i, body));
-  auto part = SendWithRetries(span, body, md5);
+  PartOptions po(md5);
+  if (part_checksum_) {  // computed here, so the destination verifies the part
+    Checksummer sum(*part_checksum_);
+    if (Status s = HashAll(body, [&](std::string_view b) { sum.Update(b); }); !s.ok()) {
+      return Fail(s, UploadStep::kRead);
+    }
+    po.checksum = ObjectChecksum{*part_checksum_, sum.FinishBase64(), ChecksumType::kComposite};
+  }
+  auto part = SendWithRetries(span, body, po);
   if (!part.ok()) return Fail(part.status(), UploadStep::kSend);
   if (Status s = journal_.PartDone(*part); !s.ok()) return Fail(s, UploadStep::kJournal);
   std::lock_guard<std::mutex> lock(mu_);
@@ -181,9 +199,7 @@ Status Uploader::SendPart(const PartSpan& span, int i, ByteSource& body, std::st
 
 Status Uploader::HashInTurn(int i, ByteSource& body) {
   if (!hash_turns_.Wait(i)) return Fail(CancelledStatus(), UploadStep::kRead);
-  if (auto bytes = body.Contiguous()) {
-    whole_.Update(*bytes);
-  } else if (Status s = HashAll(body, whole_); !s.ok()) {
+  if (Status s = HashAll(body, [this](std::string_view b) { whole_.Update(b); }); !s.ok()) {
     return Fail(s, UploadStep::kRead);
   }
   hash_turns_.Pass();
@@ -191,12 +207,13 @@ Status Uploader::HashInTurn(int i, ByteSource& body) {
 }
 
 Result<PartInfo> Uploader::SendWithRetries(const PartSpan& span, ByteSource& body,
-                                           std::string_view md5) {
+                                           const PartOptions& po) {
   for (int attempt = 1;; ++attempt) {
-    auto part = dst_.UploadPart(key_, id_, span.number, body, span.size, md5);
+    auto part = dst_.UploadPart(key_, id_, span.number, body, span.size, po);
     if (part.ok()) {
       part->number = span.number;
       part->size = span.size;
+      if (!part->checksum) part->checksum = po.checksum;  // the Complete names it
       return part;
     }
     if (!ShouldRetry(o_.retry, part.status(), attempt) || !body.Rewind().ok() ||
@@ -259,7 +276,23 @@ MultipartOutcome Uploader::AfterParts(const Status& ran) {
   return Complete();
 }
 
+// Parts an earlier run sent have no checksum in the journal: the
+// destination's ListParts has them.
+Status Uploader::FillPartChecksums() {
+  if (!part_checksum_) return Status::Ok();
+  bool missing = false;
+  for (const auto& [n, p] : done_) missing |= !p.checksum;
+  if (!missing) return Status::Ok();
+  FERRY_ASSIGN_OR_RETURN(auto listed, dst_.ListParts(key_, id_));
+  for (const PartInfo& l : listed) {
+    auto it = done_.find(l.number);
+    if (it != done_.end() && !it->second.checksum) it->second.checksum = l.checksum;
+  }
+  return Status::Ok();
+}
+
 MultipartOutcome Uploader::Complete() {
+  if (Status s = FillPartChecksums(); !s.ok()) return GiveUp(s, UploadStep::kComplete);
   std::vector<PartInfo> parts;
   std::vector<std::string> part_md5s;
   for (const auto& [n, p] : done_) {

@@ -47,7 +47,7 @@ class FaultyStore : public ForwardingStore {
   }
 
   Result<PartInfo> UploadPart(std::string_view k, std::string_view id, int number, ByteSource& body,
-                              uint64_t size, std::string_view md5) override {
+                              uint64_t size, const PartOptions& md5) override {
     {
       std::lock_guard<std::mutex> lock(mu_);
       ++calls_[number];

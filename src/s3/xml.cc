@@ -1,12 +1,17 @@
 #include "s3/xml.h"
 
+#include <algorithm>
 #include <boost/property_tree/ptree.hpp>
 #include <charconv>
 #include <cstdio>
 #include <ctime>
 
+#include "base/strings.h"
 #include "base/unix_time.h"
+#include "crypto/checksum.h"
+#include "s3/flexible_checksum.h"
 #include "s3/sigv4.h"
+#include "s3/sigv4_verify.h"
 #include "s3/xml_tree.h"
 
 namespace ferry::s3 {
@@ -77,11 +82,21 @@ std::string XmlEscape(std::string_view in) {
   for (char ch : in) {
     auto c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         if (c < 0x20 || c == 0x7F) {
           char buf[8];
@@ -155,6 +170,20 @@ Result<std::string> ParseCompleteMultipartUpload(std::string_view xml) {
   return Unquote(Text(*root, "ETag"));
 }
 
+namespace {
+
+// The Checksum<ALG> element of `node`, if any.
+std::optional<ObjectChecksum> ChecksumElement(const pt::ptree& node, ChecksumType type) {
+  for (ChecksumAlgorithm a : kChecksumAlgorithms) {
+    const std::string tag = "Checksum" + std::string(ChecksumAlgorithmName(a));
+    if (std::string v = Text(node, tag.c_str()); !v.empty())
+      return ObjectChecksum{a, std::move(v), type};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<std::vector<PartInfo>> ParseListParts(std::string_view xml, bool* truncated,
                                              int* next_marker) {
   pt::ptree tree;
@@ -168,13 +197,68 @@ Result<std::vector<PartInfo>> ParseListParts(std::string_view xml, bool* truncat
     PartInfo p;
     p.number = child.get<int>("PartNumber", 0);
     if (p.number < 1 || p.number > 10000) {
-      return Status::Corruption("ListParts: part number '" + Text(child, "PartNumber") + "' is not 1..10000");
+      return Status::Corruption("ListParts: part number '" + Text(child, "PartNumber") +
+                                "' is not 1..10000");
     }
     p.etag = Unquote(Text(child, "ETag"));
     p.size = child.get<uint64_t>("Size", 0);
+    p.checksum = ChecksumElement(child, ChecksumType::kComposite);
     parts.push_back(std::move(p));
   }
   return parts;
+}
+
+Result<std::vector<std::string>> ParseObjectAttributeNames(std::string_view list) {
+  static constexpr std::string_view kKnown[] = {"ETag", "Checksum", "ObjectParts", "StorageClass",
+                                                "ObjectSize"};
+  std::vector<std::string> wanted;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    std::string_view item = TrimOws(list.substr(0, comma));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    if (item.empty()) continue;
+    if (std::find(std::begin(kKnown), std::end(kKnown), item) == std::end(kKnown)) {
+      return S3ErrorStatus(400, "InvalidArgument",
+                           "Invalid attribute name specified: " + std::string(item));
+    }
+    wanted.emplace_back(item);
+  }
+  if (wanted.empty()) {
+    return S3ErrorStatus(400, "InvalidRequest",
+                         "The x-amz-object-attributes header specifying the attributes to be "
+                         "retrieved is either missing or empty");
+  }
+  return wanted;
+}
+
+Status ParseObjectAttributes(std::string_view xml, ObjectAttributes* out, bool* truncated,
+                             int* next_marker) {
+  pt::ptree tree;
+  FERRY_RETURN_IF_ERROR(ParseXmlTree(xml, "GetObjectAttributes", &tree));
+  FERRY_ASSIGN_OR_RETURN(const pt::ptree* root,
+                         XmlRoot(tree, "GetObjectAttributesResponse", "GetObjectAttributes"));
+  if (auto etag = root->get_optional<std::string>("ETag")) out->info.etag = Unquote(*etag);
+  out->info.size = root->get<uint64_t>("ObjectSize", out->info.size);
+  if (const auto sum = root->get_child_optional("Checksum")) {
+    const auto type =
+        ParseChecksumType(Text(*sum, "ChecksumType")).value_or(ChecksumType::kFullObject);
+    out->info.checksum = ChecksumElement(*sum, type);
+  }
+  *truncated = false;
+  const auto parts = root->get_child_optional("ObjectParts");
+  if (!parts) return Status::Ok();
+  out->parts_count = parts->get<int>("PartsCount", parts->get<int>("TotalPartsCount", 0));
+  *truncated = Text(*parts, "IsTruncated") == "true";
+  *next_marker = parts->get<int>("NextPartNumberMarker", 0);
+  for (const auto& [name, child] : *parts) {
+    if (name != "Part") continue;
+    PartInfo p;
+    p.number = child.get<int>("PartNumber", 0);
+    p.size = child.get<uint64_t>("Size", 0);
+    p.checksum = ChecksumElement(child, ChecksumType::kComposite);
+    out->parts.push_back(std::move(p));
+  }
+  return Status::Ok();
 }
 
 Result<std::vector<UploadInfo>> ParseListMultipartUploads(std::string_view xml, bool* truncated,
@@ -220,7 +304,13 @@ std::string BuildCompleteMultipartUpload(const std::vector<PartInfo>& parts) {
   std::string out = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">";
   for (const auto& p : parts) {
     out += "<Part><PartNumber>" + std::to_string(p.number) + "</PartNumber><ETag>\"" +
-           XmlEscape(p.etag) + "\"</ETag></Part>";
+           XmlEscape(p.etag) + "\"</ETag>";
+    if (p.checksum) {
+      const std::string tag =
+          "Checksum" + std::string(ChecksumAlgorithmName(p.checksum->algorithm));
+      out += "<" + tag + ">" + XmlEscape(p.checksum->value) + "</" + tag + ">";
+    }
+    out += "</Part>";
   }
   out += "</CompleteMultipartUpload>";
   return out;

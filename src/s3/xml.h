@@ -32,6 +32,13 @@ Result<std::string> ParseInitiateMultipartUpload(std::string_view xml);  // Uplo
 // error (the server failed after sending its status line).
 Result<std::string> ParseCompleteMultipartUpload(std::string_view xml);  // ETag
 
+// GetObjectAttributes' x-amz-object-attributes ("ETag,Checksum,..."): the
+// names asked for, or S3's 400 (InvalidArgument for an unknown name,
+// InvalidRequest for none).
+Result<std::vector<std::string>> ParseObjectAttributeNames(std::string_view header);
+// One page of GetObjectAttributes into *out (its parts appended).
+Status ParseObjectAttributes(std::string_view xml, ObjectAttributes* out, bool* truncated,
+                             int* next_marker);
 Result<std::vector<PartInfo>> ParseListParts(std::string_view xml, bool* truncated,
                                              int* next_marker);
 

@@ -21,6 +21,7 @@ class ForwardingStore : public ObjectStore {
   StoreFeatures Features() const override { return inner_.Features(); }
   Result<ListPage> List(const ListOptions& o) override { return inner_.List(o); }
   Result<ObjectInfo> Head(std::string_view k) override { return inner_.Head(k); }
+  Result<ObjectAttributes> Attributes(std::string_view k) override { return inner_.Attributes(k); }
   Result<ObjectInfo> Get(std::string_view k, const GetOptions& o, ByteSink& s) override {
     return inner_.Get(k, o, s);
   }
@@ -32,7 +33,7 @@ class ForwardingStore : public ObjectStore {
     return inner_.CreateMultipart(k, o);
   }
   Result<PartInfo> UploadPart(std::string_view k, std::string_view u, int n, ByteSource& b,
-                              uint64_t s, std::string_view m) override {
+                              uint64_t s, const PartOptions& m) override {
     return inner_.UploadPart(k, u, n, b, s, m);
   }
   Result<ObjectInfo> CompleteMultipart(std::string_view k, std::string_view u,

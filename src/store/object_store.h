@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "base/status.h"
@@ -71,7 +72,7 @@ struct ListOptions {
 };
 
 struct ListPage {
-  std::vector<ObjectInfo> objects;          // in key (byte) order
+  std::vector<ObjectInfo> objects;           // in key (byte) order
   std::vector<std::string> common_prefixes;  // with delimiter only
   bool truncated = false;
   std::string next_continuation_token;  // set when truncated
@@ -95,7 +96,9 @@ struct PutOptions {
   // match (kCorruption) and keeps nothing.
   std::string content_md5;
   // The body's full-object checksum, carried from where it came from or
-  // given by a client. A store that takes checksums rejects a body that
+  // given by a client. For CreateMultipart: the algorithm and type the
+  // upload's checksum is to have (the value is not used); its parts then
+  // carry that algorithm (PartOptions). A store that takes checksums rejects a body that
   // does not match (kCorruption, nothing kept) and keeps it; others ignore
   // it.
   std::optional<ObjectChecksum> checksum;
@@ -110,6 +113,30 @@ struct PartInfo {
   int number = 0;  // 1..10000
   std::string etag;
   uint64_t size = 0;
+  // The part's checksum (of an upload created with one), as the store
+  // answered it; a CompleteMultipart sends it back.
+  std::optional<ObjectChecksum> checksum = std::nullopt;
+};
+
+// How UploadPart checks a part: as PutOptions' fields of the same names.
+struct PartOptions {
+  PartOptions() = default;
+  // Only a Content-MD5 (most callers).
+  template <class S, class = std::enable_if_t<std::is_convertible_v<const S&, std::string_view>>>
+  PartOptions(const S& md5) : content_md5(std::string_view(md5)) {}  // NOLINT: implicit
+  std::string content_md5;
+  std::optional<ObjectChecksum> checksum;
+  std::optional<ChecksumAlgorithm> trailing_checksum;
+};
+
+// GetObjectAttributes' answer: the object's ETag, size and checksum
+// (`info`), and for an object uploaded in parts their count and, where the
+// store lists them (S3: composite checksums only), each part's size and
+// checksum.
+struct ObjectAttributes {
+  ObjectInfo info;
+  int parts_count = 0;  // 0: one part, or not known
+  std::vector<PartInfo> parts;
 };
 
 // A multipart upload in progress (ListMultipartUploads).
@@ -126,7 +153,7 @@ struct StoreFeatures {
   // protocol, which a server may still break: listers check it.
   bool range_listing = false;
   bool multipart = true;
-  uint64_t min_part_size = 5ull << 20;   // every part but the last
+  uint64_t min_part_size = 5ull << 20;  // every part but the last
   uint64_t max_part_size = 5ull << 30;
   int max_parts = 10000;
   uint64_t max_single_put = 5ull << 30;  // larger objects need multipart
@@ -161,6 +188,13 @@ class ObjectStore {
   virtual Result<ListPage> List(const ListOptions& options) = 0;
 
   virtual Result<ObjectInfo> Head(std::string_view key) = 0;
+  // What the store keeps about an object beside its bytes. By default
+  // Head's info alone; stores that keep parts override it.
+  virtual Result<ObjectAttributes> Attributes(std::string_view key) {
+    ObjectAttributes a;
+    FERRY_ASSIGN_OR_RETURN(a.info, Head(key));
+    return a;
+  }
 
   // Streams the object (or the requested range) into `sink`. Returns the
   // object's info (size is the whole object's). On error the sink may have
@@ -174,15 +208,13 @@ class ObjectStore {
                                  const PutOptions& options) = 0;
 
   // Multipart upload. Parts may be uploaded concurrently and in any order.
-  virtual Result<std::string> CreateMultipart(std::string_view key,
-                                              const PutOptions& options) = 0;
+  virtual Result<std::string> CreateMultipart(std::string_view key, const PutOptions& options) = 0;
   virtual Result<PartInfo> UploadPart(std::string_view key, std::string_view upload_id,
                                       int part_number, ByteSource& body, uint64_t size,
-                                      std::string_view content_md5) = 0;
+                                      const PartOptions& options) = 0;
   // `parts` in ascending part order. Errors (including an S3 200 whose body
   // is an error) leave the upload in place so it can be retried or aborted.
-  virtual Result<ObjectInfo> CompleteMultipart(std::string_view key,
-                                               std::string_view upload_id,
+  virtual Result<ObjectInfo> CompleteMultipart(std::string_view key, std::string_view upload_id,
                                                const std::vector<PartInfo>& parts) = 0;
   virtual Status AbortMultipart(std::string_view key, std::string_view upload_id) = 0;
   virtual Result<std::vector<PartInfo>> ListParts(std::string_view key,

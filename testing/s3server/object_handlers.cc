@@ -5,6 +5,7 @@
 #include "base/strings.h"
 #include "handlers.h"
 #include "range.h"
+#include "s3/xml.h"
 #include "time_format.h"
 #include "xml.h"
 
@@ -185,29 +186,9 @@ HttpResponse HandleGetObject(HandlerContext& ctx) {
 // GetObjectAttributes: the attributes x-amz-object-attributes names (ETag,
 // Checksum, ObjectParts, StorageClass, ObjectSize), without the body.
 HttpResponse HandleGetObjectAttributes(HandlerContext& ctx) {
-  std::vector<std::string> wanted;
-  const std::string attributes = ctx.req.HeaderOr("x-amz-object-attributes");
-  std::string_view list = attributes;
-  while (!list.empty()) {
-    size_t comma = list.find(',');
-    std::string_view item = TrimOws(list.substr(0, comma));
-    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
-    static constexpr std::string_view kKnown[] = {"ETag", "Checksum", "ObjectParts", "StorageClass",
-                                                  "ObjectSize"};
-    if (item.empty()) continue;
-    if (std::find(std::begin(kKnown), std::end(kKnown), item) == std::end(kKnown)) {
-      return ErrorResponse(
-          S3Error(400, "InvalidArgument", "Invalid attribute name specified: " + std::string(item)),
-          ctx);
-    }
-    wanted.emplace_back(item);
-  }
-  if (wanted.empty()) {
-    return ErrorResponse(S3Error(400, "InvalidRequest",
-                                 "The x-amz-object-attributes header specifying the attributes "
-                                 "to be retrieved is either missing or empty"),
-                         ctx);
-  }
+  auto parsed = s3::ParseObjectAttributeNames(ctx.req.HeaderOr("x-amz-object-attributes"));
+  if (!parsed.ok()) return ErrorResponse(parsed.status(), ctx);
+  const std::vector<std::string>& wanted = *parsed;
   auto wants = [&](std::string_view a) {
     return std::find(wanted.begin(), wanted.end(), a) != wanted.end();
   };

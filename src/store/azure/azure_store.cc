@@ -55,10 +55,10 @@ class AzureStore : public ObjectStore {
   StoreFeatures Features() const override {
     StoreFeatures f;
     f.server_side_copy = true;
-    f.min_part_size = 1;                  // Azure has no minimum block size
-    f.max_part_size = 4000ull << 20;      // Put Block, 2019-12-12 and later
-    f.max_single_put = 5000ull << 20;     // Put Blob, 2019-12-12 and later
-    f.max_parts = 10000;                  // Azure allows 50,000; ferry's plans stop here
+    f.min_part_size = 1;               // Azure has no minimum block size
+    f.max_part_size = 4000ull << 20;   // Put Block, 2019-12-12 and later
+    f.max_single_put = 5000ull << 20;  // Put Blob, 2019-12-12 and later
+    f.max_parts = 10000;               // Azure allows 50,000; ferry's plans stop here
     return f;
   }
 
@@ -67,7 +67,8 @@ class AzureStore : public ObjectStore {
     for (;;) {
       AzureCall c;
       c.method = "GET";
-      c.query = {{"restype", "container"}, {"comp", "list"},
+      c.query = {{"restype", "container"},
+                 {"comp", "list"},
                  {"maxresults", std::to_string(std::clamp(o.max_keys, 1, 5000))}};
       if (!o.prefix.empty()) c.query.emplace_back("prefix", o.prefix);
       if (!o.delimiter.empty()) c.query.emplace_back("delimiter", o.delimiter);
@@ -79,7 +80,8 @@ class AzureStore : public ObjectStore {
         if (o.start_after.empty() || b.key > o.start_after) page.objects.push_back(std::move(b));
       }
       for (auto& p : l.prefixes) {
-        if (o.start_after.empty() || p > o.start_after) page.common_prefixes.push_back(std::move(p));
+        if (o.start_after.empty() || p > o.start_after)
+          page.common_prefixes.push_back(std::move(p));
       }
       page.truncated = !l.next_marker.empty();
       page.next_continuation_token = l.next_marker;
@@ -105,7 +107,8 @@ class AzureStore : public ObjectStore {
       http::Response seen;
       AzureCall c = GetCall(key, o, counted.count(), etag);
       auto r = rq_->Once(c, &counted, &seen);
-      if (etag.empty() && seen.status >= 200 && seen.status < 300) etag = s3::Unquote(seen.Get("etag"));
+      if (etag.empty() && seen.status >= 200 && seen.status < 300)
+        etag = s3::Unquote(seen.Get("etag"));
       if (r.ok()) return azure::InfoFromBlobResponse(key, *r);
       if (counted.count() > 0 && etag.empty()) {
         Status s = r.status().WithContext("cannot resume a read of an object without an ETag");
@@ -147,14 +150,15 @@ class AzureStore : public ObjectStore {
 
   Result<PartInfo> UploadPart(std::string_view key, std::string_view upload_id, int part_number,
                               ByteSource& body, uint64_t size,
-                              std::string_view content_md5) override {
+                              const PartOptions& options) override {
+    const std::string& content_md5 = options.content_md5;  // a blob keeps no checksums
     FERRY_ASSIGN_OR_RETURN(azure::UploadId id, azure::ParseUploadId(upload_id));
     if (part_number < 1 || part_number > Features().max_parts) {
       return Status::InvalidArgument("part number " + std::to_string(part_number) +
                                      " out of range");
     }
-    FERRY_ASSIGN_OR_RETURN(
-        Sent sent, Upload(BlockCall(key, id.nonce, part_number), body, size, content_md5));
+    FERRY_ASSIGN_OR_RETURN(Sent sent,
+                           Upload(BlockCall(key, id.nonce, part_number), body, size, content_md5));
     return PartInfo{part_number, sent.md5_hex, size};
   }
 
@@ -369,8 +373,8 @@ Result<ObjectInfo> AzureStore::Copy(std::string_view src_key, std::string_view d
 
 Result<std::unique_ptr<ObjectStore>> OpenAzureStore(AzureStoreOptions o) {
   if (!o.client) o.client = std::make_shared<http::Client>(o.http);
-  FERRY_ASSIGN_OR_RETURN(auto rq, azure::AzureRequester::Make(o.config, o.container, o.client,
-                                                              o.hooks, o.retry));
+  FERRY_ASSIGN_OR_RETURN(
+      auto rq, azure::AzureRequester::Make(o.config, o.container, o.client, o.hooks, o.retry));
   return std::unique_ptr<ObjectStore>(new AzureStore(std::move(o), std::move(rq)));
 }
 

@@ -159,7 +159,8 @@ Result<std::string> LocalStore::CreateMultipart(std::string_view key, const PutO
   nlohmann::json manifest = {
       {"key", std::string(key)},
       {"headers", nlohmann::json::parse(local::SerializeHeaders(options.headers))}};
-  Status st = WriteFileAtomic(dir + "/" + kManifestName, DumpJson(manifest), {.sync = options_.sync, .temp_dir = {}});
+  Status st = WriteFileAtomic(dir + "/" + kManifestName, DumpJson(manifest),
+                              {.sync = options_.sync, .temp_dir = {}});
   if (!st.ok()) {
     local::RemoveTree(dir);
     return st.WithContext("create multipart upload of '" + std::string(key) + "'");
@@ -169,7 +170,8 @@ Result<std::string> LocalStore::CreateMultipart(std::string_view key, const PutO
 
 Result<PartInfo> LocalStore::UploadPart(std::string_view key, std::string_view upload_id,
                                         int part_number, ByteSource& body, uint64_t size,
-                                        std::string_view content_md5) {
+                                        const PartOptions& options) {
+  const std::string& content_md5 = options.content_md5;  // no checksums kept here
   if (part_number < 1 || part_number > kMaxPartNumber) {
     return Status::InvalidArgument("part number " + std::to_string(part_number) +
                                    " outside 1..10000");
@@ -186,8 +188,7 @@ Result<PartInfo> LocalStore::UploadPart(std::string_view key, std::string_view u
     FERRY_ASSIGN_OR_RETURN(std::string md5, local::StreamBodyToFile(body, size, fd->get(), temp));
     FERRY_RETURN_IF_ERROR(local::CheckContentMd5(content_md5, md5, key));
     if (options_.sync) FERRY_RETURN_IF_ERROR(local::FsyncFd(fd->get(), temp));
-    part_name = PartPrefix(part_number) +
-                HexLower(md5);
+    part_name = PartPrefix(part_number) + HexLower(md5);
     std::lock_guard<std::mutex> lock(StripeLock(upload_id));
     if (::rename(temp.c_str(), (dir + "/" + part_name).c_str()) != 0) {
       return Status::FromErrno(errno, "store part " + std::to_string(part_number));
@@ -248,7 +249,8 @@ Result<std::vector<UploadInfo>> LocalStore::ListMultipartUploads(std::string_vie
     u.key = std::string(key);
     u.upload_id = id;
     u.initiated = TimePoint(std::chrono::seconds(st.st_mtim.tv_sec)) +
-                  std::chrono::duration_cast<TimePoint::duration>(std::chrono::nanoseconds(st.st_mtim.tv_nsec));
+                  std::chrono::duration_cast<TimePoint::duration>(
+                      std::chrono::nanoseconds(st.st_mtim.tv_nsec));
     uploads.push_back(std::move(u));
   }
   std::sort(uploads.begin(), uploads.end(),

@@ -75,8 +75,7 @@ class LocalStore : public ObjectStore {
 
   Result<std::string> CreateMultipart(std::string_view key, const PutOptions& options) override;
   Result<PartInfo> UploadPart(std::string_view key, std::string_view upload_id, int part_number,
-                              ByteSource& body, uint64_t size,
-                              std::string_view content_md5) override;
+                              ByteSource& body, uint64_t size, const PartOptions& options) override;
   Result<ObjectInfo> CompleteMultipart(std::string_view key, std::string_view upload_id,
                                        const std::vector<PartInfo>& parts) override;
   Status AbortMultipart(std::string_view key, std::string_view upload_id) override;

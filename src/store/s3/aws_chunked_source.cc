@@ -1,9 +1,10 @@
 #include "store/s3/aws_chunked_source.h"
 
+#include <fmt/format.h>
+#include <strings.h>
+
 #include <algorithm>
 #include <cstring>
-
-#include <fmt/format.h>
 
 namespace ferry {
 namespace {
@@ -26,6 +27,21 @@ uint64_t AwsChunkedSource::EncodedLength(uint64_t size, ChecksumAlgorithm algori
   if (rest > 0) n += HexDigits(rest) + 2 + rest + 2;
   const std::string empty_sum = Checksummer(algorithm).FinishBase64();  // fixed width
   return n + 3 + TrailerLine(algorithm, empty_sum).size() + 2;
+}
+
+void AwsChunkedSource::AddHeaders(uint64_t size, ChecksumAlgorithm algorithm,
+                                  std::vector<std::pair<std::string, std::string>>* headers) {
+  std::string encoding = "aws-chunked";
+  for (auto it = headers->begin(); it != headers->end(); ++it) {
+    if (it->first.size() == 16 && strncasecmp(it->first.c_str(), "content-encoding", 16) == 0) {
+      encoding += "," + it->second;
+      headers->erase(it);
+      break;
+    }
+  }
+  headers->emplace_back("Content-Encoding", encoding);
+  headers->emplace_back("x-amz-decoded-content-length", std::to_string(size));
+  headers->emplace_back("x-amz-trailer", std::string(ChecksumHeaderName(algorithm)));
 }
 
 Status AwsChunkedSource::Refill() {

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "crypto/checksum.h"
 #include "store/stream.h"
@@ -28,8 +30,12 @@ class AwsChunkedSource : public ByteSource {
 
   // The encoded length: the request's Content-Length.
   static uint64_t EncodedLength(uint64_t size, ChecksumAlgorithm algorithm);
-  // The headers that say so (x-amz-content-sha256 is the signer's).
+  // x-amz-content-sha256 (the signer's), and the request's other headers:
+  // aws-chunked before any Content-Encoding the object has, the decoded
+  // length, the trailer's name.
   static constexpr std::string_view kPayloadMode = "STREAMING-UNSIGNED-PAYLOAD-TRAILER";
+  static void AddHeaders(uint64_t size, ChecksumAlgorithm algorithm,
+                         std::vector<std::pair<std::string, std::string>>* headers);
 
   Result<size_t> Read(char* buf, size_t cap) override;
   Status Rewind() override;

@@ -9,6 +9,7 @@
 #include "base/cancel.h"
 #include "base/strings.h"
 #include "crypto/digest.h"
+#include "s3/flexible_checksum.h"
 #include "s3/sigv4.h"
 #include "s3/xml.h"
 #include "store/http/http_get.h"
@@ -123,7 +124,8 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
                              o.checksum->value);
     }
     VerifyBody(o.content_md5, body, &op->md5, &c);
-    if (!o.checksum && o.trailing_checksum) SendWithTrailer(*o.trailing_checksum, size, &op->chunked, &c);
+    if (!o.checksum && o.trailing_checksum)
+      SendWithTrailer(*o.trailing_checksum, size, &op->chunked, &c);
     RunAsync(op->call, nullptr, [op, size, done = std::move(done)](Result<http::Response> r) {
       if (!r.ok()) return done(r.status());
       ObjectInfo info;
@@ -142,23 +144,40 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
     c.key = key;
     c.query = {{"uploads", ""}};
     AddObjectHeaders(o.headers, &c.headers);
+    if (o.checksum) {  // the upload's algorithm and type: its parts carry it
+      c.headers.emplace_back("x-amz-checksum-algorithm",
+                             std::string(ChecksumAlgorithmName(o.checksum->algorithm)));
+      c.headers.emplace_back("x-amz-checksum-type",
+                             std::string(s3::ChecksumTypeName(o.checksum->type)));
+    }
     FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
     return s3::ParseInitiateMultipartUpload(r.body);
   }
 
   Result<PartInfo> UploadPart(std::string_view key, std::string_view upload_id, int part_number,
-                              ByteSource& body, uint64_t size,
-                              std::string_view content_md5) override {
+                              ByteSource& body, uint64_t size, const PartOptions& o) override {
     Md5Source md5(body);
     Call c;
     c.method = "PUT";
     c.key = key;
     c.query = {{"partNumber", std::to_string(part_number)}, {"uploadId", std::string(upload_id)}};
     c.body_size = size;
-    if (!content_md5.empty()) c.headers.emplace_back("Content-MD5", std::string(content_md5));
-    VerifyBody(content_md5, body, &md5, &c);
+    if (!o.content_md5.empty()) c.headers.emplace_back("Content-MD5", o.content_md5);
+    if (o.checksum) {
+      c.headers.emplace_back(std::string(ChecksumHeaderName(o.checksum->algorithm)),
+                             o.checksum->value);
+    }
+    VerifyBody(o.content_md5, body, &md5, &c);
+    std::optional<AwsChunkedSource> chunked;
+    if (!o.checksum && o.trailing_checksum)
+      SendWithTrailer(*o.trailing_checksum, size, &chunked, &c);
     FERRY_ASSIGN_OR_RETURN(http::Response r, Run(c, nullptr));
-    return PartInfo{part_number, s3::Unquote(r.Get("etag")), size};
+    PartInfo part{part_number, s3::Unquote(r.Get("etag")), size};
+    if (auto a = o.checksum ? std::optional(o.checksum->algorithm) : o.trailing_checksum) {
+      if (std::string v = r.Get(ChecksumHeaderName(*a)); !v.empty())
+        part.checksum = ObjectChecksum{*a, v};
+    }
+    return part;
   }
 
   Result<ObjectInfo> CompleteMultipart(std::string_view key, std::string_view upload_id,
@@ -229,6 +248,32 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
       // A server whose pages do not move on would be asked forever.
       if (marker <= before)
         return Status::Corruption("ListParts: a truncated page whose marker does not advance");
+    }
+  }
+
+  // GetObjectAttributes, its parts in pages; a server without it (501)
+  // answers what HEAD says.
+  Result<ObjectAttributes> Attributes(std::string_view key) override {
+    ObjectAttributes all;
+    for (int marker = 0;;) {
+      Call c;
+      c.method = "GET";
+      c.key = key;
+      c.query = {{"attributes", ""}, {"max-parts", "1000"}};
+      if (marker > 0) c.query.emplace_back("part-number-marker", std::to_string(marker));
+      c.headers.emplace_back("x-amz-object-attributes", "ETag,Checksum,ObjectParts,ObjectSize");
+      auto r = Run(c, nullptr);
+      if (!r.ok() && marker == 0 && r.status().http_status() == 501)
+        return ObjectStore::Attributes(key);
+      if (!r.ok()) return r.status();
+      const int before = marker;
+      bool truncated = false;
+      FERRY_RETURN_IF_ERROR(s3::ParseObjectAttributes(r->body, &all, &truncated, &marker));
+      all.info.key = std::string(key);
+      if (!truncated) return all;
+      if (marker <= before)
+        return Status::Corruption(
+            "GetObjectAttributes: a truncated page whose marker does not advance");
     }
   }
 
@@ -321,24 +366,14 @@ class S3Store : public ObjectStore, public AsyncObjectIo {
 
   // Frames the body of a PUT as aws-chunked with `a`'s checksum in a
   // trailer, computed as it is sent.
-  static void SendWithTrailer(ChecksumAlgorithm a, uint64_t size, std::optional<AwsChunkedSource>* chunked,
-                              Call* call) {
+  static void SendWithTrailer(ChecksumAlgorithm a, uint64_t size,
+                              std::optional<AwsChunkedSource>* chunked, Call* call) {
     Call& c = *call;
     chunked->emplace(*c.body, size, a);
     c.body = &**chunked;
     c.body_size = AwsChunkedSource::EncodedLength(size, a);
     c.payload_hash = std::string(AwsChunkedSource::kPayloadMode);
-    std::string encoding = "aws-chunked";
-    for (auto it = c.headers.begin(); it != c.headers.end(); ++it) {
-      if (EqualsIgnoreCase(it->first, "content-encoding")) {
-        encoding += "," + it->second;
-        c.headers.erase(it);
-        break;
-      }
-    }
-    c.headers.emplace_back("Content-Encoding", encoding);
-    c.headers.emplace_back("x-amz-decoded-content-length", std::to_string(size));
-    c.headers.emplace_back("x-amz-trailer", std::string(ChecksumHeaderName(a)));
+    AwsChunkedSource::AddHeaders(size, a, &c.headers);
   }
 
   using Answer = std::function<void(Result<http::Response>)>;
