@@ -281,6 +281,14 @@ struct Server::Impl {
     auto body = std::make_shared<RequestBody>(
         reader.content_length(), options.limits.stream_buffer,
         [ex = c.get_executor(), wake] { asio::post(ex, [wake] { wake->cancel(); }); });
+    // However this coroutine ends (a stop that destroys it included), a
+    // handler still reading is never left waiting.
+    struct FailOnExit {
+      std::shared_ptr<RequestBody> body;
+      ~FailOnExit() {
+        if (!body->ended()) body->Fail(Status::Cancelled("the connection closed mid-body"));
+      }
+    } fail_on_exit{body};
     const bool expects_continue = reader.expects_continue();
     reader.ReadStreamed(options.limits.streamed_body_limit);
     if (reader.state() == RequestReader::State::kError) {  // over the limit: unread
