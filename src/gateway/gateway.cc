@@ -218,7 +218,9 @@ http::ServerResponse Gateway::Dispatch(const http::ServerRequest& req) {
       req.stream ? req.stream->length() : std::optional<uint64_t>(req.body.size());
   auto plan = PlanUpload(headers, std::move(verified->chain), raw_length);
   if (!plan.ok()) return g.Error(r, plan.status());
-  const bool streamed = req.stream && !verified->deferred && plan->size && IsUpload(r.target.op);
+  // An empty body is held: nothing would be read, so nothing checked.
+  const bool streamed =
+      req.stream && !verified->deferred && plan->size.value_or(0) > 0 && IsUpload(r.target.op);
   UploadBody body(raw, std::move(*plan), verified->deferred);
   http::ServerRequest whole;
   if (streamed) {

@@ -153,6 +153,12 @@ struct Gateway::Impl {
   http::ServerResponse GetObjectAttributes(const Request& r);
   http::ServerResponse ListParts(const Request& r);
   http::ServerResponse Serve(const Request& r);
+  // Whether the destination keeps a checksum sent as an aws-chunked
+  // trailer (asked once, by writing and reading back a probe object): a
+  // server that does not would store the framing.
+  bool DestinationTakesTrailers();
+  std::once_flag trailer_probe;
+  bool takes_trailers = false;
   http::ServerResponse CompleteMultipart(const Request& r);
   http::ServerResponse AbortMultipart(const Request& r);
 

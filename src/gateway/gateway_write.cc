@@ -119,6 +119,23 @@ struct Payload {
   uint64_t size;
 };
 
+bool Gateway::Impl::DestinationTakesTrailers() {
+  std::call_once(trailer_probe, [this] {
+    const std::string key = DstKey(".ferry-gateway-probe-" + std::to_string(NowUnixMs()));
+    const std::string probe = "ferry gateway: does this store take aws-chunked trailers?";
+    ViewSource src(probe);
+    PutOptions po;
+    po.trailing_checksum = ChecksumAlgorithm::kCrc32;
+    StringSink back;
+    takes_trailers = stores.dst->Put(key, src, probe.size(), po).ok() &&
+                     stores.dst->Get(key, GetOptions{}, back).ok() && back.data() == probe;
+    (void)stores.dst->Delete(key);
+    spdlog::info("gateway: the destination {} checksums sent as trailers",
+                 takes_trailers ? "keeps" : "does not take");
+  });
+  return takes_trailers;
+}
+
 http::ServerResponse Gateway::Impl::Put(const Request& r) {
   PutOptions po;
   po.headers = HeadersOfPut(*r.http);
@@ -127,7 +144,9 @@ http::ServerResponse Gateway::Impl::Put(const Request& r) {
   // body's checksum is known up front only when a header names its value.
   // Else the store computes it as it sends and has the destination keep it.
   po.checksum = r.upload ? r.upload->declared_checksum() : r.checksum;
-  if (r.upload && !po.checksum) po.trailing_checksum = r.upload->checksum_algorithm();
+  if (r.upload && !po.checksum && r.upload->checksum_algorithm() && DestinationTakesTrailers()) {
+    po.trailing_checksum = r.upload->checksum_algorithm();
+  }
   Payload body(r);
   auto put = Write(r.key, state::KeyMark::kWritten, [&]() -> Result<ObjectInfo> {
     FERRY_ASSIGN_OR_RETURN(ObjectInfo info,
@@ -260,7 +279,9 @@ http::ServerResponse Gateway::Impl::UploadPart(const Request& r) {
   Payload body(r);
   PartOptions po(r.Header("Content-MD5"));
   po.checksum = r.upload ? r.upload->declared_checksum() : r.checksum;
-  if (r.upload && !po.checksum) po.trailing_checksum = r.upload->checksum_algorithm();
+  if (r.upload && !po.checksum && r.upload->checksum_algorithm() && DestinationTakesTrailers()) {
+    po.trailing_checksum = r.upload->checksum_algorithm();
+  }
   auto part = stores.dst->UploadPart(DstKey(r.key), *id, number, *body.source, body.size, po);
   if (!part.ok()) return Error(r, body.Failure(r, part.status()));
   http::ServerResponse resp;

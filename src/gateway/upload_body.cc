@@ -27,8 +27,9 @@ const std::string* Find(const s3::KeyValues& kv, std::string_view name) {
 // What a raw body's failure is to the client: too large, or cut short.
 Status RawFailure(const Status& st) {
   if (st.code() == ErrorCode::kInvalidArgument) {
-    return s3::S3ErrorStatus(400, "EntityTooLarge",
-                             "Your proposed upload exceeds the maximum allowed size: " + st.message());
+    return s3::S3ErrorStatus(
+        400, "EntityTooLarge",
+        "Your proposed upload exceeds the maximum allowed size: " + st.message());
   }
   return s3::S3ErrorStatus(400, "IncompleteBody",
                            "You did not provide the number of bytes specified by the "
@@ -38,7 +39,8 @@ Status RawFailure(const Status& st) {
 
 }  // namespace
 
-Result<UploadPlan> PlanUpload(const s3::KeyValues& lower_headers, std::optional<s3::ChunkChain> chain,
+Result<UploadPlan> PlanUpload(const s3::KeyValues& lower_headers,
+                              std::optional<s3::ChunkChain> chain,
                               std::optional<uint64_t> raw_length) {
   UploadPlan plan;
   FERRY_ASSIGN_OR_RETURN(plan.streaming, s3::StreamingOptions(lower_headers, std::move(chain)));

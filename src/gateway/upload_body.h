@@ -45,7 +45,8 @@ struct UploadPlan {
 // signature seeded (s3::Verified::chain); `raw_length`: the body's
 // Content-Length when known. The S3 errors of a header that names no
 // payload mode or a malformed length or checksum.
-Result<UploadPlan> PlanUpload(const s3::KeyValues& lower_headers, std::optional<s3::ChunkChain> chain,
+Result<UploadPlan> PlanUpload(const s3::KeyValues& lower_headers,
+                              std::optional<s3::ChunkChain> chain,
                               std::optional<uint64_t> raw_length);
 
 class UploadBody : public ByteSource {
@@ -59,6 +60,7 @@ class UploadBody : public ByteSource {
   std::optional<uint64_t> size() const { return size_; }
   Result<size_t> Read(char* buf, size_t cap) override;
   Status Rewind() override { return Status::Unsupported("an upload's body is read once"); }
+  bool MayWait() const override { return raw_->MayWait(); }
   // The rest, at most `limit` bytes (400 EntityTooLarge past it).
   Result<std::string> ReadAll(uint64_t limit);
 
@@ -99,6 +101,7 @@ class RequestBodySource : public ByteSource {
   explicit RequestBodySource(http::RequestBody* body) : body_(body) {}
   Result<size_t> Read(char* buf, size_t cap) override;
   Status Rewind() override { return Status::Unsupported("a request body is read once"); }
+  bool MayWait() const override { return true; }  // at the client's pace
 
  private:
   http::RequestBody* body_;

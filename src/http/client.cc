@@ -1,24 +1,20 @@
 // Coroutine implementation of http::Client. See client.h for the contract.
-#include <utility>  // must precede Asio's awaitable.hpp under g++ 12
-
 #include "http/client.h"
 
-#include "base/await.h"
-#include "base/strings.h"
+#include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <unistd.h>
-
-#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -27,6 +23,10 @@
 #include <optional>
 #include <thread>
 #include <unordered_map>
+#include <utility>  // must precede Asio's awaitable.hpp under g++ 12
+
+#include "base/await.h"
+#include "base/strings.h"
 
 namespace ferry::http {
 namespace {
@@ -39,9 +39,8 @@ using asio::ip::tcp;
 using boost::system::error_code;
 
 constexpr size_t kChunk = 256 * 1024;
-constexpr size_t kMaxErrorBody = 1 << 20;   // non-2xx bodies kept (the rest dropped)
+constexpr size_t kMaxErrorBody = 1 << 20;      // non-2xx bodies kept (the rest dropped)
 constexpr size_t kMaxBufferedBody = 64 << 20;  // 2xx bodies without a sink
-
 
 // Maps a socket-level error to a classified Status.
 Status TransportError(const error_code& ec, std::string_view during) {
@@ -114,7 +113,8 @@ struct Client::Impl {
           ca_error = "cannot load CA bundle " + options.ca_file + ": " + std::strerror(errno);
         } else {
           ssl_ctx.load_verify_file(options.ca_file, ec);
-          if (ec) ca_error = "cannot load CA bundle " + options.ca_file + ": not a PEM certificate file";
+          if (ec)
+            ca_error = "cannot load CA bundle " + options.ca_file + ": not a PEM certificate file";
         }
       } else {
         ssl_ctx.set_default_verify_paths(ec);
@@ -127,7 +127,21 @@ struct Client::Impl {
     for (auto& l : loops) l->thread = std::thread([loop = l.get()] { loop->ioc.run(); });
   }
 
+  // Reads of request bodies that may wait (ByteSource::MayWait): never on a
+  // loop, where every other request of that loop would wait with them.
+  // Made on first use: most clients never send such a body.
+  std::once_flag body_readers_once;
+  std::unique_ptr<asio::thread_pool> body_readers;
+  asio::thread_pool& BodyReaders() {
+    std::call_once(body_readers_once, [this] {
+      body_readers = std::make_unique<asio::thread_pool>(
+          static_cast<size_t>(std::max(1, options.body_reader_threads)));
+    });
+    return *body_readers;
+  }
+
   ~Impl() {
+    if (body_readers) body_readers->join();
     for (auto& l : loops) {
       l->work.reset();
       l->ioc.stop();
@@ -181,7 +195,8 @@ struct Client::Impl {
     auto results = co_await resolver.async_resolve(ep.host, std::to_string(ep.port),
                                                    asio::redirect_error(asio::use_awaitable, ec));
     resolve_deadline.cancel();
-    if (resolve_timed_out) co_return Status::Timeout("connect " + ep.ToString() + ": name lookup timed out");
+    if (resolve_timed_out)
+      co_return Status::Timeout("connect " + ep.ToString() + ": name lookup timed out");
     if (ec) co_return TransportError(ec, "connect " + ep.ToString());
     auto c = std::make_unique<Connection>(ex);
     c->tcp.expires_after(options.connect_timeout);
@@ -193,7 +208,8 @@ struct Client::Impl {
       error_code addr_ec;
       asio::ip::make_address(ep.host, addr_ec);
       if (addr_ec) SSL_set_tlsext_host_name(c->tls->native_handle(), ep.host.c_str());
-      if (options.verify_tls) c->tls->set_verify_callback(asio::ssl::host_name_verification(ep.host));
+      if (options.verify_tls)
+        c->tls->set_verify_callback(asio::ssl::host_name_verification(ep.host));
       co_await c->tls->async_handshake(asio::ssl::stream_base::client,
                                        asio::redirect_error(asio::use_awaitable, ec));
       if (ec) {
@@ -201,9 +217,10 @@ struct Client::Impl {
         if (ec.category() != asio::error::get_ssl_category()) co_return st;  // e.g. a reset
         // Certificate and protocol problems do not go away on retry.
         long verify = SSL_get_verify_result(c->tls->native_handle());
-        Status permanent(st.code(), verify == X509_V_OK ? st.message()
-                                                         : st.message() + " (" +
-                                                               X509_verify_cert_error_string(verify) + ")");
+        Status permanent(st.code(),
+                         verify == X509_V_OK
+                             ? st.message()
+                             : st.message() + " (" + X509_verify_cert_error_string(verify) + ")");
         permanent.set_retryable(false);
         co_return permanent;
       }
@@ -242,7 +259,8 @@ struct Client::Impl {
       if (to_sink) return sink->Write(std::string_view(data, n));
       bool success = resp->status >= 200 && resp->status < 300;
       if (success && resp->body.size() + n > kMaxBufferedBody) {
-        return Status::Protocol("response body larger than " + std::to_string(kMaxBufferedBody >> 20) + " MiB");
+        return Status::Protocol("response body larger than " +
+                                std::to_string(kMaxBufferedBody >> 20) + " MiB");
       }
       size_t cap = success ? kMaxBufferedBody : kMaxErrorBody;
       if (resp->body.size() < cap) resp->body.append(data, std::min(n, cap - resp->body.size()));
@@ -263,9 +281,9 @@ struct Client::Impl {
   // tells the caller whether a retry on a fresh connection is still safe;
   // *reusable whether the connection may go back to the pool.
   template <class Stream>
-  awaitable<Status> Exchange(Stream& stream, Connection& c, const Endpoint& ep,
-                             const Request& req, ByteSink* sink, Response* resp,
-                             bool* got_response_bytes, bool* reusable) {
+  awaitable<Status> Exchange(Stream& stream, Connection& c, const Endpoint& ep, const Request& req,
+                             ByteSink* sink, Response* resp, bool* got_response_bytes,
+                             bool* reusable) {
     ChunkBuffer chunk;
     Status st = co_await SendRequest(stream, c, ep, req, chunk);
     if (!st.ok()) co_return st;
@@ -277,11 +295,13 @@ struct Client::Impl {
     if (req.method == "HEAD") p.skip(true);
     error_code ec;
     c.tcp.expires_after(options.io_timeout);
-    co_await bhttp::async_read_header(stream, c.buffer, p, asio::redirect_error(asio::use_awaitable, ec));
+    co_await bhttp::async_read_header(stream, c.buffer, p,
+                                      asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return TransportError(ec, "read response");
     *got_response_bytes = true;
     resp->status = static_cast<int>(p.get().result_int());
-    for (const auto& f : p.get()) resp->headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+    for (const auto& f : p.get())
+      resp->headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
     const bool success = resp->status >= 200 && resp->status < 300;
     if (req.check_headers && success) {
       st = req.check_headers(*resp);
@@ -306,13 +326,29 @@ struct Client::Impl {
     co_return Status::Ok();
   }
 
+  // One Read of a body that may wait, on a body reader thread; the caller
+  // resumes on its loop.
+  awaitable<Result<size_t>> ReadOffLoop(ByteSource& body, char* buf, size_t n) {
+    struct Got {
+      Status status;
+      size_t n = 0;
+    };
+    auto read = [&body, buf, n]() -> awaitable<Got> {
+      auto r = body.Read(buf, n);
+      co_return r.ok() ? Got{Status::Ok(), *r} : Got{r.status(), 0};
+    };
+    Got got = co_await asio::co_spawn(BodyReaders(), read, asio::use_awaitable);
+    if (!got.status.ok()) co_return got.status;
+    co_return got.n;
+  }
+
   // The request line, header and body. A body held in memory goes out with
   // the header in one write, straight from where it is; a streamed one in
   // pieces, the header with the first (a small object is one write, one
   // segment, not two).
   template <class Stream>
-  awaitable<Status> SendRequest(Stream& stream, Connection& c, const Endpoint& ep, const Request& req,
-                                ChunkBuffer& chunk) {
+  awaitable<Status> SendRequest(Stream& stream, Connection& c, const Endpoint& ep,
+                                const Request& req, ChunkBuffer& chunk) {
     error_code ec;
     bhttp::request<bhttp::buffer_body> r;
     r.version(11);
@@ -343,7 +379,15 @@ struct Client::Impl {
     chunk.Reserve(req.body_size);
     uint64_t left = req.body_size;
     while (left > 0) {
-      auto n = req.body->Read(chunk.data.get(), static_cast<size_t>(std::min<uint64_t>(chunk.size, left)));
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(chunk.size, left));
+      // Not a conditional expression: g++ 12 destroys a co_await's result
+      // twice in one ("free(): invalid size").
+      Result<size_t> n = size_t{0};
+      if (req.body->MayWait()) {
+        n = co_await ReadOffLoop(*req.body, chunk.data.get(), want);
+      } else {
+        n = req.body->Read(chunk.data.get(), want);
+      }
       if (!n.ok()) co_return n.status();
       if (*n == 0) co_return Status::Corruption("request body ended before Content-Length");
       left -= *n;
@@ -369,7 +413,8 @@ struct Client::Impl {
   // A sized body straight into the sink's own memory (no copy in
   // between); bytes that arrived with the header are in c.buffer first.
   template <class Stream>
-  awaitable<Status> ReadIntoLent(Stream& stream, Connection& c, ByteSink* sink, char* lent, uint64_t left) {
+  awaitable<Status> ReadIntoLent(Stream& stream, Connection& c, ByteSink* sink, char* lent,
+                                 uint64_t left) {
     error_code ec;
     auto head = c.buffer.data();
     size_t have = static_cast<size_t>(std::min<uint64_t>(left, head.size()));
@@ -388,8 +433,9 @@ struct Client::Impl {
       }
       if (left == 0) co_return Status::Ok();
       c.tcp.expires_after(options.io_timeout);
-      size_t n = co_await stream.async_read_some(asio::buffer(lent + off, static_cast<size_t>(left)),
-                                                 asio::redirect_error(asio::use_awaitable, ec));
+      size_t n =
+          co_await stream.async_read_some(asio::buffer(lent + off, static_cast<size_t>(left)),
+                                          asio::redirect_error(asio::use_awaitable, ec));
       if (ec) co_return BodyReadError(ec);
       filled = off + n;
     }
@@ -433,7 +479,8 @@ struct Client::Impl {
       p.get().body().data = chunk.data.get();
       p.get().body().size = chunk.size;
       c.tcp.expires_after(options.io_timeout);
-      co_await bhttp::async_read(stream, c.buffer, p, asio::redirect_error(asio::use_awaitable, ec));
+      co_await bhttp::async_read(stream, c.buffer, p,
+                                 asio::redirect_error(asio::use_awaitable, ec));
       if (ec == bhttp::error::need_buffer) ec = {};
       if (ec) co_return TransportError(ec, "read body");
       size_t n = chunk.size - p.get().body().size;

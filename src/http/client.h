@@ -30,13 +30,12 @@
 
 namespace ferry::http {
 
-
 struct Response;
 
 struct Request {
   std::string method = "GET";
-  std::string target = "/";  // origin-form, already percent-encoded
-  Headers headers;           // Host is added when absent
+  std::string target = "/";    // origin-form, already percent-encoded
+  Headers headers;             // Host is added when absent
   ByteSource* body = nullptr;  // not owned; Rewind() is used to retry
   uint64_t body_size = 0;      // Content-Length when body is set
   // Called with the status line and headers of a 2xx answer before any of
@@ -64,9 +63,13 @@ struct ClientOptions {
   std::chrono::milliseconds connect_timeout{10'000};  // default 10 s
   std::chrono::milliseconds io_timeout{60'000};       // default 60 s idle
   size_t max_idle_per_endpoint = 64;                  // pooled connections kept
-  std::string ca_file;      // PEM bundle; "" = the system store
-  bool verify_tls = true;   // never false outside tests of this switch
-  int io_threads = 2;       // threads running the event loop
+  std::string ca_file;                                // PEM bundle; "" = the system store
+  bool verify_tls = true;                             // never false outside tests of this switch
+  int io_threads = 2;                                 // threads running the event loop
+  // Threads that read request bodies which may wait (ByteSource::MayWait:
+  // a body relayed as it arrives), so no loop waits on one; past this many
+  // at once, such reads queue.
+  int body_reader_threads = 16;
 };
 
 struct ClientStats {

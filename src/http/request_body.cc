@@ -1,6 +1,7 @@
 #include "http/request_body.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 namespace ferry::http {
@@ -21,7 +22,10 @@ Result<size_t> RequestBody::Read(char* buf, size_t cap) {
       wake = false;
       lock.lock();
     }
-    cv_.wait(lock, [&] { return buffer_.size() > read_ || finished_ || !error_.ok(); });
+    auto ready = [&] { return buffer_.size() > read_ || finished_ || !error_.ok(); };
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(100), ready)) {
+      if (!producer_alive_()) error_ = Status::Cancelled("the server stopped mid-body");
+    }
     if (buffer_.size() == read_) {
       if (!error_.ok()) return error_;
       return size_t{0};

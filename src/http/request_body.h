@@ -25,8 +25,16 @@ namespace ferry::http {
 
 class RequestBody {
  public:
-  RequestBody(std::optional<uint64_t> length, size_t capacity, std::function<void()> wake)
-      : length_(length), capacity_(capacity), wake_(std::move(wake)) {}
+  // `producer_alive` (any thread) is false once the producer can no longer
+  // run (its event loop stopped): a reader waiting for bytes then fails
+  // instead of waiting for ever.
+  RequestBody(
+      std::optional<uint64_t> length, size_t capacity, std::function<void()> wake,
+      std::function<bool()> producer_alive = [] { return true; })
+      : length_(length),
+        capacity_(capacity),
+        wake_(std::move(wake)),
+        producer_alive_(std::move(producer_alive)) {}
 
   // The consumer's side.
   //
@@ -62,6 +70,7 @@ class RequestBody {
   const std::optional<uint64_t> length_;
   const size_t capacity_;
   const std::function<void()> wake_;
+  const std::function<bool()> producer_alive_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::string buffer_;

@@ -247,6 +247,9 @@ struct Server::Impl {
         buffer.consume(used);
         body.Push(piece);
         need_socket = buffer.size() == 0 || (used == 0 && piece.empty());
+        if (used == 0 && piece.empty() && buffer.size() > options.limits.header_limit) {
+          break;  // a chunk line or trailer section that never ends
+        }
         continue;
       }
       c.Arm(options.client_timeout);
@@ -278,9 +281,12 @@ struct Server::Impl {
   asio::awaitable<bool> ServeStreamed(net::Connection& c, beast::flat_buffer& buffer,
                                       RequestReader& reader, ServerRequest head) {
     auto wake = std::make_shared<asio::steady_timer>(c.get_executor());
+    auto& loop =
+        static_cast<asio::io_context&>(asio::query(c.get_executor(), asio::execution::context));
     auto body = std::make_shared<RequestBody>(
         reader.content_length(), options.limits.stream_buffer,
-        [ex = c.get_executor(), wake] { asio::post(ex, [wake] { wake->cancel(); }); });
+        [ex = c.get_executor(), wake] { asio::post(ex, [wake] { wake->cancel(); }); },
+        [&loop] { return !loop.stopped(); });
     // However this coroutine ends (a stop that destroys it included), a
     // handler still reading is never left waiting.
     struct FailOnExit {

@@ -113,6 +113,7 @@ class ServerStreamTest : public ::testing::Test {
     o.limits.body_limit = 1 << 20;
     o.limits.stream_buffer = 256 << 10;
     o.client_timeout = 5s;
+    o.net.drain_timeout = 1s;
     server_ = std::make_unique<Server>(o, &handler_);
     ASSERT_TRUE(server_->Start().ok());
   }
@@ -210,6 +211,36 @@ TEST_F(ServerStreamTest, ABodyCutShortFailsTheHandlersRead) {
   ASSERT_TRUE(SendAll(fd, "PUT /o HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nok"));
   EXPECT_TRUE(ReadUntil(fd, &answer, std::to_string(Fnv("ok"))));
   ::close(fd);
+}
+
+// A chunk line that never ends is not buffered without bound: past the
+// header limit the body fails and the connection closes.
+TEST_F(ServerStreamTest, AnEndlessChunkLineIsCutAtTheHeaderLimit) {
+  int fd = Connect(server_->port());
+  ASSERT_TRUE(SendAll(fd, "PUT /o HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5;x="));
+  std::string ext(64 << 10, 'a');
+  bool cut = false;
+  for (int i = 0; i < 64 && !cut; ++i) cut = !SendAll(fd, ext);
+  std::string answer;
+  ReadUntil(fd, &answer, "cut\n");
+  ::close(fd);
+  for (int i = 0; i < 100 && handler_.LastError().empty(); ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_NE(handler_.LastError().find("cut short"), std::string::npos) << handler_.LastError();
+}
+
+// A stop while a body streams and its client has gone quiet: the handler's
+// read fails and Stop returns (it joins the handler's worker).
+TEST_F(ServerStreamTest, AStopDuringAStalledBodyEnds) {
+  int fd = Connect(server_->port());
+  ASSERT_TRUE(
+      SendAll(fd, "PUT /o HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n" + Pattern(1000)));
+  std::this_thread::sleep_for(200ms);
+  const auto start = std::chrono::steady_clock::now();
+  server_->Stop();
+  const auto took = std::chrono::steady_clock::now() - start;
+  ::close(fd);
+  EXPECT_LT(took, 8s);
+  EXPECT_FALSE(handler_.LastError().empty());
 }
 
 }  // namespace

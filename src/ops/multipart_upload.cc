@@ -133,9 +133,26 @@ std::optional<MultipartOutcome> Uploader::Start(const PutOptions& put) {
     for (const PartInfo& p : (*begun)->parts) {
       if (p.number >= 1 && p.number <= plan_.parts) done_[p.number] = p;
     }
+    if (part_checksum_ && !done_.empty()) {
+      // An earlier run (maybe an older ferry) made it: its parts say
+      // whether it has a checksum, and which.
+      auto listed = dst_.ListParts(key_, id_);
+      if (listed.ok() && !listed->empty()) {
+        const auto& first = listed->front().checksum;
+        part_checksum_ = first ? std::optional(first->algorithm) : std::nullopt;
+      }
+    }
     return std::nullopt;
   }
   auto id = dst_.CreateMultipart(key_, put);
+  const int refused = id.ok() ? 0 : id.status().http_status();
+  if (put.checksum && (refused == 400 || refused == 501)) {
+    // A server that takes no checksum headers: the copy goes on without.
+    PutOptions plain = put;
+    plain.checksum.reset();
+    part_checksum_.reset();
+    id = dst_.CreateMultipart(key_, plain);
+  }
   if (!id.ok()) return Outcome(id.status(), UploadStep::kCreate);
   id_ = *id;
   if (Status s = journal_.Created(id_); !s.ok()) {

@@ -26,6 +26,10 @@ class ByteSource {
   // them in memory, so a writer can send them without copying. Does not
   // move the read position. nullopt: use Read().
   virtual std::optional<std::string_view> Contiguous() const { return std::nullopt; }
+  // Whether a Read may wait on something other than this process's disk or
+  // memory (a client's body still arriving): an event loop must not call
+  // it, but hand it to a thread that may wait (http::Client does).
+  virtual bool MayWait() const { return false; }
 };
 
 class ByteSink {

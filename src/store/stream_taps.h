@@ -62,6 +62,7 @@ class Md5Source : public ByteSource {
   explicit Md5Source(ByteSource& inner) : inner_(inner), md5_(StreamingDigest::Kind::kMd5) {}
   Result<size_t> Read(char* buf, size_t cap) override;
   Status Rewind() override;
+  bool MayWait() const override { return inner_.MayWait(); }
   // The lower-case hex MD5 of what was read since the start or the last
   // Rewind. Resets the hash: call it once, after the last Read.
   std::string HexDigest() { return HexLower(md5_.Finish()); }

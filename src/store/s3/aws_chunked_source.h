@@ -39,6 +39,7 @@ class AwsChunkedSource : public ByteSource {
 
   Result<size_t> Read(char* buf, size_t cap) override;
   Status Rewind() override;
+  bool MayWait() const override { return inner_.MayWait(); }
 
  private:
   Status Refill();  // the next chunk's framing and bytes into out_
