@@ -207,23 +207,32 @@ void ChecksumElement(std::string& out, const ObjectChecksum& c) {
   Element(out, "Checksum" + std::string(ChecksumAlgorithmName(c.algorithm)), value);
 }
 
-}  // namespace
-
-std::string ListPartsXml(std::string_view bucket, std::string_view key, std::string_view upload_id,
-                         const std::vector<PartInfo>& parts, int max_parts, int marker) {
+// The parts after `marker` (at most `max_parts`), with the elements that
+// say where that page stands appended to `out`: PartNumberMarker,
+// NextPartNumberMarker, MaxParts, IsTruncated.
+std::vector<const PartInfo*> PartsPage(std::string& out, const std::vector<PartInfo>& parts,
+                                       int max_parts, int marker) {
   std::vector<const PartInfo*> page;
   for (const PartInfo& p : parts) {
     if (p.number > marker && static_cast<int>(page.size()) < max_parts) page.push_back(&p);
   }
   const int next = page.empty() ? marker : page.back()->number;
-  std::string out = Begin("ListPartsResult");
-  Element(out, "Bucket", bucket);
-  Element(out, "Key", key);
-  Element(out, "UploadId", upload_id);
   Element(out, "PartNumberMarker", std::to_string(marker));
   Element(out, "NextPartNumberMarker", std::to_string(next));
   Element(out, "MaxParts", std::to_string(max_parts));
   Element(out, "IsTruncated", !parts.empty() && parts.back().number > next ? "true" : "false");
+  return page;
+}
+
+}  // namespace
+
+std::string ListPartsXml(std::string_view bucket, std::string_view key, std::string_view upload_id,
+                         const std::vector<PartInfo>& parts, int max_parts, int marker) {
+  std::string out = Begin("ListPartsResult");
+  Element(out, "Bucket", bucket);
+  Element(out, "Key", key);
+  Element(out, "UploadId", upload_id);
+  const std::vector<const PartInfo*> page = PartsPage(out, parts, max_parts, marker);
   Element(out, "StorageClass", "STANDARD");
   if (!parts.empty() && parts.front().checksum) {
     Element(out, "ChecksumAlgorithm", ChecksumAlgorithmName(parts.front().checksum->algorithm));
@@ -254,19 +263,9 @@ std::string ObjectAttributesXml(const ObjectAttributes& a, const std::vector<std
     out += "</Checksum>";
   }
   if (wants("ObjectParts") && a.parts_count > 0) {
-    std::vector<const PartInfo*> page;
-    for (const PartInfo& p : a.parts) {
-      if (p.number > marker && static_cast<int>(page.size()) < max_parts) page.push_back(&p);
-    }
-    const int next = page.empty() ? marker : page.back()->number;
     out += "<ObjectParts>";
     Element(out, "PartsCount", std::to_string(a.parts_count));
-    Element(out, "PartNumberMarker", std::to_string(marker));
-    Element(out, "NextPartNumberMarker", std::to_string(next));
-    Element(out, "MaxParts", std::to_string(max_parts));
-    const bool more = !a.parts.empty() && a.parts.back().number > next;
-    Element(out, "IsTruncated", more ? "true" : "false");
-    for (const PartInfo* p : page) {
+    for (const PartInfo* p : PartsPage(out, a.parts, max_parts, marker)) {
       out += "<Part>";
       Element(out, "PartNumber", std::to_string(p->number));
       Element(out, "Size", std::to_string(p->size));

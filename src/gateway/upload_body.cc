@@ -11,19 +11,6 @@ namespace {
 
 constexpr size_t kPiece = 64 << 10;
 
-bool IsLowerHex64(std::string_view s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
-
-const std::string* Find(const s3::KeyValues& kv, std::string_view name) {
-  for (const auto& [k, v] : kv) {
-    if (k == name) return &v;
-  }
-  return nullptr;
-}
-
 // What a raw body's failure is to the client: too large, or cut short.
 Status RawFailure(const Status& st) {
   if (st.code() == ErrorCode::kInvalidArgument) {
@@ -50,8 +37,8 @@ Result<UploadPlan> PlanUpload(const s3::KeyValues& lower_headers,
     return plan;
   }
   plan.size = raw_length;
-  if (const std::string* claimed = Find(lower_headers, "x-amz-content-sha256");
-      claimed != nullptr && IsLowerHex64(*claimed)) {
+  if (const std::string* claimed = s3::FindValue(lower_headers, "x-amz-content-sha256");
+      claimed != nullptr && s3::IsLowerHex64(*claimed)) {
     plan.signed_sha256 = *claimed;
   }
   return plan;

@@ -33,14 +33,6 @@ ErrorCode CodeForHttp(int http_status) {
   }
 }
 
-bool IsLowerHex64(std::string_view s) {
-  if (s.size() != 64) return false;
-  for (char c : s) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
-
 // The value of `name` in a request's headers or query (nullptr: absent).
 const std::string* ValueOf(const KeyValues* values, std::string_view name) {
   return values == nullptr ? nullptr : FindValue(*values, name);
@@ -234,6 +226,14 @@ Result<Verified> VerifyPresignedV2(const ReceivedRequest& req, const VerifyKeys&
 }
 
 }  // namespace
+
+bool IsLowerHex64(std::string_view s) {
+  if (s.size() != 64) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
 
 bool SameSignature(std::string_view want, std::string_view got) {
   return want.size() == got.size() && CRYPTO_memcmp(want.data(), got.data(), want.size()) == 0;

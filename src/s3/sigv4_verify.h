@@ -95,6 +95,10 @@ Status VerifyDeferred(const ReceivedRequest& req, const VerifyKeys& keys,
 // constant time (request, chunk and trailer signatures alike).
 bool SameSignature(std::string_view want, std::string_view got);
 
+// Whether `s` is a SHA-256 as x-amz-content-sha256 carries one: 64
+// lower-case hex digits.
+bool IsLowerHex64(std::string_view s);
+
 // The Status of an S3 error answer: `http_status` and `code` as its remote
 // parts, an ErrorCode that matches the status.
 Status S3ErrorStatus(int http_status, std::string code, std::string message);
