@@ -30,6 +30,11 @@
 #      clones beside a local copy, median of 3 rounds); NBD pipelining (a guest's 16 reads in
 #      flight) and block status (copies of a half-empty fresh volume beside
 #      nbdkit) (bench/volume_nbd_bench.sh; VOLUME_NBD_BENCH=none skips it).
+#   4c. A boot storm: 500 to 8,000 guests replaying a recorded qemu boot
+#      (testing/traces/vm_boot.trace) on lazy clones over 8 daemons sharing
+#      one origin through a cache tier; boot p50/p99/max beside one guest
+#      alone, origin bytes, per-guest costs (bench/volume_storm_bench.sh;
+#      VOLUME_STORM_BENCH=none skips it).
 #   5. Bulk copy, bucket to bucket: ferry migrate beside rclone copy
 #      (bench/migrate_bench.sh; MIGRATE_BENCH=75k|2m|listing|verify|gateway|all|none,
 #      default all).
@@ -174,6 +179,11 @@ fi
 # 4b. NBD pipelining and block status (bench/volume_nbd_bench.sh).
 if [ "${VOLUME_NBD_BENCH:-all}" != none ]; then
   own_step "volume nbd" "qemu-utils, libnbd-bin or nbdkit" bench/volume_nbd_bench.sh
+fi
+# 4c. A boot storm: thousands of guests replaying a recorded qemu boot on
+# lazy clones over 8 daemons (bench/volume_storm_bench.sh).
+if [ "${VOLUME_STORM_BENCH:-all}" != none ]; then
+  own_step "volume storm" "e2fsprogs" bench/volume_storm_bench.sh
 fi
 
 # 5. Bulk copy; its own servers, so this one's memory is given back first.

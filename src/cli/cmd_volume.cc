@@ -27,6 +27,7 @@ struct VolumeArgs {
   std::string client_timeout = "60s";
   std::string busy_window = "50ms", trickle = "100ms";
   std::string cache_url;
+  std::string trace_dir;
   std::string tls = "off", tls_cert, tls_key, tls_ca;
   double overcommit = 1.0;
   int hydration_threads = 4;
@@ -88,6 +89,7 @@ int RunServe(const VolumeArgs& a) {
   }
   o.hydration_rate = *rate;
   o.cache_url = a.cache_url;
+  o.trace_dir = a.trace_dir;
   if (!(a.overcommit >= 1.0 && a.overcommit <= 100.0)) {
     return Fail("volume serve", Status::InvalidArgument("--overcommit must be 1..100"));
   }
@@ -196,6 +198,9 @@ void AddServeCommand(CLI::App* vol, const std::shared_ptr<VolumeArgs>& a, int* e
   serve->add_option("--client-timeout", a->client_timeout,
                     "Wait for an API request or an NBD handshake, and for each answer or reply to be taken")
       ->capture_default_str();
+  serve->add_option("--trace-dir", a->trace_dir,
+                    "Record every NBD request to each volume into DIR/NAME.trace (for the replay client; "
+                    "never overwritten: a daemon whose trace exists records none for that volume)");
   AddGlobalOptions(*serve, &a->global);
   AddDaemonOptions(serve, "volume serve");
   serve->callback([a, exit_code] { *exit_code = RunServe(*a); });

@@ -118,6 +118,7 @@ Status BitmapFile::CommitGroup(const std::vector<uint64_t>& chunks) {
   for (uint64_t j : chunks) bytes[j / 8 - first] = static_cast<char>(bytes[j / 8 - first] | (1 << (j % 8)));
   FERRY_RETURN_IF_ERROR(PwriteFull(fd_, bytes, kHeader + first, "volume bitmap write"));
   FERRY_RETURN_IF_ERROR(DataSync(fd_));
+  commits_.fetch_add(1, std::memory_order_relaxed);
   if (hooks_.show) hooks_.show(chunks);
   return Status::Ok();
 }

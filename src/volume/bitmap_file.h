@@ -15,6 +15,7 @@
 // the bits through the `show` hook. Only the leader writes the file, so no
 // write of a byte can lose another's bit. Thread-safe.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -54,6 +55,9 @@ class BitmapFile {
   // Makes the bits of `chunks` durable (one group commit for all of them);
   // returns once they are, or with the group's error.
   Status Set(const std::vector<uint64_t>& chunks);
+  // Group commits written so far (each one write and one sync of this
+  // file, after the before_write hook's).
+  uint64_t commits() const { return commits_.load(std::memory_order_relaxed); }
 
  private:
   BitmapFile(int fd, std::string path, BitmapHooks hooks) : fd_(fd), path_(std::move(path)), hooks_(std::move(hooks)) {}
@@ -72,6 +76,7 @@ class BitmapFile {
   uint64_t done_ = 0;                      // guarded by mu_: groups up to this one are done
   bool committing_ = false;                // guarded by mu_: a leader is committing a group
   Status error_;                           // guarded by mu_: the last failed group's error
+  std::atomic<uint64_t> commits_{0};
 };
 
 }  // namespace ferry::volume

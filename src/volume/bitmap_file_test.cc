@@ -31,6 +31,7 @@ TEST(BitmapFileTest, BitsSetSurviveAReopenAndAreShownOnlyOnceDurable) {
     EXPECT_TRUE((*f)->loaded()[19]);
     ASSERT_TRUE((*f)->Set({3, 9}).ok());
     ASSERT_TRUE((*f)->Set({}).ok());  // nothing: no commit
+    EXPECT_EQ((*f)->commits(), 1u);
     EXPECT_EQ(shown, (std::vector<uint64_t>{3, 9}));
     EXPECT_EQ(before, 1);
   }
@@ -61,6 +62,8 @@ TEST(BitmapFileTest, ConcurrentSettersShareCommitsAndNoBitIsLost) {
       });
     }
     for (auto& t : threads) t.join();
+    // The file counts the groups it wrote: one per before_write hook.
+    EXPECT_EQ((*f)->commits(), static_cast<uint64_t>(commits.load()));
   }
   EXPECT_LE(commits.load(), 400);
   auto f = BitmapFile::Open(dir / "bits", "FERRYT01", 400, None, {});

@@ -5,9 +5,14 @@
 namespace ferry::volume {
 
 ChunkCache::ChunkCache(ChunkSource* source, uint64_t max_bytes, int level)
-    : source_(source), level_(level), max_bytes_(max_bytes), memory_(max_bytes) {}
+    : source_(source), level_(level), max_bytes_(max_bytes), memory_(max_bytes), hot_(HotBytes(max_bytes)) {}
 
 std::optional<std::string> ChunkCache::FromMemory(const std::string& hash) {
+  if (auto hot = hot_.Get(hash)) {
+    hits_++;
+    hot_hits_++;
+    return *hot;
+  }
   auto hit = memory_.Get(hash);
   if (!hit) return std::nullopt;
   auto plain = codec::ZstdDecompress(hit->zstd);
@@ -16,6 +21,8 @@ std::optional<std::string> ChunkCache::FromMemory(const std::string& hash) {
     return std::nullopt;
   }
   hits_++;
+  // Hit once since it was fetched: likely hit again soon (a boot storm's chunk).
+  hot_.Put(hash, std::make_shared<const std::string>(*plain), plain->size() + hash.size() + 64);
   return std::move(plain).value();
 }
 
@@ -63,6 +70,8 @@ ChunkCacheStats ChunkCache::stats() const {
   s.coalesced = coalesced_;
   s.source_bytes = source_bytes_;
   s.stored_bytes = memory_.bytes();
+  s.hot_bytes = hot_.bytes();
+  s.hot_hits = hot_hits_;
   s.passed = passed_;
   return s;
 }

@@ -29,6 +29,32 @@ TEST(ChunkCacheTest, KeepsEveryChunkByDefault) {
   EXPECT_EQ(cache.stats().hits, 1u);
 }
 
+// The first hit decodes and keeps a decoded copy; later hits copy it.
+TEST(ChunkCacheTest, KeepsRecentHitsDecoded) {
+  MapSource src;
+  std::string bytes;
+  for (int i = 0; i < 100000; ++i) bytes += static_cast<char>('a' + i % 7);
+  src.chunks["a"] = bytes;
+  ChunkCache cache(&src, 1 << 20, 1);
+  EXPECT_EQ(ChunkCache::HotBytes(1 << 20), 1u << 18);
+  EXPECT_EQ(ChunkCache::HotBytes(1ull << 40), 64ull << 20);
+  ASSERT_EQ(*cache.Fetch("a", false), bytes);  // from the source
+  EXPECT_EQ(cache.stats().hot_bytes, 0u);
+  ASSERT_EQ(*cache.Fetch("a", false), bytes);  // decoded, and kept so
+  EXPECT_GE(cache.stats().hot_bytes, bytes.size());
+  EXPECT_EQ(cache.stats().hot_hits, 0u);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(*cache.Fetch("a", false), bytes);
+  EXPECT_EQ(cache.stats().hot_hits, 3u);
+  EXPECT_EQ(cache.stats().hits, 4u);
+  EXPECT_EQ(src.fetches, 1);
+  // A pass-through cache keeps nothing, decoded or not.
+  ChunkCache none(&src, 0, 1);
+  ASSERT_EQ(*none.Fetch("a", false), bytes);
+  ASSERT_EQ(*none.Fetch("a", false), bytes);
+  EXPECT_EQ(none.stats().hot_bytes, 0u);
+  EXPECT_EQ(src.fetches, 3);
+}
+
 TEST(ChunkCacheTest, KeepsOnlyWhatAnotherConsumerMayAskFor) {
   MapSource src;
   src.chunks["a"] = std::string(100000, 'a');

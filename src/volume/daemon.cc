@@ -19,6 +19,7 @@
 #include "base/cancel.h"
 #include "engine/rate_limiter.h"
 #include "nbd/server.h"
+#include "nbd/traced_device.h"
 #include "snapshot/repository.h"
 #include "http/api_server.h"
 #include "volume/chunk_cache.h"
@@ -277,6 +278,16 @@ class Daemon {
   }
 
   // Opens (or creates) one volume and exports it.
+  // What NBD serves for volume `name`: the volume, recorded under
+  // --trace-dir.
+  std::shared_ptr<nbd::BlockDevice> Exported(const std::string& name, std::shared_ptr<Volume> v) {
+    if (o_.trace_dir.empty()) return v;
+    auto traced = nbd::TracedDevice::Open(v, o_.trace_dir + "/" + name + ".trace");
+    if (traced.ok()) return *traced;
+    spdlog::warn("volume: {}: not recorded: {}", name, traced.status().message());
+    return v;
+  }
+
   // `manifest`: the snapshot's, when the caller has read it already.
   Status Attach(const std::string& name, const std::string& from, uint64_t size, int pool, const std::string& dir,
                 const snapshot::Manifest* manifest = nullptr) {
@@ -307,7 +318,7 @@ class Daemon {
         hydrating_.insert(name);
       }
     }
-    nbd_.AddExport(name, shared);
+    nbd_.AddExport(name, Exported(name, shared));
     if (shared->PrefetchPending()) prefetch_cv_.notify_all();
     return Status::Ok();
   }
@@ -539,6 +550,11 @@ class Daemon {
 
 Status ServeVolumes(const DaemonOptions& o) {
   if (o.pools.empty()) return Status::InvalidArgument("give at least one --pool DIR");
+  if (!o.trace_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.trace_dir, ec);
+    if (ec) return Status(ErrorCode::kIoError, "--trace-dir " + o.trace_dir + ": " + ec.message());
+  }
   Daemon d(o);
   FERRY_RETURN_IF_ERROR(d.Load());
   FERRY_RETURN_IF_ERROR(d.nbd().Start());

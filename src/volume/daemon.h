@@ -67,6 +67,11 @@ struct DaemonOptions {
   // of the repository served over HTTP) instead of from the repository;
   // manifests still come from the repository. "": none.
   std::string cache_url;
+  // Each volume's NBD requests are recorded to TRACE_DIR/NAME.trace
+  // (nbd/traced_device.h) from the first one this daemon serves; a volume
+  // whose trace exists already is served unrecorded (a warning says so).
+  // "": none.
+  std::string trace_dir;
 };
 
 // Serves until SIGINT or SIGTERM; setup errors are returned.

@@ -25,6 +25,9 @@ std::string RenderMetrics(const DaemonMetrics& m) {
              [](const VolumeStats& s) { return s.written_bytes; });
   per_volume("ferry_volume_fetch_errors_total", "counter", "Chunk fetches that failed.",
              [](const VolumeStats& s) { return s.fetch_errors; });
+  per_volume("ferry_volume_bitmap_commits_total", "counter",
+             "Group commits of the volume's bitmaps (each a write and a sync of a bitmap file).",
+             [](const VolumeStats& s) { return s.bitmap_commits; });
   t.Family("ferry_volume_pool_hydration_bytes_per_second", "gauge", "Hydration bandwidth of the pool, lately.");
   for (const auto& p : m.pools) t.Sample(static_cast<double>(p.hydration_bps), {{"pool", p.dir}});
   t.Family("ferry_volume_pool_write_bytes_per_second", "gauge", "Client write bandwidth of the pool, lately.");

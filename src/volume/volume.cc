@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/file_io.h"
+#include "volume/helper_pools.h"
 
 namespace ferry::volume {
 namespace {
@@ -147,6 +148,7 @@ VolumeStats Volume::stats() const {
   s.written_bytes = written_bytes_;
   s.origin_bytes = origin_bytes_;
   s.cache_bytes = cache_bytes_;
+  s.bitmap_commits = present_file_->commits() + written_file_->commits();
   return s;
 }
 
@@ -241,11 +243,7 @@ void Volume::Land(uint64_t i, std::string bytes) {
     busy_cv_.notify_all();
     helpers_cv_.notify_all();
   };
-  try {
-    std::thread(install).detach();
-  } catch (...) {
-    install();  // no thread to be had: the reader waits for the install
-  }
+  if (!InstallPool().Submit(install)) install();  // no thread to be had: the reader waits for it
 }
 
 bool Volume::LandingFull() const {

@@ -121,6 +121,7 @@ struct VolumeStats {
   uint64_t cache_bytes = 0;       // and bytes the transfer cache (or another volume's fetch) had
   uint64_t written_bytes = 0;     // bytes clients wrote (WRITE)
   uint64_t fetch_errors = 0;
+  uint64_t bitmap_commits = 0;    // group commits of its two bitmaps (bitmap_file.h): metadata writes
 };
 
 class Volume : public nbd::BlockDevice {

@@ -4,7 +4,8 @@
 #include "volume/volume.h"
 
 #include <algorithm>
-#include <thread>
+
+#include "volume/helper_pools.h"
 
 namespace ferry::volume {
 
@@ -58,14 +59,11 @@ void Volume::StartPrefetch(uint64_t first, uint64_t last) {
     helpers_cv_.notify_all();
   };
   for (size_t k = 0; k < picks.size(); ++k) {
-    try {
-      std::thread([this, c = picks[k], done] {
-        (void)Ensure(c, FetchPriority::kPrefetch);  // a failure: the client's own read will say
-        done(c);
-      }).detach();
-    } catch (...) {  // no thread to be had: they were only hints
-      for (; k < picks.size(); ++k) done(picks[k]);
-    }
+    bool taken = HelperPool().Submit([this, c = picks[k], done] {
+      (void)Ensure(c, FetchPriority::kPrefetch);  // a failure: the client's own read will say
+      done(c);
+    });
+    if (!taken) done(picks[k]);  // no thread to be had: it was only a hint
   }
 }
 

@@ -41,7 +41,7 @@ class Exchange {
 
   void Begin(std::chrono::system_clock::time_point now);
   // Delay to apply before the body is read (fault latency; 0 for admin).
-  std::chrono::milliseconds latency() const { return latency_; }
+  std::chrono::microseconds latency() const { return latency_; }
   // Fault "reset" on an upload: hard-close the connection once this many
   // request body bytes have been received.
   std::optional<uint64_t> reset_after_body_bytes() const { return reset_after_; }
@@ -78,7 +78,7 @@ class Exchange {
   std::string op_name_ = "invalid";
   AuthDecision auth_;
   FaultKind fault_ = FaultKind::kNone;
-  std::chrono::milliseconds latency_{0};
+  std::chrono::microseconds latency_{0};
   std::optional<uint64_t> reset_after_;
   bool drop_after_body_ = false;
 

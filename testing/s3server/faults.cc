@@ -136,6 +136,7 @@ nlohmann::json FaultConfigToJson(const FaultConfig& c) {
                       {"latency_jitter_ms", c.latency_jitter_ms},
                       {"bandwidth", c.bandwidth},
                       {"bandwidth_total", c.bandwidth_total},
+                      {"requests_per_second", c.requests_per_second},
                       {"kind", FaultKindName(c.kind)},
                       {"key_regex", c.key_regex},
                       {"every", c.every},
@@ -156,6 +157,7 @@ Result<FaultConfig> FaultConfigFromJson(const nlohmann::json& j) {
       else if (name == "latency_jitter_ms") c.latency_jitter_ms = v.get<int>();
       else if (name == "bandwidth") c.bandwidth = v.get<uint64_t>();
       else if (name == "bandwidth_total") c.bandwidth_total = v.get<uint64_t>();
+      else if (name == "requests_per_second") c.requests_per_second = v.get<uint64_t>();
       else if (name == "kind") {
         FERRY_ASSIGN_OR_RETURN(c.kind, KindFromJson(v));
       } else if (name == "key_regex") c.key_regex = v.get<std::string>();
@@ -269,13 +271,15 @@ FaultKind FaultPolicy::Decide(std::string_view op, std::string_view key) {
   return FaultKind::kNone;
 }
 
-std::chrono::milliseconds FaultPolicy::Latency() {
+std::chrono::microseconds FaultPolicy::Latency() {
   std::lock_guard lock(mu_);
   int ms = config_.latency_ms;
   if (config_.latency_jitter_ms > 0) {
     ms += std::uniform_int_distribution<int>(0, config_.latency_jitter_ms)(rng_);
   }
-  return std::chrono::milliseconds(ms);
+  // One request is one unit on the pacer's clock at `rate` units per second.
+  auto turn = request_pacer_.Reserve(1, config_.requests_per_second, Pacer::Clock::now());
+  return std::chrono::duration_cast<std::chrono::microseconds>(turn) + std::chrono::milliseconds(ms);
 }
 
 uint64_t FaultPolicy::injected() const {

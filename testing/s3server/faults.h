@@ -38,6 +38,7 @@
 
 #include "base/status.h"
 #include "listing_quirks.h"
+#include "pacer.h"
 
 namespace ferry::s3server {
 
@@ -76,6 +77,10 @@ struct FaultConfig {
   int latency_jitter_ms = 0;     // plus uniform random 0..jitter
   uint64_t bandwidth = 0;        // bytes/s per connection, bodies both ways; 0 = unlimited
   uint64_t bandwidth_total = 0;  // bytes/s across all connections; 0 = unlimited
+  // S3 requests started per second across all connections (a request
+  // waits its turn on a virtual clock before the latency above, as an
+  // origin's request-rate limit queues it); 0 = unlimited.
+  uint64_t requests_per_second = 0;
   // The implicit first rule (used only when kind != kNone).
   FaultKind kind = FaultKind::kNone;
   std::string key_regex;         // "" = any key
@@ -126,8 +131,9 @@ class FaultPolicy {
   // Counts this request as a candidate of each rule it reaches, and returns
   // the fault to inject (kNone for most requests).
   FaultKind Decide(std::string_view op, std::string_view key);
-  // Latency to add to this request: latency_ms + uniform(0, jitter).
-  std::chrono::milliseconds Latency();
+  // Latency to add to this request: its turn under requests_per_second,
+  // then latency_ms + uniform(0, jitter).
+  std::chrono::microseconds Latency();
 
   // Faults injected by all rules together.
   uint64_t injected() const;
@@ -155,6 +161,7 @@ class FaultPolicy {
   FaultConfig config_;                        // guarded by mu_
   std::vector<ActiveRule> rules_;             // guarded by mu_; evaluation order
   std::mt19937 rng_{std::random_device{}()};  // guarded by mu_
+  Pacer request_pacer_;                       // requests_per_second's clock
 };
 
 }  // namespace ferry::s3server

@@ -92,9 +92,25 @@ TEST(FaultPolicy, LatencyWithinJitter) {
   ASSERT_TRUE(p.Configure(c).ok());
   for (int i = 0; i < 50; ++i) {
     auto l = p.Latency().count();
-    EXPECT_GE(l, 10);
-    EXPECT_LE(l, 15);
+    EXPECT_GE(l, 10'000);
+    EXPECT_LE(l, 15'000);
   }
+}
+
+// requests_per_second books each request a turn: the 10th of 10 at once,
+// at 100 per second, waits about 100 ms; unset, nobody waits.
+TEST(FaultPolicy, RequestRateQueuesTurns) {
+  FaultPolicy p;
+  FaultConfig c;
+  c.requests_per_second = 100;
+  ASSERT_TRUE(p.Configure(c).ok());
+  std::chrono::microseconds last{0};
+  for (int i = 0; i < 10; ++i) last = p.Latency();
+  EXPECT_GE(last.count(), 90'000);
+  EXPECT_LE(last.count(), 101'000);
+  c.requests_per_second = 0;
+  ASSERT_TRUE(p.Configure(c).ok());
+  EXPECT_EQ(p.Latency().count(), 0);
 }
 
 TEST(FaultConfigJson, RoundTripAndErrors) {

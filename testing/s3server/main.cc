@@ -88,6 +88,8 @@ int main(int argc, char** argv) {
   app.add_option("--bandwidth", faults.bandwidth, "bytes/s per connection, bodies (0 = off)");
   app.add_option("--bandwidth-total", faults.bandwidth_total,
                  "bytes/s across all connections (0 = off)");
+  app.add_option("--requests-per-second", faults.requests_per_second,
+                 "S3 requests started per second, all connections (0 = off)");
   app.add_option("--fault", fault_kind,
                  "fault kind: none|403|500|503|reset|truncate|wrong-etag|complete-200-error")
       ->capture_default_str();

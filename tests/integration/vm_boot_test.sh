@@ -12,6 +12,12 @@
 #   while it is still hydrating, and afterwards, in a copy of the volume,
 #   the file the guest wrote (absent from the image), python3.11 unchanged,
 #   and a file system that e2fsck finds clean.
+# - The daemon records the guest's NBD requests (--trace-dir): the trace
+#   parses, holds the boot's reads and the guest's writes, and
+#   ferry-nbd-replay plays it back on 4 fresh volumes of the same snapshot
+#   at once, each read compared with the image where the replay has not
+#   written, each acknowledged write read back. FERRY_RECORD_TRACE=PATH
+#   keeps the trace there (testing/traces/vm_boot.trace was made so).
 # Skips (77) only when qemu-system-x86_64 or a cloud kernel is not installed.
 source "$(dirname "$0")/lib.sh"
 command -v qemu-system-x86_64 >/dev/null ||
@@ -31,7 +37,7 @@ start_test_s3
 use_endpoint
 "$FERRY" snapshot create "$IMG" s3://bkt/snaps/root --chunk-size 64K --json >"$TMP/snap.json"
 admin POST /_admin/faults '{"latency_ms": 5}' >/dev/null
-start_volume_daemon --pool "$TMP/pool" --hydration-rate 64K --hydration-threads 1
+start_volume_daemon --pool "$TMP/pool" --hydration-rate 64K --hydration-threads 1 --trace-dir "$TMP/traces"
 vol create vm --from s3://bkt/snaps/root >/dev/null
 
 # The guest. -nodefaults: no network card (no user-mode network) and no
@@ -53,6 +59,7 @@ while kill -0 "$QEMU" 2>/dev/null; do
   sleep 0.1
 done
 rc=0; wait "$QEMU" || rc=$?
+cp "$TMP/traces/vm.trace" "$TMP/boot.trace" 2>/dev/null || true  # the boot's requests alone (nbdcopy's come later)
 total_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 console_tail() { echo "--- serial console (last 30 lines) ---" >&2; tail -30 "$SERIAL" >&2 || true; cat "$TMP/qemu.log" >&2; }
 [ "$rc" = 0 ] || { console_tail; fail "qemu exited $rc (124: still running after 120 s)"; }
@@ -79,6 +86,24 @@ wrote=$(/sbin/debugfs -R 'cat /ferry-guest-wrote' "$TMP/after.img" 2>/dev/null)
 /sbin/debugfs -R "dump /usr/bin/python3.11 $TMP/python" "$TMP/after.img" 2>/dev/null
 cmp -s "$TMP/python" /usr/bin/python3.11 || fail "/usr/bin/python3.11 read back from the volume differs"
 
+# The recorded boot, replayed by 4 guests on fresh volumes.
+TRACE="$TMP/boot.trace"
+[ -s "$TRACE" ] || fail "no trace recorded at $TRACE"
+reads=$(grep -c ' R ' "$TRACE" || true)
+writes=$(grep -c ' W ' "$TRACE" || true)
+[ "$reads" -ge 100 ] && [ "$writes" -ge 1 ] || fail "the trace holds $reads reads and $writes writes"
+[ -n "${FERRY_RECORD_TRACE:-}" ] && cp "$TRACE" "$FERRY_RECORD_TRACE"
+vol create r --from s3://bkt/snaps/root --count 4 >/dev/null
+"$FERRY_BUILD/ferry-nbd-replay" --trace "$TRACE" --nbd "127.0.0.1:$NBD" --export 'r-{i}' --guests 4 \
+  --time-scale 0 --check-image "$IMG" --write-log "$TMP/writes.log" >"$TMP/replay.json" ||
+  fail "the replay: $(cat "$TMP/replay.json")"
+[ "$(json_field ok <"$TMP/replay.json")" = 4 ] || fail "replay: $(cat "$TMP/replay.json")"
+[ "$(json_field reads_checked <"$TMP/replay.json")" -gt 0 ] || fail "no read compared: $(cat "$TMP/replay.json")"
+"$FERRY_BUILD/ferry-nbd-replay" --verify-writes "$TMP/writes.log" --nbd "127.0.0.1:$NBD" --export 'r-{i}' \
+  >"$TMP/verify.json" || fail "replayed writes: $(cat "$TMP/verify.json")"
+
 awk -v m="$marker_ms" -v t="$total_ms" -v g="$triggers" 'BEGIN {
   printf "guest booted from a lazy volume: marker at %.1f s, powered off at %.1f s, %d triggers\n", m / 1000, t / 1000, g }'
+echo "trace: $reads reads, $writes writes; replayed: $(cat "$TMP/replay.json")"
+echo "verified: $(cat "$TMP/verify.json")"
 echo "vm_boot_test: ok"
