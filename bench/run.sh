@@ -27,7 +27,8 @@
 #      from the transfer cache, bytes 50 clones take from the object store,
 #      background hydration against the origin's cap (bench/volume_bench.sh;
 #      VOLUME_BENCH=none skips it; with --vm: real guests booting from lazy
-#      clones beside a local copy, median of 3 rounds); NBD pipelining (a guest's 16 reads in
+#      clones beside a local copy: no order, an order predicted from the
+#      image, a recorded order; median of 5 rounds); NBD pipelining (a guest's 16 reads in
 #      flight) and block status (copies of a half-empty fresh volume beside
 #      nbdkit) (bench/volume_nbd_bench.sh; VOLUME_NBD_BENCH=none skips it).
 #   4c. A boot storm: 500 to 8,000 guests replaying a recorded qemu boot

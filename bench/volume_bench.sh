@@ -58,7 +58,7 @@ usage() { echo "usage: $0 BUILD_DIR [--image-mib N] [--data-mb N] [--volumes N] 
 [ $# -ge 1 ] || usage
 BUILD=$(cd "$1" && pwd)
 shift
-IMAGE_MIB=2560 DATA_MB=1700 VOLUMES=50 VM= VMS=10 VM_ROUNDS=3
+IMAGE_MIB=2560 DATA_MB=1700 VOLUMES=50 VM= VMS=10 VM_ROUNDS=5
 while [ $# -gt 0 ]; do
   case "$1" in
     --image-mib) IMAGE_MIB=${2:?}; shift 2 ;;
@@ -119,15 +119,18 @@ log "boot set: $(echo "$BOOT_FILES" | wc -l) files, $(wc -l <"$TMP/runs") reads,
 start_test_s3 --no-auth --retain-memory
 stats() { admin GET /_admin/stats | /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin)['ops'].get('get', {}); print(d.get('requests', 0), d.get('bytes_out', 0))"; }
 log "snapshot and raw image into the test server"
-"$FERRY" snapshot create "$IMG" s3://bench/snaps/os --json >"$TMP/snap.json"
+"$FERRY" snapshot create "$IMG" s3://bench/snaps/os --no-predict --json >"$TMP/snap.json"
 "$FERRY" cp "$IMG" s3://bench/images/os.img >/dev/null
-[ "$VM" = only ] || "$FERRY" snapshot create "$PACKED" s3://bench/snaps/packed >/dev/null
+[ "$VM" = only ] || "$FERRY" snapshot create "$PACKED" s3://bench/snaps/packed --no-predict >/dev/null
 # The VM section's own snapshot of the same image (its chunks are already
 # stored), so its first clone finds no prefetch order.
-# Two snapshots of the same image for the VM boots (the second stores its
-# chunks again for free): vm never gets a prefetch order (first clones),
-# vmp gets the first clone's touches (later clones).
-[ -z "$VM" ] || { "$FERRY" snapshot create "$IMG" s3://bench/snaps/vm >/dev/null &&
+# Three snapshots of the same image for the VM boots (the later ones store
+# their chunks again for free): vm never gets a prefetch order (--no-predict:
+# first clones as they were before orders were predicted), vmg keeps the
+# order predicted from its file system (a never-booted image, as a user gets
+# it by default), vmp gets the first clone's touches (later clones).
+[ -z "$VM" ] || { "$FERRY" snapshot create "$IMG" s3://bench/snaps/vm --no-predict >/dev/null &&
+  "$FERRY" snapshot create "$IMG" s3://bench/snaps/vmg --json >"$TMP/vmg.json" &&
   "$FERRY" snapshot create "$IMG" s3://bench/snaps/vmp >/dev/null; }
 rm -f "$PACKED"
 STORED=$(/usr/bin/python3 -c "import json; d=json.load(open('$TMP/snap.json')); print(d['uploaded_bytes'])")
@@ -255,7 +258,7 @@ vm_boot_section() {
   "$FERRY" cp s3://bench/images/os.img "$TMP/vm.img" >/dev/null
   VM_DL_MS=$(( $(now_ms) - t0 ))
   VM_DL_BYTES=$(sent_bytes)
-  : >"$TMP/vm.local"; : >"$TMP/vm.first"; : >"$TMP/vm.firstd"; : >"$TMP/vm.later"
+  : >"$TMP/vm.local"; : >"$TMP/vm.first"; : >"$TMP/vm.firstd"; : >"$TMP/vm.predicted"; : >"$TMP/vm.later"
   for r in $(seq 1 "$VM_ROUNDS"); do
     t0=$(now_ms)
     vm_start local "file=$TMP/vm.img,format=raw"
@@ -272,9 +275,12 @@ vm_boot_section() {
     lazy_boot vm "vmd-$r"
     echo "$LAZY_MS $LAZY_BYTES $(vol_field "vmd-$r" triggers) $LAZY_BG" >>"$TMP/vm.firstd"
     start_daemon
+    lazy_boot vmg "vmg-$r"
+    echo "$LAZY_MS $LAZY_BYTES $(vol_field "vmg-$r" triggers) $LAZY_BG" >>"$TMP/vm.predicted"
+    start_daemon
     lazy_boot vmp "vm2-$r"
-    echo "$LAZY_MS $LAZY_BYTES" >>"$TMP/vm.later"
-    log "VM boot round $r/$VM_ROUNDS: local $(tail -1 "$TMP/vm.local") ms, first clone $(tail -1 "$TMP/vm.first"), with default hydration $(tail -1 "$TMP/vm.firstd"), later clone $(tail -1 "$TMP/vm.later") (ms, bytes, triggers)"
+    echo "$LAZY_MS $LAZY_BYTES $(vol_field "vm2-$r" triggers)" >>"$TMP/vm.later"
+    log "VM boot round $r/$VM_ROUNDS: local $(tail -1 "$TMP/vm.local") ms, first clone $(tail -1 "$TMP/vm.first"), with default hydration $(tail -1 "$TMP/vm.firstd"), predicted order $(tail -1 "$TMP/vm.predicted"), later clone $(tail -1 "$TMP/vm.later") (ms, bytes, triggers)"
   done
   rm -f "$TMP/vm.img"
   log "VM boot: $VMS guests at once from one daemon"
@@ -288,7 +294,7 @@ vm_table() {
   [ "${VM_DONE:-}" = 1 ] || return 0
   echo
   /usr/bin/python3 - "$TMP/vm.local" "$TMP/vm.first" "$TMP/vm.later" "$VM_DL_MS" "$VM_DL_BYTES" "$VMS" "$VM_MANY_MS" \
-    "$VM_MANY_BYTES" "$(basename "$VM_KERNEL")" "$(nproc)" "$TMP/vm.firstd" <<'PY'
+    "$VM_MANY_BYTES" "$(basename "$VM_KERNEL")" "$(nproc)" "$TMP/vm.firstd" "$TMP/vm.predicted" "$TMP/vmg.json" <<'PY'
 import statistics, sys
 col = lambda path, i: [float(l.split()[i]) for l in open(path) if l.strip()]
 local, first, later = col(sys.argv[1], 0), col(sys.argv[2], 0), col(sys.argv[3], 0)
@@ -304,7 +310,11 @@ ratios = lambda v: " ".join("%.2f" % (b / a) for a, b in zip(local, v))
 print("| first lazy clone (no prefetch order; %d triggers, mean wait %.1f ms; hydration held) | %s | %.0f | %.2f× (rounds: %s) |" % (med(col(sys.argv[2], 2)), med(col(sys.argv[2], 3)), span(first), med(col(sys.argv[2], 1)), med(first) / lm, ratios(first)))
 firstd = col(sys.argv[11], 0)
 print("| first lazy clone with the daemon's defaults (no prefetch order; %d triggers; background hydration fetched %d chunks meanwhile) | %s | %.0f | %.2f× (rounds: %s) |" % (med(col(sys.argv[11], 2)), med(col(sys.argv[11], 3)), span(firstd), med(col(sys.argv[11], 1)), med(firstd) / lm, ratios(firstd)))
-print("| later clone, fresh daemon, prefetch order from the first clone (default hydration) | %s | %.0f | %.2f× (rounds: %s) |" % (span(later), med(col(sys.argv[3], 1)), med(later) / lm, ratios(later)))
+pred = col(sys.argv[12], 0)
+import json
+order = json.load(open(sys.argv[13]))
+print("| never-booted clone, order predicted from the file system at snapshot time (%d chunks from %d files; default hydration; %d reads still waited on a fetch) | %s | %.0f | %.2f× (rounds: %s) |" % (order["prefetch"], order["predicted_files"], med(col(sys.argv[12], 2)), span(pred), med(col(sys.argv[12], 1)), med(pred) / lm, ratios(pred)))
+print("| later clone, fresh daemon, prefetch order from the first clone (default hydration; %d reads still waited on a fetch) | %s | %.0f | %.2f× (rounds: %s) |" % (med(col(sys.argv[3], 2)), span(later), med(col(sys.argv[3], 1)), med(later) / lm, ratios(later)))
 print("| %d guests at once from one daemon, to the last marker (hydration held) | %.2f s | %.0f (%.2f× one first clone's) | %.2f× |" % (n, many / 1000, many_bytes, many_bytes / med(col(sys.argv[2], 1)), many / lm))
 print()
 print("TCG guests are CPU-bound: %d guests on %s cores need about %.1f s of boot whatever their disk." % (n, cores, n * lm / 1000 / float(cores)))

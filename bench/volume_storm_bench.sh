@@ -73,7 +73,7 @@ BW_BYTES=$(numfmt --from=iec "$BANDWIDTH")
 log "the image (make_rootfs.sh, 64 MiB) and its snapshot in 64 KiB chunks"
 testing/vm/make_rootfs.sh "$TMP/root.img" 64 2>"$TMP/rootfs.log" || { cat "$TMP/rootfs.log" >&2; die "make_rootfs.sh"; }
 start_test_s3 --no-auth --retain-memory
-"$FERRY" snapshot create "$TMP/root.img" s3://bench/snaps/root --chunk-size 64K >/dev/null
+"$FERRY" snapshot create "$TMP/root.img" s3://bench/snaps/root --chunk-size 64K --no-predict >/dev/null
 admin POST /_admin/faults "{\"latency_ms\": $LATENCY_MS, \"bandwidth_total\": $BW_BYTES, \"requests_per_second\": $RPS}" >/dev/null
 
 CACHE_PID=

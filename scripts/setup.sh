@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 # build: g++ and the libraries the product links (README "Dependencies");
 # ccache keeps compiled objects across checkouts, mold links in seconds.
 BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache mold
-  libboost-dev libssl-dev libzstd-dev libsqlite3-dev libpq-dev zlib1g-dev libbrotli-dev
+  libboost-dev libssl-dev libzstd-dev libsqlite3-dev libpq-dev zlib1g-dev libbrotli-dev libext2fs-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libnghttp2-dev libisal-dev)
 # demo: what scripts/demo.sh runs besides ferry and its test S3 server.
 DEMO_PKGS=(curl python3 zstd e2fsprogs qemu-utils libnbd-bin)

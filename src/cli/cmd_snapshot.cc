@@ -21,6 +21,7 @@ struct SnapshotArgs {
   std::string chunk_size = "1M";
   int concurrency = 16;
   bool json = false;
+  bool no_predict = false;
   std::string volume;                    // prefetch: the volume whose first touches to store
   std::string api = "127.0.0.1:10810";  // prefetch: the volume daemon
   GlobalOptions global;
@@ -86,13 +87,16 @@ int RunCreate(const SnapshotArgs& a) {
   snapshot::CreateOptions o;
   o.chunk_size = *chunk;
   o.concurrency = std::max(1, a.concurrency);
+  o.predict_boot = !a.no_predict;
   auto st = snapshot::CreateSnapshot(a.image, *repo, where->second, o);
   if (!st.ok()) return Fail("snapshot create", st.status());
   if (a.json) {
     nlohmann::json j{{"snapshot", where->second},       {"image_size", st->image_size},
                      {"chunks", st->chunks},           {"zero_chunks", st->zero_chunks},
                      {"uploaded_chunks", st->uploaded_chunks}, {"present_chunks", st->present_chunks},
-                     {"uploaded_bytes", st->uploaded_bytes}};
+                     {"uploaded_bytes", st->uploaded_bytes},
+                     {"prefetch", st->prefetch_chunks},    {"predicted_files", st->predicted_files}};
+    if (!st->no_prediction.empty()) j["no_prediction"] = st->no_prediction;
     std::printf("%s\n", DumpJson(j).c_str());
   } else {
     std::printf("snapshot %s: %s in %llu chunks (%llu zero, %llu already stored, %llu new: %s uploaded)\n",
@@ -100,6 +104,13 @@ int RunCreate(const SnapshotArgs& a) {
                 static_cast<unsigned long long>(st->chunks), static_cast<unsigned long long>(st->zero_chunks),
                 static_cast<unsigned long long>(st->present_chunks),
                 static_cast<unsigned long long>(st->uploaded_chunks), HumanBytes(st->uploaded_bytes).c_str());
+    if (st->prefetch_chunks > 0) {
+      std::printf("prefetch order: %llu chunks, what a boot reads (%llu files of its file system)\n",
+                  static_cast<unsigned long long>(st->prefetch_chunks),
+                  static_cast<unsigned long long>(st->predicted_files));
+    } else if (!st->no_prediction.empty()) {
+      std::printf("no prefetch order: %s\n", st->no_prediction.c_str());
+    }
   }
   return 0;
 }
@@ -203,6 +214,9 @@ void AddSnapshotCommand(CLI::App& app, int* exit_code) {
   create->add_option("--chunk-size", a->chunk_size, "Chunk size, a power of two from 4K to 64M")
       ->capture_default_str();
   create->add_option("--concurrency", a->concurrency, "Chunks in flight")->capture_default_str();
+  create->add_flag("--no-predict", a->no_predict,
+                   "Store no prefetch order (by default, what a Linux boot reads from the image's ext2/3/4 file "
+                   "system: metadata, kernel and initrd, init and its libraries, /etc, systemd units)");
   create->add_flag("--json", a->json, "Print the summary as JSON");
   AddGlobalOptions(*create, &a->global);
   create->callback([a, exit_code] { *exit_code = RunCreate(*a); });

@@ -9,6 +9,7 @@
 #include "base/file_io.h"
 #include "base/unix_time.h"
 #include "engine/parallel.h"
+#include "snapshot/boot_set.h"
 #include "snapshot/chunk_store.h"
 
 namespace ferry::snapshot {
@@ -102,8 +103,21 @@ Result<CreateStats> CreateSnapshot(const std::string& image_path, Repository& re
   ChunkWriter writer(image, image_path, repo, m);
   FERRY_RETURN_IF_ERROR(RunParallel(static_cast<int>(m.chunks.size()), o.concurrency,
                                     [&](int i) { return writer.Store(static_cast<uint64_t>(i)); }));
-  FERRY_RETURN_IF_ERROR(repo.PutManifest(m));
   CreateStats stats;
+  if (o.predict_boot) {
+    auto boot = PredictBootSet(image_path);
+    if (boot.ok()) {
+      // Chunks of zeros are a volume's from the start: nothing to fetch.
+      for (uint32_t c : PrefetchOrder(boot->ranges, m.chunk_size, m.chunks.size())) {
+        if (!m.chunks[c].empty()) m.prefetch.push_back(c);
+      }
+      stats.predicted_files = boot->files.size();
+    } else {
+      stats.no_prediction = boot.status().message();
+    }
+    stats.prefetch_chunks = m.prefetch.size();
+  }
+  FERRY_RETURN_IF_ERROR(repo.PutManifest(m));
   stats.image_size = m.image_size;
   stats.chunks = m.chunks.size();
   writer.Count(stats);

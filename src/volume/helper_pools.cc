@@ -20,4 +20,9 @@ ElasticPool& HelperPool() {
   return *pool;
 }
 
+std::atomic<uint64_t>& LandedBytes() {
+  static std::atomic<uint64_t> bytes{0};
+  return bytes;
+}
+
 }  // namespace ferry::volume

@@ -96,7 +96,7 @@ Status Volume::OpenBitmaps(bool fresh) {
                                 bits_[j] = true;
                                 // Present in the file from now on, where a
                                 // writer may change it at once.
-                                landing_.erase(j);
+                                EraseLandingLocked(j);
                               }
                             }};
   FERRY_ASSIGN_OR_RETURN(present_file_, BitmapFile::Open(options_.dir + "/bitmap", kPresentMagic, chunks, zero,
@@ -221,6 +221,7 @@ void Volume::Land(uint64_t i, std::string bytes) {
   {
     std::lock_guard lock(mu_);
     landing_[i] = landed;
+    LandedBytes() += landed->size();
     ++helpers_;
   }
   auto install = [this, i, landed] {
@@ -237,7 +238,7 @@ void Volume::Land(uint64_t i, std::string bytes) {
       fetch_errors_++;
     }
     std::lock_guard lock(mu_);  // held to the end: the destructor waits for helpers_ under it
-    landing_.erase(i);  // before the claim ends: a whole-chunk write waiting on it must not be shadowed
+    EraseLandingLocked(i);  // before the claim ends: a whole-chunk write waiting on it must not be shadowed
     busy_[i] = false;
     --helpers_;
     busy_cv_.notify_all();
@@ -251,7 +252,14 @@ bool Volume::LandingFull() const {
   // threads: past this many, reads wait for their installs again.
   constexpr size_t kMaxLanding = 64;
   std::lock_guard lock(mu_);
-  return landing_.size() >= kMaxLanding;
+  return landing_.size() >= kMaxLanding || LandedBytes().load() >= kLandedBudget;
+}
+
+void Volume::EraseLandingLocked(uint64_t i) {
+  auto it = landing_.find(i);
+  if (it == landing_.end()) return;
+  LandedBytes() -= it->second->size();
+  landing_.erase(it);
 }
 
 void Volume::Settle() {

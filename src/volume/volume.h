@@ -220,8 +220,11 @@ class Volume : public nbd::BlockDevice {
   // Install on a thread of its own, the bytes readable in landing_ until it
   // ends. Returns at once.
   void Land(uint64_t i, std::string bytes);
-  // Too many chunks landed and not installed yet: install before answering.
+  // Too many chunks landed and not installed yet (in this volume, or
+  // kLandedBudget bytes in the process): install before answering.
   bool LandingFull() const;
+  // Ends chunk i's landing (its bytes no longer readable from memory). With mu_ held.
+  void EraseLandingLocked(uint64_t i);
   // Writes a fetched chunk's bytes at its place (direct I/O when it can).
   Status WriteChunk(uint64_t i, const std::string& bytes);
   // Copies [offset, offset+len) into out from landed chunks' bytes and the

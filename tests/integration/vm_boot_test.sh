@@ -12,6 +12,10 @@
 #   while it is still hydrating, and afterwards, in a copy of the volume,
 #   the file the guest wrote (absent from the image), python3.11 unchanged,
 #   and a file system that e2fsck finds clean.
+# - A second guest boots from a clone of the same image snapshotted with
+#   the prefetch order predicted from its file system (the default): the
+#   order is prefetched, and it triggers under a quarter of the fetches the
+#   first guest did.
 # - The daemon records the guest's NBD requests (--trace-dir): the trace
 #   parses, holds the boot's reads and the guest's writes, and
 #   ferry-nbd-replay plays it back on 4 fresh volumes of the same snapshot
@@ -35,7 +39,10 @@ IMG="$TMP/root.img"
 
 start_test_s3
 use_endpoint
-"$FERRY" snapshot create "$IMG" s3://bkt/snaps/root --chunk-size 64K --json >"$TMP/snap.json"
+"$FERRY" snapshot create "$IMG" s3://bkt/snaps/root --chunk-size 64K --no-predict --json >"$TMP/snap.json"
+# The same image with the order predicted from its file system (the default).
+"$FERRY" snapshot create "$IMG" s3://bkt/snaps/rootp --chunk-size 64K --json >"$TMP/snapp.json"
+[ "$(json_field prefetch <"$TMP/snapp.json")" -gt 0 ] || fail "no prefetch order predicted: $(cat "$TMP/snapp.json")"
 admin POST /_admin/faults '{"latency_ms": 5}' >/dev/null
 start_volume_daemon --pool "$TMP/pool" --hydration-rate 64K --hydration-threads 1 --trace-dir "$TMP/traces"
 vol create vm --from s3://bkt/snaps/root >/dev/null
@@ -102,8 +109,28 @@ vol create r --from s3://bkt/snaps/root --count 4 >/dev/null
 "$FERRY_BUILD/ferry-nbd-replay" --verify-writes "$TMP/writes.log" --nbd "127.0.0.1:$NBD" --export 'r-{i}' \
   >"$TMP/verify.json" || fail "replayed writes: $(cat "$TMP/verify.json")"
 
+# A never-booted image with its predicted order: a second guest boots from
+# a clone of rootp while the daemon prefetches the order; its reads find
+# what they need (far fewer triggers than the first boot's).
+vol create vmp --from s3://bkt/snaps/rootp >/dev/null
+SERIAL2="$TMP/serial2.log"
+timeout 120 qemu-system-x86_64 -nodefaults -no-user-config -accel tcg -m 512 \
+  -display none -monitor none -serial "file:$SERIAL2" -no-reboot \
+  -kernel "$KERNEL" -append "root=/dev/nvme0n1 rw rootwait rootfstype=ext4 console=ttyS0 init=/init panic=-1 no_timer_check" \
+  -drive "driver=nbd,server.type=inet,server.host=127.0.0.1,server.port=$NBD,export=vmp,if=none,id=d0" \
+  -device nvme,serial=ferry,drive=d0 >"$TMP/qemu2.log" 2>&1 || { tail -20 "$SERIAL2" >&2; fail "the second guest: qemu failed"; }
+markers=$(grep -o '^FERRY-VM-[A-Z]*' "$SERIAL2" | tr '\n' ' ')
+[ "$markers" = "FERRY-VM-PYTHON FERRY-VM-BOOTED FERRY-VM-WROTE " ] || { tail -20 "$SERIAL2" >&2; fail "second guest's markers: '$markers'"; }
+vol status vmp --json >"$TMP/statusp.json"
+triggers_p=$(json_field triggers <"$TMP/statusp.json")
+hinted_p=$(json_field hinted <"$TMP/statusp.json")
+[ "$hinted_p" -gt 0 ] || fail "the predicted order was not prefetched: $(cat "$TMP/statusp.json")"
+[ $((triggers_p * 4)) -lt "$triggers" ] ||
+  fail "with the predicted order the guest still triggered $triggers_p fetches (without: $triggers)"
+
 awk -v m="$marker_ms" -v t="$total_ms" -v g="$triggers" 'BEGIN {
   printf "guest booted from a lazy volume: marker at %.1f s, powered off at %.1f s, %d triggers\n", m / 1000, t / 1000, g }'
+echo "predicted order: $(json_field prefetch <"$TMP/snapp.json") chunks; the second guest triggered $triggers_p fetches, $hinted_p chunks prefetched"
 echo "trace: $reads reads, $writes writes; replayed: $(cat "$TMP/replay.json")"
 echo "verified: $(cat "$TMP/verify.json")"
 echo "vm_boot_test: ok"

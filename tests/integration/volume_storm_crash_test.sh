@@ -23,7 +23,7 @@ GUESTS=1000
 "$FERRY_SOURCE/testing/vm/make_rootfs.sh" "$TMP/root.img" 64 2>"$TMP/rootfs.log" || { cat "$TMP/rootfs.log" >&2; fail "make_rootfs.sh"; }
 start_test_s3
 use_endpoint
-"$FERRY" snapshot create "$TMP/root.img" s3://bkt/snaps/root --chunk-size 64K >/dev/null
+"$FERRY" snapshot create "$TMP/root.img" s3://bkt/snaps/root --chunk-size 64K --no-predict >/dev/null
 admin POST /_admin/faults '{"latency_ms": 2}' >/dev/null
 start_volume_daemon --pool "$TMP/pool" --hydration-rate 1 --overcommit 100
 vol create v --from s3://bkt/snaps/root --count "$GUESTS" >/dev/null
