@@ -18,6 +18,11 @@ size_t ElasticPool::threads() const {
   return running_;
 }
 
+size_t ElasticPool::idle() const {
+  std::lock_guard lock(mu_);
+  return waiting_;
+}
+
 void ElasticPool::ReapLocked() {
   for (const std::thread::id& id : ended_) {
     auto it = all_.find(id);

@@ -8,7 +8,8 @@
 // would pay for a clone, a stack and an exit each time.
 //
 // Tasks must not wait for tasks queued behind them in the same pool (give
-// such work a pool of its own). Thread-safe.
+// such work a pool of its own). A thread that ended is joined at the next
+// Submit or at destruction. Thread-safe.
 
 #include <chrono>
 #include <condition_variable>
@@ -35,6 +36,7 @@ class ElasticPool {
   bool Submit(std::function<void()> task);
 
   size_t threads() const;  // running now, idle or busy
+  size_t idle() const;     // of those, waiting for a task
 
  private:
   void Run();

@@ -43,15 +43,15 @@ TEST(ElasticPool, ReusesIdleThreadsAndEndsThemWhenIdleLong) {
       done = true;
     });
     while (!done) std::this_thread::sleep_for(100us);
-    std::this_thread::sleep_for(1ms);  // the thread is idle again
+    while (pool.idle() != 1) std::this_thread::sleep_for(100us);  // the thread is idle again
   }
   EXPECT_EQ(ids.size(), 1u);  // one after another: one thread
   EXPECT_EQ(pool.threads(), 1u);
-  for (int i = 0; i < 100 && pool.threads() > 0; ++i) std::this_thread::sleep_for(10ms);
+  for (int i = 0; i < 1000 && pool.threads() > 0; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(pool.threads(), 0u);
   std::atomic<bool> again{false};
   pool.Submit([&] { again = true; });  // a new thread for a task after that
-  for (int i = 0; i < 500 && !again; ++i) std::this_thread::sleep_for(1ms);
+  for (int i = 0; i < 10'000 && !again; ++i) std::this_thread::sleep_for(1ms);
   EXPECT_TRUE(again.load());
 }
 

@@ -104,7 +104,10 @@ int RunCreate(const SnapshotArgs& a) {
                 static_cast<unsigned long long>(st->chunks), static_cast<unsigned long long>(st->zero_chunks),
                 static_cast<unsigned long long>(st->present_chunks),
                 static_cast<unsigned long long>(st->uploaded_chunks), HumanBytes(st->uploaded_bytes).c_str());
-    if (st->prefetch_chunks > 0) {
+    if (st->prefetch_chunks > 0 && st->predicted_files == 0) {
+      std::printf("prefetch order: %llu chunk%s, the file system's metadata (no files a boot reads)\n",
+                  static_cast<unsigned long long>(st->prefetch_chunks), st->prefetch_chunks == 1 ? "" : "s");
+    } else if (st->prefetch_chunks > 0) {
       std::printf("prefetch order: %llu chunks, what a boot reads (%llu files of its file system)\n",
                   static_cast<unsigned long long>(st->prefetch_chunks),
                   static_cast<unsigned long long>(st->predicted_files));

@@ -119,7 +119,10 @@ std::vector<ReplayStep> PlanReplay(const std::vector<TraceRecord>& records) {
   int64_t latest = -1;
   for (size_t k = 0; k < n; ++k) {
     while (d < n && records[by_done[d]].done_us <= records[k].issue_us) {
-      if (by_done[d] < k) latest = static_cast<int64_t>(by_done[d]);
+      // A record not sent yet (same issue time, no duration) waits for a
+      // later k, where it can be the reply that k followed.
+      if (by_done[d] >= k) break;
+      latest = static_cast<int64_t>(by_done[d]);
       ++d;
     }
     uint64_t base = k > 0 ? records[k - 1].issue_us : records[k].issue_us;

@@ -56,7 +56,11 @@ Result<Trace> ParseTrace(std::string_view text);
 // client had when it sent k: what it may have waited for; -1: none), and
 // `think_us` after the later of those two moments. A faster server makes
 // the replay faster, a slower one slower, as it would the real client;
-// requests the client had in flight together are sent together.
+// requests the client had in flight together are sent together. Two
+// changes to one range that the recording had in flight together may land
+// in either order in a replay (the protocol lets them): a replay checking
+// its writes (testing/nbd_replay) counts on traces where each such pair is
+// ordered by a reply, as a guest's file system orders them.
 struct ReplayStep {
   int64_t after = -1;
   uint64_t think_us = 0;

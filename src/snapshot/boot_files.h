@@ -39,7 +39,8 @@ std::string ShebangOf(std::string_view file);
 std::vector<std::string> ScriptCommands(std::string_view script);
 
 struct UnitDeps {
-  std::vector<std::string> units;     // Wants=, Requires=, After=... named units it pulls in
+  std::vector<std::string>
+      units;  // the units its Wants=, Requires=... name (not After=: order only)
   std::vector<std::string> programs;  // absolute paths of Exec*= programs
 };
 // A systemd unit file's dependencies (Wants=, Requires=, Requisite=,

@@ -18,7 +18,9 @@ TEST(BootFiles, ReadsAnElfProgramsLoaderAndLibraries) {
   // Cut short, or not an ELF file at all: nothing, and no crash.
   for (size_t cut : {size_t{10}, size_t{64}, size_t{300}, bytes.size() / 2}) {
     auto part = ParseElfDeps(std::string_view(bytes).substr(0, cut));
-    if (part) EXPECT_TRUE(part->needed.empty() || part->needed[0] == "libc.so.6");
+    if (part) {
+      EXPECT_TRUE(part->needed.empty() || part->needed[0] == "libc.so.6");
+    }
   }
   EXPECT_FALSE(ParseElfDeps("#!/bin/sh\n").has_value());
   std::string spoiled = bytes;

@@ -1,6 +1,7 @@
 #include "snapshot/boot_set.h"
 
 #include <deque>
+#include <optional>
 #include <set>
 
 #include "snapshot/boot_files.h"
@@ -40,17 +41,27 @@ class Walk {
     if (!programs_.insert(path).second) return;
     auto node = AddFile(path);
     if (!node || !node->regular) return;
-    auto bytes = image_->Read(node->ino, kMaxProgram);
-    if (!bytes.ok()) return;
-    if (auto elf = ParseElfDeps(*bytes)) {
+    std::optional<ElfDeps> elf;
+    std::string interp;
+    std::vector<std::string> commands;
+    {
+      // The file's bytes go before the walk goes deeper.
+      auto bytes = image_->Read(node->ino, kMaxProgram);
+      if (!bytes.ok()) return;
+      elf = ParseElfDeps(*bytes);
+      if (!elf) {
+        interp = ShebangOf(*bytes);
+        if (!interp.empty()) commands = ScriptCommands(*bytes);
+      }
+    }
+    if (elf) {
       if (!elf->interp.empty()) AddProgram(elf->interp);
       for (const std::string& lib : elf->needed) AddLibrary(lib);
       return;
     }
-    std::string interp = ShebangOf(*bytes);
     if (interp.empty()) return;
     AddProgram(interp);
-    for (const std::string& cmd : ScriptCommands(*bytes)) {
+    for (const std::string& cmd : commands) {
       if (cmd[0] == '/') {
         AddProgram(cmd);
         continue;
@@ -75,10 +86,11 @@ class Walk {
     }
   }
 
-  // Every file of the tree under `dir`, small ones only.
+  // Every file of the tree under `dir`, small ones only; each directory
+  // once (a link to an ancestor or elsewhere is not walked again).
   void AddTree(const std::string& dir, int depth = 0) {
     auto node = AddFile(dir);
-    if (!node || !node->dir || depth > 8) return;
+    if (!node || !node->dir || depth > 8 || !trees_.insert(node->ino).second) return;
     auto names = image_->List(node->ino);
     if (!names.ok()) return;
     for (const std::string& name : *names) {
@@ -138,7 +150,7 @@ class Walk {
   Ext4Image* image_;
   const BootSetOptions& o_;
   BootSet* out_;
-  std::set<uint32_t> inodes_;
+  std::set<uint32_t> inodes_, trees_;
   std::set<std::string> files_, programs_;
 };
 

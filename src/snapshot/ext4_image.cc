@@ -1,5 +1,8 @@
 #include "snapshot/ext4_image.h"
 
+extern "C" {
+#include <et/com_err.h>  // error_message (this header has no C++ guards)
+}
 #include <ext2fs/ext2fs.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -29,8 +32,9 @@ Result<std::unique_ptr<Ext4Image>> Ext4Image::Open(const std::string& path, uint
                                unix_io_manager, &impl->fs);
   if (err) {
     impl->fs = nullptr;
-    return Status(ErrorCode::kNotFound,
-                  path + ": no ext2/3/4 file system at byte " + std::to_string(offset));
+    return Status(ErrorCode::kNotFound, path + ": no ext2/3/4 file system at byte " +
+                                            std::to_string(offset) + " that libext2fs opens (" +
+                                            error_message(err) + ")");
   }
   return std::unique_ptr<Ext4Image>(new Ext4Image(std::move(impl)));
 }
@@ -116,9 +120,14 @@ std::vector<ByteRange> Ext4Image::RangesOf(uint32_t ino) {
        fs->blocksize});
   std::vector<blk64_t> blocks;
   ext2_inode inode;
-  if (ext2fs_read_inode(fs, ino, &inode) == 0 && !ext2fs_is_fast_symlink(&inode) &&
-      !(inode.i_flags & EXT4_INLINE_DATA_FL)) {
-    ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, nullptr, CollectBlock, &blocks);
+  if (ext2fs_read_inode(fs, ino, &inode) == 0) {
+    // An extended attribute block (security labels, read at exec).
+    if (blk64_t acl = ext2fs_file_acl_block(fs, &inode)) blocks.push_back(acl);
+    // Not a fast symlink, inline data or a device: blocks of its own. A
+    // damaged tree ends the walk where it is (what was found still counts).
+    if (ext2fs_inode_has_valid_blocks2(fs, &inode)) {
+      (void)ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, nullptr, CollectBlock, &blocks);
+    }
   }
   for (blk64_t b : blocks) {
     uint64_t at = impl_->BlockAt(b);

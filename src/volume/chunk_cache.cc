@@ -11,6 +11,7 @@ std::optional<std::string> ChunkCache::FromMemory(const std::string& hash) {
   if (auto hot = hot_.Get(hash)) {
     hits_++;
     hot_hits_++;
+    (void)memory_.Get(hash);  // keeps its compressed copy recent too: the hottest must not go first there
     return *hot;
   }
   auto hit = memory_.Get(hash);

@@ -191,16 +191,12 @@ Status Volume::WriteChunk(uint64_t i, const std::string& bytes) {
   // the range, which no client has written (the chunk is not present).
   constexpr uint64_t kAlign = 4096;
   if (direct_fd_ >= 0 && (i * cs) % kAlign == 0 && bytes.size() % kAlign == 0 && !bytes.empty()) {
-    thread_local std::unique_ptr<char, decltype(&std::free)> buffer(nullptr, &std::free);
-    thread_local size_t buffer_size = 0;
-    if (buffer_size < bytes.size()) {
-      void* p = nullptr;
-      if (::posix_memalign(&p, kAlign, bytes.size()) == 0) {
-        buffer.reset(static_cast<char*>(p));
-        buffer_size = bytes.size();
-      }
-    }
-    if (buffer_size >= bytes.size()) {
+    // One buffer per write, not per thread: pool threads outlive their
+    // tasks (helper_pools.h), and 512 of them must not each keep a chunk.
+    std::unique_ptr<char, decltype(&std::free)> buffer(nullptr, &std::free);
+    void* p = nullptr;
+    if (::posix_memalign(&p, kAlign, bytes.size()) == 0) buffer.reset(static_cast<char*>(p));
+    if (buffer) {
       std::memcpy(buffer.get(), bytes.data(), bytes.size());
       Status st = PwriteFull(direct_fd_, std::string_view(buffer.get(), bytes.size()), i * cs, "volume write");
       if (st.ok() || st.code() != ErrorCode::kInvalidArgument) return st;

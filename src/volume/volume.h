@@ -24,7 +24,7 @@
 //   the chunk present is dropped: it never overwrites a client's write.
 // - A read does not wait for that: the chunk a read's trigger fetched
 //   "lands" (its verified bytes held in memory, the chunk claimed) and the
-//   read is answered from those bytes while a thread of its own writes the
+//   read is answered from those bytes while a pool thread writes the
 //   chunk and commits its bit (a device flush must not add to a guest's
 //   wait). Writers, hydrators and captures wait for the landing to end;
 //   if its install fails the chunk is missing again and fetched anew.
@@ -210,14 +210,14 @@ class Volume : public nbd::BlockDevice {
   // scan starts where the last one ended). With mu_ held.
   size_t PrefetchPresentLocked() const;
   // Starts fetching the missing chunks after `last` (options_.readahead of
-  // them) that nobody is fetching, each on a thread of its own.
+  // them) that nobody is fetching, each a task of helper_pools.h's HelperPool.
   void StartReadahead(uint64_t last);
   // The same for chunks first..last.
   void StartPrefetch(uint64_t first, uint64_t last);
   // Chunk i's fetched bytes into the data file, then its bit (claimed
   // meanwhile); nothing when a client made it present first.
   Status Install(uint64_t i, const std::string& bytes);
-  // Install on a thread of its own, the bytes readable in landing_ until it
+  // Install as a task of helper_pools.h's InstallPool, the bytes readable in landing_ until it
   // ends. Returns at once.
   void Land(uint64_t i, std::string bytes);
   // Too many chunks landed and not installed yet (in this volume, or
@@ -272,7 +272,7 @@ class Volume : public nbd::BlockDevice {
   int prefetching_ = 0;                    // guarded by mu_: PrefetchNext() fetches in flight
   // guarded by mu_: chunks landed (Land), their bytes until installed
   std::map<uint64_t, std::shared_ptr<const std::string>> landing_;
-  int helpers_ = 0;                        // guarded by mu_: readahead and install threads running
+  int helpers_ = 0;                        // guarded by mu_: readahead and install tasks not ended
   std::condition_variable helpers_cv_;     // helpers_ fell
   // guarded by mu_: a trigger waits on this chunk's fetch, so the fetch
   // counts as urgent at the gate even if a background caller started it
