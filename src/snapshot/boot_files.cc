@@ -161,6 +161,19 @@ std::vector<std::string> ScriptCommands(std::string_view script) {
   return out;
 }
 
+std::vector<std::string> StartupFilesOf(const std::string& program) {
+  std::string_view name = program;
+  name.remove_prefix(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
+  constexpr std::string_view kPython = "python3.";
+  if (name.substr(0, kPython.size()) != kPython || name.size() == kPython.size() ||
+      name.find_first_not_of("0123456789", kPython.size()) != std::string_view::npos) {
+    return {};
+  }
+  const std::string lib = "/usr/lib/" + std::string(name);
+  return {lib + "/os.py", lib + "/encodings/__init__.py", lib + "/encodings/aliases.py",
+          lib + "/encodings/utf_8.py"};
+}
+
 UnitDeps ParseUnit(std::string_view unit) {
   static const std::set<std::string_view> kUnitKeys = {"Wants", "Requires", "Requisite", "BindsTo",
                                                        "Also"};

@@ -38,6 +38,13 @@ std::string ShebangOf(std::string_view file);
 // definition; in order, each once. Absolute paths are kept as they are.
 std::vector<std::string> ScriptCommands(std::string_view script);
 
+// Files an interpreter reads each time it starts, beside its libraries:
+// for /usr/bin/python3.N (Debian's), the landmark its prefix is found by
+// (os.py) and the encodings it imports before any script (the rest of its
+// start-up modules are frozen into the binary since 3.11). Empty for other
+// programs.
+std::vector<std::string> StartupFilesOf(const std::string& program);
+
 struct UnitDeps {
   std::vector<std::string>
       units;  // the units its Wants=, Requires=... name (not After=: order only)

@@ -52,6 +52,17 @@ TEST(BootFiles, ScriptsNameTheirInterpreterAndPrograms) {
             (std::vector<std::string>{"mount", "sync", "python3", "/usr/lib/thing"}));
 }
 
+TEST(BootFiles, PythonStartsWithItsLandmarkAndEncodings) {
+  EXPECT_EQ(
+      StartupFilesOf("/usr/bin/python3.11"),
+      (std::vector<std::string>{
+          "/usr/lib/python3.11/os.py", "/usr/lib/python3.11/encodings/__init__.py",
+          "/usr/lib/python3.11/encodings/aliases.py", "/usr/lib/python3.11/encodings/utf_8.py"}));
+  EXPECT_TRUE(StartupFilesOf("/usr/bin/python3").empty());  // the link; its target is the program
+  EXPECT_TRUE(StartupFilesOf("/usr/bin/python3.x").empty());
+  EXPECT_TRUE(StartupFilesOf("/usr/bin/bash").empty());
+}
+
 TEST(BootFiles, UnitsNameTheUnitsAndProgramsTheyPullIn) {
   UnitDeps d = ParseUnit(
       "[Unit]\n"

@@ -57,6 +57,8 @@ class Walk {
     if (elf) {
       if (!elf->interp.empty()) AddProgram(elf->interp);
       for (const std::string& lib : elf->needed) AddLibrary(lib);
+      for (const std::string& f : StartupFilesOf(node->name))
+        AddFile(f);  // the program, after links
       return;
     }
     if (interp.empty()) return;

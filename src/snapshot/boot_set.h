@@ -1,7 +1,8 @@
 #pragma once
 // A prediction, made from the image alone when a snapshot is made, of what
 // a Linux guest reads while it boots from it, in the order it needs it:
-// the file system's superblock and group descriptors, the kernel and initrd
+// the file system's superblock and group descriptors (with the journal's
+// superblock and the first group's bitmaps), the kernel and initrd
 // a boot loader reads from /boot, the init program (/sbin/init, /init) with
 // its dynamic loader and libraries (ELF DT_NEEDED) or a script's
 // interpreter and the programs it runs, /etc, and the systemd units

@@ -121,6 +121,14 @@ TEST_F(BootSetTest, PredictsWhatABootReadsAndNothingElse) {
   ASSERT_TRUE(set.ok()) << set.status().message();
   EXPECT_EQ(set->fs_offset, 0u);
   ExpectPredicted(*set, 0);
+  // Mounting it: the journal's superblock, the first group's bitmaps (as
+  // debugfs and dumpe2fs place them).
+  uint64_t journal =
+      std::stoull(Shell("/sbin/debugfs -R 'bmap <8> 0' " + image_ + " 2>/dev/null").out);
+  EXPECT_TRUE(Covered(set->ranges, {journal * 4096, 4096}, 0)) << "journal block " << journal;
+  auto dump = Shell("/sbin/dumpe2fs " + image_ + " 2>/dev/null | grep -m1 'Block bitmap at'").out;
+  uint64_t bitmap = std::stoull(dump.substr(dump.find(" at ") + 4));
+  EXPECT_TRUE(Covered(set->ranges, {bitmap * 4096, 4096}, 0)) << dump;
   // In order of need: init and its libraries before the units' programs.
   auto at = [&](const std::string& f) {
     return std::find(set->files.begin(), set->files.end(), f) - set->files.begin();

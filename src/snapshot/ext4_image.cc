@@ -145,7 +145,19 @@ std::vector<ByteRange> Ext4Image::MetadataRanges() const {
   // Block 0 (or 1 with 1 KiB blocks) holds the superblock; the group
   // descriptors follow it.
   uint64_t end = impl_->BlockAt(fs->super->s_first_data_block + 1 + fs->desc_blocks);
-  return {{impl_->offset, end - impl_->offset}};
+  std::vector<ByteRange> out = {{impl_->offset, end - impl_->offset}};
+  // What mounting it read-write reads next: the journal's superblock, and
+  // the first group's bitmaps, where the root directory's new files go.
+  blk64_t journal = 0;
+  if (fs->super->s_journal_inum != 0 &&
+      ext2fs_bmap2(fs, fs->super->s_journal_inum, nullptr, nullptr, 0, 0, nullptr, &journal) == 0 &&
+      journal != 0) {
+    out.push_back({impl_->BlockAt(journal), fs->blocksize});
+  }
+  for (blk64_t b : {ext2fs_block_bitmap_loc(fs, 0), ext2fs_inode_bitmap_loc(fs, 0)}) {
+    if (b != 0) out.push_back({impl_->BlockAt(b), fs->blocksize});
+  }
+  return out;
 }
 
 Result<std::string> Ext4Image::Read(uint32_t ino, uint64_t max) {

@@ -40,7 +40,8 @@ class Ext4Image {
   // Where inode `ino` is kept (its inode table block) and every block of
   // it, the extent tree's or indirect blocks with its data, in file order.
   std::vector<ByteRange> RangesOf(uint32_t ino);
-  // The superblock and the group descriptors.
+  // The superblock and the group descriptors, the journal's superblock,
+  // and the first block group's block and inode bitmaps.
   std::vector<ByteRange> MetadataRanges() const;
   // The first `max` bytes of a regular file.
   Result<std::string> Read(uint32_t ino, uint64_t max);
