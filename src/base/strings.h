@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ferry {
 
@@ -31,6 +32,18 @@ inline std::string_view TrimOws(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
+}
+
+// The lines of `text`, split at '\n' (without it; a '\r' before it stays),
+// empty ones kept, none after a final '\n'. Views into `text`.
+inline std::vector<std::string_view> SplitLines(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    out.push_back(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+  }
+  return out;
 }
 
 }  // namespace ferry

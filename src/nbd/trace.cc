@@ -4,6 +4,8 @@
 #include <charconv>
 #include <numeric>
 
+#include "base/strings.h"
+
 namespace ferry::nbd {
 
 namespace {
@@ -73,10 +75,7 @@ std::string FormatTraceRecord(const TraceRecord& r) {
 Result<Trace> ParseTrace(std::string_view text) {
   Trace t;
   size_t line_no = 0;
-  while (!text.empty()) {
-    size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+  for (std::string_view line : SplitLines(text)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;

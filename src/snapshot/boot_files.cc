@@ -6,6 +6,8 @@
 #include <cstring>
 #include <set>
 
+#include "base/strings.h"
+
 namespace ferry::snapshot {
 
 namespace {
@@ -30,16 +32,6 @@ std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
     s.remove_suffix(1);
   return s;
-}
-
-std::vector<std::string_view> Lines(std::string_view text) {
-  std::vector<std::string_view> out;
-  while (!text.empty()) {
-    size_t nl = text.find('\n');
-    out.push_back(text.substr(0, nl));
-    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-  }
-  return out;
 }
 
 std::vector<std::string_view> Words(std::string_view s) {
@@ -139,7 +131,7 @@ std::vector<std::string> ScriptCommands(std::string_view script) {
       "break", "continue", ":",    "umask", "ulimit",   "type",   "command", "builtin", "alias"};
   std::vector<std::string> out;
   std::set<std::string> seen;
-  for (std::string_view line : Lines(script)) {
+  for (std::string_view line : SplitLines(script)) {
     auto words = Words(Trim(line));
     size_t w = 0;
     // "exec prog ..." and "command prog ..." run prog.
@@ -180,7 +172,7 @@ UnitDeps ParseUnit(std::string_view unit) {
   static const std::set<std::string_view> kExecKeys = {"ExecStart", "ExecStartPre",
                                                        "ExecStartPost"};
   UnitDeps d;
-  for (std::string_view line : Lines(unit)) {
+  for (std::string_view line : SplitLines(unit)) {
     line = Trim(line);
     size_t eq = line.find('=');
     if (line.empty() || line.front() == '#' || line.front() == ';' || eq == std::string_view::npos)

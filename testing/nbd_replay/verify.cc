@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/strings.h"
 #include "write_pattern.h"
 
 namespace ferry::replay {
@@ -31,10 +32,7 @@ std::string WriteLogLine(uint64_t guest, const WriteNote& w) {
 Result<std::map<uint64_t, std::vector<WriteNote>>> ParseWriteLog(std::string_view text) {
   std::map<uint64_t, std::vector<WriteNote>> out;
   size_t line_no = 0;
-  while (!text.empty()) {
-    size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+  for (std::string_view line : SplitLines(text)) {
     ++line_no;
     if (line.empty()) continue;
     std::vector<std::string_view> f;
