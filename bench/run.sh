@@ -36,6 +36,11 @@
 #      one origin through a cache tier; boot p50/p99/max beside one guest
 #      alone, origin bytes, per-guest costs (bench/volume_storm_bench.sh;
 #      VOLUME_STORM_BENCH=none skips it).
+#   4d. Prefetch orders: one clone's replayed boot on an image with 1.6 GB
+#      more data than its boot reads, with no order, a wrong one, the
+#      predicted one and one learned (--learn-orders), beside a clone
+#      hydrated whole (bench/volume_order_bench.sh; VOLUME_ORDER_BENCH=none
+#      skips it).
 #   5. Bulk copy, bucket to bucket: ferry migrate beside rclone copy
 #      (bench/migrate_bench.sh; MIGRATE_BENCH=75k|2m|listing|verify|gateway|all|none,
 #      default all).
@@ -185,6 +190,10 @@ fi
 # lazy clones over 8 daemons (bench/volume_storm_bench.sh).
 if [ "${VOLUME_STORM_BENCH:-all}" != none ]; then
   own_step "volume storm" "e2fsprogs" bench/volume_storm_bench.sh
+fi
+# 4d. Prefetch orders that are wrong, predicted or learned (bench/volume_order_bench.sh).
+if [ "${VOLUME_ORDER_BENCH:-all}" != none ]; then
+  own_step "volume order" "e2fsprogs or qemu-utils" bench/volume_order_bench.sh
 fi
 
 # 5. Bulk copy; its own servers, so this one's memory is given back first.

@@ -123,7 +123,7 @@ nlohmann::json Summary(const snapshot::Manifest& m) {
   for (const auto& c : m.chunks) zero += c.empty();
   return {{"name", m.name},     {"image_size", m.image_size}, {"chunk_size", m.chunk_size},
           {"chunks", m.chunks.size()}, {"zero_chunks", zero}, {"prefetch", m.prefetch.size()},
-          {"created", m.created}};
+          {"learned_clones", m.learned_clones}, {"created", m.created}};
 }
 
 int RunLs(const SnapshotArgs& a) {
@@ -185,6 +185,9 @@ int RunPrefetch(const SnapshotArgs& a) {
   if (!m.ok()) return Fail("snapshot prefetch", m.status());
   std::vector<bool> seen(m->chunks.size(), false);
   m->prefetch.clear();
+  m->prefetch_seen.clear();  // a new order: learning (--learn-orders) starts again from it
+  m->prefetch_rank_sum.clear();
+  m->learned_clones = m->learned_observations = 0;
   for (const auto& c : j["chunks"]) {
     uint64_t i = c.get<uint64_t>();
     if (i < m->chunks.size() && !seen[i]) {

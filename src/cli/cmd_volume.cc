@@ -26,6 +26,10 @@ struct VolumeArgs {
   std::string fetch_deadline = "30s";
   std::string client_timeout = "60s";
   std::string busy_window = "50ms", trickle = "100ms";
+  int fetch_reserve = -1, yield_fetches = 2;
+  std::string yield_window = "250ms";
+  bool learn_orders = false;
+  std::string learn_settle = "10s", learn_bytes = "256M";
   std::string cache_url;
   std::string trace_dir;
   std::string tls = "off", tls_cert, tls_key, tls_ca;
@@ -71,6 +75,8 @@ int RunServe(const VolumeArgs& a) {
   if (!rate.ok()) return Fail("volume serve: --hydration-rate", rate.status());
   auto cache = ParseSize(a.cache_size);
   if (!cache.ok()) return Fail("volume serve: --cache-size", cache.status());
+  auto learn_bytes = ParseSize(a.learn_bytes);
+  if (!learn_bytes.ok()) return Fail("volume serve: --learn-bytes", learn_bytes.status());
   const struct {
     const char* flag;
     const std::string& text;
@@ -81,6 +87,8 @@ int RunServe(const VolumeArgs& a) {
       {"--client-timeout", a.client_timeout, 1, &o.client_timeout},
       {"--busy-window", a.busy_window, 0, &o.qos.busy_window},
       {"--trickle", a.trickle, 1, &o.qos.trickle},
+      {"--learn-settle", a.learn_settle, 1, &o.learn.settle},
+      {"--yield-window", a.yield_window, 0, &o.fetch_gate.yield_window},
   };
   for (const auto& d : durations) {
     auto ms = DurationAtLeast(d.text, d.min_ms);
@@ -103,6 +111,13 @@ int RunServe(const VolumeArgs& a) {
   o.readahead_chunks = a.readahead;
   o.read_around_chunks = a.read_around;
   o.fetch_slots = a.fetch_slots;
+  if (a.fetch_reserve >= a.fetch_slots) {
+    return Fail("volume serve", Status::InvalidArgument("--fetch-reserve must be less than --fetch-slots"));
+  }
+  o.fetch_gate.reserve = a.fetch_reserve;
+  o.fetch_gate.yield_slots = a.yield_fetches;
+  o.learn_orders = a.learn_orders;
+  o.learn.max_bytes = *learn_bytes;
   o.open = a.global.ToOpenOptions("");
   Status st = volume::ServeVolumes(o);
   return st.ok() ? 0 : Fail("volume serve", st);
@@ -138,6 +153,31 @@ void PrintStatus(const nlohmann::json& v) {
               HumanBytes(v.value("bytes_from_origin", uint64_t{0})).c_str(),
               HumanBytes(v.value("bytes_from_cache", uint64_t{0})).c_str(), v["from"].get<std::string>().c_str(),
               v["pool"].get<std::string>().c_str());
+}
+
+// volume serve's flags for how clients' reads go ahead of the rest, and
+// for orders that learn.
+void AddDemandOptions(CLI::App* serve, const std::shared_ptr<VolumeArgs>& a) {
+  serve->add_option("--fetch-reserve", a->fetch_reserve,
+                    "Fetch slots only clients' reads take (-1: a quarter of --fetch-slots)")
+      ->check(CLI::Range(-1, 1023))
+      ->capture_default_str();
+  serve->add_option("--yield-fetches", a->yield_fetches,
+                    "Prefetch and hydration fetches in flight while clients wait on fetches (within --yield-window "
+                    "of a client's fetch)")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  serve->add_option("--yield-window", a->yield_window,
+                    "Clients count as waiting on fetches this long after their last one (0: only during it)")
+      ->capture_default_str();
+  serve->add_flag("--learn-orders", a->learn_orders,
+                  "Merge each new clone's first-touched chunks into its snapshot's prefetch order (writes the "
+                  "snapshot's manifest)");
+  serve->add_option("--learn-settle", a->learn_settle,
+                    "--learn-orders: a clone's first touches are merged once it touched no new chunk this long")
+      ->capture_default_str();
+  serve->add_option("--learn-bytes", a->learn_bytes, "--learn-orders: the most a learned order holds")
+      ->capture_default_str();
 }
 
 void AddServeCommand(CLI::App* vol, const std::shared_ptr<VolumeArgs>& a, int* exit_code) {
@@ -203,6 +243,7 @@ void AddServeCommand(CLI::App* vol, const std::shared_ptr<VolumeArgs>& a, int* e
                     "never overwritten: a daemon whose trace exists records none for that volume)");
   AddGlobalOptions(*serve, &a->global);
   AddDaemonOptions(serve, "volume serve");
+  AddDemandOptions(serve, a);
   serve->callback([a, exit_code] { *exit_code = RunServe(*a); });
 }
 

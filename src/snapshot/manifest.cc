@@ -23,9 +23,16 @@ bool IsHash(const std::string& s) {
 }
 
 json ToJson(const Manifest& m) {
-  return json{{"format", kFormat},      {"name", m.name},       {"image_size", m.image_size},
-              {"chunk_size", m.chunk_size}, {"created", m.created}, {"chunks", m.chunks},
-              {"prefetch", m.prefetch}};
+  json j{{"format", kFormat},         {"name", m.name},       {"image_size", m.image_size},
+         {"chunk_size", m.chunk_size}, {"created", m.created}, {"chunks", m.chunks},
+         {"prefetch", m.prefetch}};
+  if (m.learned_clones > 0) {
+    j["learned"] = json{{"clones", m.learned_clones},
+                        {"observations", m.learned_observations},
+                        {"seen", m.prefetch_seen},
+                        {"rank_sum", m.prefetch_rank_sum}};
+  }
+  return j;
 }
 
 Status Bad(const std::string& what) { return Status::Corruption("snapshot manifest: " + what); }
@@ -70,6 +77,15 @@ Result<Manifest> DecodeManifest(std::string_view text) {
     m.created = j.at("created").get<std::string>();
     m.chunks = j.at("chunks").get<std::vector<std::string>>();
     for (const auto& i : j.at("prefetch").get<std::vector<json>>()) m.prefetch.push_back(JsonInt<uint32_t>(i));
+    if (j.contains("learned")) {
+      const json& l = j.at("learned");
+      m.learned_clones = JsonInt<uint32_t>(l.at("clones"));
+      m.learned_observations = JsonInt<uint32_t>(l.at("observations"));
+      for (const auto& n : l.at("seen").get<std::vector<json>>()) m.prefetch_seen.push_back(JsonInt<uint32_t>(n));
+      for (const auto& r : l.at("rank_sum").get<std::vector<json>>()) {
+        m.prefetch_rank_sum.push_back(JsonInt<uint64_t>(r));
+      }
+    }
   } catch (const json::exception& e) {
     return Bad(std::string("missing or mistyped field (") + e.what() + ")");
   }
@@ -84,6 +100,15 @@ Result<Manifest> DecodeManifest(std::string_view text) {
   }
   for (const auto& h : m.chunks) {
     if (!h.empty() && !IsHash(h)) return Bad("chunk name '" + h.substr(0, 80) + "' is not a SHA-256");
+  }
+  if (m.learned_clones > 0) {
+    if (m.learned_clones > m.learned_observations || m.prefetch_seen.size() != m.prefetch.size() ||
+        m.prefetch_rank_sum.size() != m.prefetch.size()) {
+      return Bad("learned order does not match its prefetch order");
+    }
+    for (uint32_t n : m.prefetch_seen) {
+      if (n == 0 || n > m.learned_observations) return Bad("learned order counts " + std::to_string(n));
+    }
   }
   std::set<uint32_t> seen;
   for (uint32_t i : m.prefetch) {

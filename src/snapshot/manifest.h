@@ -10,6 +10,11 @@
 //    "chunk_size": C, "created": "2026-12-03T06:00:00Z",
 //    "chunks": ["<64 hex>" | "", ...], "prefetch": [i, ...],
 //    "sha256": "<64 hex over the same object without this field>"}
+// An order that learns (learned_order.h) also carries, beside "prefetch":
+//   "learned": {"clones": K, "observations": O, "seen": [n, ...],
+//               "rank_sum": [r, ...]}
+// (per prefetch entry, parallel to it); absent until a clone's first
+// touches were merged, so older manifests decode and check as before.
 // Decoding checks every field (chunk count = ceil(N / C), C a power of two
 // of at least 4 KiB, hashes 64 lower-case hex digits, prefetch indices in
 // range and not repeated) and the checksum: a damaged or hand-edited
@@ -34,6 +39,11 @@ struct Manifest {
   std::string created;              // RFC 3339 UTC
   std::vector<std::string> chunks;  // SHA-256 hex per chunk; "" = all zeros
   std::vector<uint32_t> prefetch;   // chunk indices, first needed first
+  // What the order learned (learned_order.h); all empty/0 when nothing.
+  uint32_t learned_clones = 0;        // clones' first touches merged
+  uint32_t learned_observations = 0;  // those, and the order they started from
+  std::vector<uint32_t> prefetch_seen;      // per prefetch entry: observations it was in
+  std::vector<uint64_t> prefetch_rank_sum;  // and the sum of its ranks in them
 
   uint64_t ChunkCount() const { return (image_size + chunk_size - 1) / chunk_size; }
   // Bytes of chunk `i` (the last one may be short).

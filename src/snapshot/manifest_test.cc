@@ -29,6 +29,33 @@ TEST(ManifestTest, RoundTrips) {
   EXPECT_EQ(d->ChunkLength(4), 0u);
 }
 
+TEST(ManifestTest, ALearnedOrderRoundTripsAndMustMatchItsOrder) {
+  Manifest m = Sample();
+  m.learned_clones = 2;
+  m.learned_observations = 3;
+  m.prefetch_seen = {3, 1};
+  m.prefetch_rank_sum = {0, 7};
+  auto d = DecodeManifest(EncodeManifest(m));
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->learned_clones, 2u);
+  EXPECT_EQ(d->learned_observations, 3u);
+  EXPECT_EQ(d->prefetch_seen, m.prefetch_seen);
+  EXPECT_EQ(d->prefetch_rank_sum, m.prefetch_rank_sum);
+  EXPECT_EQ(EncodeManifest(Sample()).find("learned"), std::string::npos);  // none: as before
+  for (auto edit : std::vector<void (*)(Manifest&)>{
+           [](Manifest& x) { x.prefetch_seen.pop_back(); },      // not one per entry
+           [](Manifest& x) { x.prefetch_rank_sum.push_back(1); },
+           [](Manifest& x) { x.prefetch_seen[0] = 0; },          // never seen
+           [](Manifest& x) { x.prefetch_seen[0] = 4; },          // more than observed
+           [](Manifest& x) { x.learned_observations = 1; }}) {  // fewer observations than clones
+    Manifest bad = m;
+    edit(bad);
+    auto r = DecodeManifest(EncodeManifest(bad));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), ErrorCode::kCorruption);
+  }
+}
+
 TEST(ManifestTest, AnyChangedByteIsRefused) {
   std::string text = EncodeManifest(Sample());
   for (size_t i = 0; i < text.size(); ++i) {

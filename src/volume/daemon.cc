@@ -25,6 +25,7 @@
 #include "volume/chunk_cache.h"
 #include "volume/http_chunk_source.h"
 #include "volume/metrics.h"
+#include "volume/order_learner.h"
 #include "volume/placement.h"
 #include "volume/qos.h"
 #include "volume/rate_meter.h"
@@ -65,7 +66,7 @@ ApiResponse Error(int status, const std::string& message) { return Json(status, 
 
 class Daemon {
  public:
-  explicit Daemon(const DaemonOptions& o) : o_(o), gate_(o.fetch_slots), nbd_([&] {
+  explicit Daemon(const DaemonOptions& o) : o_(o), gate_(o.fetch_slots, o.fetch_gate), nbd_([&] {
     nbd::NbdServerOptions n;
     n.listen = o.nbd_listen;
     n.worker_threads = 16;
@@ -78,6 +79,14 @@ class Daemon {
       limiters_.push_back(std::make_unique<RateLimiter>(static_cast<double>(o.hydration_rate)));
     }
     last_fetch_ = std::make_unique<std::atomic<std::chrono::steady_clock::duration::rep>[]>(o.pools.size());
+    if (o.learn_orders) {
+      learner_ = std::make_unique<OrderLearner>(o.learn, [this](const std::string& from, const auto& change) {
+        FERRY_ASSIGN_OR_RETURN(auto where, snapshot::SplitSnapshotLocation(from));
+        FERRY_ASSIGN_OR_RETURN(Repo * repo, RepoFor(where.first));
+        FERRY_ASSIGN_OR_RETURN(auto m, repo->repo->GetManifest(where.second));
+        return change(&m) ? repo->repo->PutManifest(m) : Status::Ok();
+      });
+    }
     hydration_meters_.resize(o.pools.size());
     write_meters_.resize(o.pools.size());
   }
@@ -201,6 +210,11 @@ class Daemon {
   }
 
   void WakePrefetchers() { prefetch_cv_.notify_all(); }
+
+  // --learn-orders: merges the first touches of new clones that settled.
+  void PollLearner() {
+    if (learner_) learner_->Poll(std::chrono::steady_clock::now());
+  }
 
   void HydrateLoop(std::atomic<bool>* stop) {
     while (!*stop) {
@@ -377,6 +391,7 @@ class Daemon {
       Status st = MakeVolumeDir(dir, EncodeVolumeDescription({name, from, vsize}));
       if (st.code() == ErrorCode::kAlreadyExists) return Error(409, name + ": " + st.message());
       if (st.ok()) st = Attach(name, from, vsize, p, dir, &*m);
+      if (st.ok() && learner_) Learn(name, from);
       if (!st.ok()) {
         std::error_code ec;
         fs::remove_all(dir, ec);
@@ -387,24 +402,21 @@ class Daemon {
     return Json(201, out);
   }
 
+  // Watches new clone `name` for --learn-orders (order_learner.h).
+  void Learn(const std::string& name, const std::string& from) {
+    std::weak_ptr<Volume> v;
+    {
+      std::lock_guard lock(mu_);
+      v = volumes_.at(name).volume;
+    }
+    learner_->Watch(name, from, [v] {
+      auto live = v.lock();
+      return live ? live->FirstTouches() : std::vector<uint32_t>{};
+    });
+  }
+
   json Describe(const Entry& e) {
-    auto s = e.volume->stats();
-    return {{"name", e.name},
-            {"from", e.from},
-            {"pool", o_.pools[static_cast<size_t>(e.pool)]},
-            {"size", e.volume->size()},
-            {"chunks", s.chunks},
-            {"hydrated", s.present},
-            {"state", s.present == s.chunks ? "hydrated" : "hydrating"},
-            {"triggers", s.triggers},
-            {"background", s.background},
-            {"hinted", s.hinted},
-            {"fetched_bytes", s.fetched_bytes},
-            {"bytes_from_origin", s.origin_bytes},
-            {"bytes_from_cache", s.cache_bytes},
-            {"bytes_written", s.written_bytes},
-            {"written_chunks", s.written},
-            {"fetch_errors", s.fetch_errors}};
+    return DescribeVolume(e.name, e.from, o_.pools[static_cast<size_t>(e.pool)], e.volume->size(), e.volume->stats());
   }
 
   ApiResponse List() {
@@ -444,6 +456,7 @@ class Daemon {
     }
     nbd_.RemoveExport(name);
     snapshots_.Forget(name);
+    if (learner_) learner_->Forget(name);
     std::error_code ec;
     fs::remove_all(e.dir, ec);
     return Json(200, {{"removed", name}});
@@ -541,6 +554,7 @@ class Daemon {
   std::atomic<uint64_t> prefetch_next_{0};  // PrefetchLoop's
   std::condition_variable prefetch_cv_;     // with mu_: a volume with a prefetch order arrived
   std::unique_ptr<std::atomic<std::chrono::steady_clock::duration::rep>[]> last_fetch_;  // per pool
+  std::unique_ptr<OrderLearner> learner_;  // --learn-orders; null: off
   std::atomic<uint64_t> backoffs_{0};
   // Bandwidth in use per pool (SampleBandwidth), for placement and /metrics.
   std::vector<RateMeter> hydration_meters_, write_meters_;  // guarded by mu_
@@ -572,6 +586,7 @@ Status ServeVolumes(const DaemonOptions& o) {
   for (int tick = 0; !CancelRequested(); ++tick) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     if (tick % 5 == 0) d.SampleBandwidth();
+    if (tick % 5 == 0) d.PollLearner();
   }
   stop = true;
   d.WakePrefetchers();

