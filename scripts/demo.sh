@@ -179,7 +179,7 @@ echo "ferry demo" >"$TMP/rootfs/etc/hostname"
 "$FERRY" snapshot create "$TMP/disk.img" s3://demo/snaps/base
 "$FERRY" snapshot ls s3://demo/snaps
 "$FERRY" volume serve --pool "$TMP/pool-a" --pool "$TMP/pool-b" --nbd 127.0.0.1:0 --api 127.0.0.1:0 \
-    --port-file "$TMP/vol.ports" --hydration-rate 4M >"$TMP/volumes.log" 2>&1 &
+    --port-file "$TMP/vol.ports" --hydration-rate 4M --learn-orders --learn-settle 1s >"$TMP/volumes.log" 2>&1 &
 OTHER_PIDS+=($!)
 for _ in $(seq 1 50); do [ -s "$TMP/vol.ports" ] && break; sleep 0.1; done
 read -r NBD_PORT API_PORT <"$TMP/vol.ports"
@@ -189,6 +189,13 @@ if command -v qemu-img >/dev/null; then
   time qemu-img compare -f raw -F raw "nbd://127.0.0.1:$NBD_PORT/vm-1" "$TMP/disk.img"
 fi
 "$FERRY" volume ls --api "127.0.0.1:$API_PORT"
+# --learn-orders: once vm-1's reads settle, what it touched first joins the
+# snapshot's prefetch order, for the clones made after it.
+for _ in $(seq 1 100); do
+  "$FERRY" snapshot info s3://demo/snaps/base --json | grep -q '"learned_clones":0' || break
+  sleep 0.1
+done
+"$FERRY" snapshot info s3://demo/snaps/base
 
 step "errors are one line"
 "$FERRY" cp s3://demo/no/such/key "$TMP/x" || true
