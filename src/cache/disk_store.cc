@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/atomic_file.h"
+#include "cache/bytes.h"
 #include "cache/disk_store_internal.h"
 #include "cache/segment_record.h"
 #include "store/local/fs_util.h"
@@ -94,14 +95,9 @@ Result<std::optional<StoredEntry>> DiskStore::Get(std::string_view key_view) {
   StoredEntry out;
   Status damage;
   if (n.seg) {
-    auto record = n.seg->Read(n.offset, n.bytes);
-    auto decoded = record.ok() ? DecodeRecord(*record) : Result<DecodedRecord>(record.status());
-    if (decoded.ok() && decoded->meta.key == key) {
-      out.meta = std::move(decoded->meta);
-      out.body = std::string(decoded->body);
-      return std::optional<StoredEntry>(std::move(out));
-    }
-    damage = decoded.ok() ? Status::Corruption("a record of another key") : decoded.status();
+    auto read = ReadRecords(key, n);
+    if (read.ok()) return std::optional<StoredEntry>(std::move(read).value());
+    damage = read.status();
   } else {
     auto big = BigObject::Open(BigPath(key));
     if (!big.ok() && big.status().code() == ErrorCode::kNotFound) return std::optional<StoredEntry>();  // evicted meanwhile
@@ -120,6 +116,97 @@ Result<std::optional<StoredEntry>> DiskStore::Get(std::string_view key_view) {
     corrupt_++;
   }
   return std::optional<StoredEntry>();
+}
+
+Result<StoredEntry> DiskStore::ReadRecords(const std::string& key, const Node& n) {
+  auto decoded_at = [&](const std::shared_ptr<Segment>& seg, uint64_t offset, uint64_t bytes,
+                        std::string* keep) -> Result<DecodedRecord> {
+    FERRY_ASSIGN_OR_RETURN(*keep, seg->Read(offset, bytes));
+    FERRY_ASSIGN_OR_RETURN(DecodedRecord d, DecodeRecord(*keep));
+    if (d.meta.key != key) return Status::Corruption("a record of another key");
+    return d;
+  };
+  std::string head_bytes, body_bytes;
+  FERRY_ASSIGN_OR_RETURN(DecodedRecord head, decoded_at(n.seg, n.offset, n.bytes, &head_bytes));
+  StoredEntry out;
+  if (!n.body_seg) {
+    if (head.head.refresh) return Status::Corruption("a refresh record without its body");
+    out.meta = std::move(head.meta);
+    out.body = std::string(head.body);
+    return out;
+  }
+  FERRY_ASSIGN_OR_RETURN(DecodedRecord body, decoded_at(n.body_seg, n.body_offset, n.body_bytes, &body_bytes));
+  if (!head.head.refresh || body.head.refresh || head.refers_to != body.body_sum ||
+      head.meta.stored_length != body.body.size() || head.meta.encoding != body.meta.encoding) {
+    return Status::Corruption("a refresh record that does not match its body's record");
+  }
+  out.meta = std::move(head.meta);
+  out.body = std::string(body.body);
+  return out;
+}
+
+Status DiskStore::Refresh(const EntryMeta& meta, bool sync) {
+  std::shared_ptr<Segment> seg;
+  {
+    std::lock_guard wlock(write_mu_);  // no Put, Refresh or compaction move of the key meanwhile
+    Node n;
+    {
+      std::lock_guard lock(mu_);
+      auto it = index_.find(meta.key);
+      if (it == index_.end() || !it->second.seg) return Status(ErrorCode::kNotFound, "no stored record to refresh");
+      n = it->second;
+    }
+    // The body's record: its head and metadata (checked) and its body checksum.
+    const std::shared_ptr<Segment>& bseg = n.body_seg ? n.body_seg : n.seg;
+    const uint64_t boff = n.body_seg ? n.body_offset : n.offset, bbytes = n.body_seg ? n.body_bytes : n.bytes;
+    FERRY_ASSIGN_OR_RETURN(std::string prefix, bseg->Read(boff, kRecordHeadSize));
+    FERRY_ASSIGN_OR_RETURN(RecordHead h, ParseRecordHead(prefix));
+    FERRY_ASSIGN_OR_RETURN(prefix, bseg->Read(boff, kRecordHeadSize + h.meta_length));
+    FERRY_ASSIGN_OR_RETURN(EntryMeta stored, DecodeRecordMeta(h, prefix));
+    if (h.refresh || stored.key != meta.key || h.body_length != meta.stored_length ||
+        stored.encoding != meta.encoding || stored.logical_length != meta.logical_length) {
+      return Status(ErrorCode::kPreconditionFailed, "the stored body is not the one refreshed");
+    }
+    FERRY_ASSIGN_OR_RETURN(std::string tail, bseg->Read(boff + bbytes - kRecordTailSize, kRecordTailSize));
+    FERRY_ASSIGN_OR_RETURN(std::string record, EncodeRefreshRecord(meta, LoadFixed(tail.data(), 8)));
+    FERRY_ASSIGN_OR_RETURN(auto at, AppendLocked(record));
+    seg = at.first;
+    {
+      std::lock_guard lock(mu_);
+      auto it = index_.find(meta.key);
+      if (it == index_.end() || it->second.id != n.id) {  // replaced or evicted meanwhile
+        (void)seg->MarkDead(at.second);
+        segments_[seg->seq()].unsynced_marks = true;
+      } else {
+        Node& cur = it->second;
+        uint64_t old_seq = cur.seg->seq();
+        if (cur.body_seg) {  // the refresh record it had is replaced
+          SegmentState& old = segments_[old_seq];
+          old.live -= cur.bytes;
+          old.unsynced_marks = true;
+          bytes_ -= cur.bytes;
+          if (Status st = cur.seg->MarkDead(cur.offset); !st.ok()) spdlog::warn("cache: {}", st.ToString());
+        } else {  // its record holds the body from now on
+          cur.body_seg = cur.seg;
+          cur.body_offset = cur.offset;
+          cur.body_bytes = cur.bytes;
+        }
+        cur.seg = seg;
+        cur.offset = at.second;
+        cur.bytes = record.size();
+        bytes_ += record.size();
+        segments_[seg->seq()].live += record.size();
+        Touch(cur);
+        refreshes_++;
+        refresh_bytes_ += record.size();
+        SegmentShrank(old_seq);
+        EvictOverLimit();
+      }
+    }
+    SealIfFullLocked();
+  }
+  if (options_.sync && sync) return seg->Sync();
+  return Status::Ok();
 }
 
 Status DiskStore::Remove(std::string_view key_view) {
@@ -197,6 +284,8 @@ DiskStoreStats DiskStore::stats() const {
   s.torn_bytes = torn_bytes_;
   s.compactions = compactions_;
   s.compacted_bytes = compacted_bytes_;
+  s.refreshes = refreshes_;
+  s.refresh_bytes = refresh_bytes_;
   return s;
 }
 
@@ -225,10 +314,11 @@ void DiskStore::Insert(const std::string& key, Node node) {
   lru_.push_front(key);
   node.lru = lru_.begin();
   node.id = next_id_++;
-  bytes_ += node.bytes;
+  bytes_ += node.bytes + node.body_bytes;
   logical_ += node.logical;
   if (node.seg) {
     segments_[node.seg->seq()].live += node.bytes;
+    if (node.body_seg) segments_[node.body_seg->seq()].live += node.body_bytes;
   } else {
     big_entries_++;
     big_allocated_ += node.allocated;
@@ -240,17 +330,25 @@ void DiskStore::Forget(const std::string& key, bool unlink_big) {
   auto it = index_.find(key);
   if (it == index_.end()) return;
   Node& n = it->second;
-  bytes_ -= n.bytes;
+  bytes_ -= n.bytes + n.body_bytes;
   logical_ -= n.logical;
   if (n.seg) {
-    SegmentState& s = segments_[n.seg->seq()];
-    s.live -= n.bytes;
-    s.unsynced_marks = true;
-    if (Status st = n.seg->MarkDead(n.offset); !st.ok()) spdlog::warn("cache: {}", st.ToString());
-    uint64_t seq = n.seg->seq();
+    auto kill = [&](const std::shared_ptr<Segment>& seg, uint64_t offset, uint64_t bytes) {
+      SegmentState& s = segments_[seg->seq()];
+      s.live -= bytes;
+      s.unsynced_marks = true;
+      if (Status st = seg->MarkDead(offset); !st.ok()) spdlog::warn("cache: {}", st.ToString());
+    };
+    kill(n.seg, n.offset, n.bytes);
+    uint64_t seq = n.seg->seq(), body_seq = 0;
+    if (n.body_seg) {
+      kill(n.body_seg, n.body_offset, n.body_bytes);
+      body_seq = n.body_seg->seq();
+    }
     lru_.erase(n.lru);
     index_.erase(it);
     SegmentShrank(seq);
+    if (body_seq != 0 && body_seq != seq) SegmentShrank(body_seq);
     return;
   }
   big_entries_--;

@@ -13,6 +13,16 @@
 //         DIR/entries/   the layout before segments (one FERRY-CACHE-2 file per
 //                        key): migrated into segments on open, then removed
 //
+// Revalidation. A 304 changes an entry's metadata, not its body: Refresh
+// appends a refresh record (segment_record.h: the new metadata and the
+// checksum of the body's record) and leaves the body where it is, so a
+// hot page revalidated every max-age costs a few hundred bytes each time,
+// not its body. On open a refresh record applies to the key's record
+// before it when its checksum is that record's body's (else it is dead);
+// a later refresh or record of the key replaces it. Compaction copies a
+// refreshed entry as one record again (metadata and body together), so a
+// body never moves ahead of its refresh.
+//
 // Crash safety. Records are only ever appended, to one segment at a time,
 // each checksummed twice (head and metadata; body), so a crash leaves at
 // most one record cut short at the end of the segment being appended: open
@@ -84,6 +94,8 @@ struct DiskStoreStats {
   uint64_t torn_bytes = 0;       // and their bytes
   uint64_t compactions = 0;      // segments compacted and deleted
   uint64_t compacted_bytes = 0;  // live record bytes copied forward by compaction
+  uint64_t refreshes = 0;        // entries refreshed in place of rewriting (Refresh)
+  uint64_t refresh_bytes = 0;    // bytes their refresh records took
 };
 
 // One entry read back.
@@ -107,6 +119,14 @@ class DiskStore {
   // Makes every Put so far durable: one sync of the segment being appended
   // to (a segment is synced when it is sealed).
   Status SyncAppends();
+
+  // Gives meta.key's entry new metadata (a 304's: headers and times)
+  // while its body stays as stored: only a refresh record is written.
+  // kNotFound when there is no such entry in a segment (none, or a big
+  // object); kPreconditionFailed when the stored body is not the one
+  // `meta` describes (its length, coding or logical length differ). The
+  // caller then stores the whole entry with Put. Durable as Put is.
+  Status Refresh(const EntryMeta& meta, bool sync = true);
 
   // The entry for `key`, or nullopt when there is none. A damaged entry
   // (a checksum, a record cut short, another key's) is dropped, counted,
@@ -133,8 +153,11 @@ class DiskStore {
   struct Node {
     std::list<std::string>::iterator lru;  // position in lru_ (front = most recent)
     std::shared_ptr<Segment> seg;          // null: a big object
-    uint64_t offset = 0;                   // of the record in seg
+    uint64_t offset = 0;                   // of the record in seg (a refreshed entry's refresh record)
     uint64_t bytes = 0;                    // the record's, or the big object file's
+    // A refreshed entry's body: the record that holds it (null: seg's does).
+    std::shared_ptr<Segment> body_seg;
+    uint64_t body_offset = 0, body_bytes = 0;
     uint64_t logical = 0;
     uint64_t allocated = 0;                // a big object file's blocks
     uint64_t id = 0;                       // which insertion (set by Insert)
@@ -159,12 +182,17 @@ class DiskStore {
   void Adopt(std::unordered_map<std::string, Found>* found);
   void MigrateOldLayout();
   static void Bury(const Found& f, const std::string& big_path);
+  static void Refreshed(std::unordered_map<std::string, Found>* found, const Found& f, const RecordHead& head,
+                        const std::string& key);
 
   // Appending (write_mu_ held): the segment and offset `record` went to.
   Result<std::pair<std::shared_ptr<Segment>, uint64_t>> AppendLocked(std::string_view record);
   void SealIfFullLocked();  // write_mu_ held, not mu_
 
   std::string BigPath(const std::string& key) const;
+  // An entry's metadata and body from its record(s); kCorruption when they
+  // do not check or are not `key`'s.
+  static Result<StoredEntry> ReadRecords(const std::string& key, const Node& n);
   // mu_ held: the index's bookkeeping.
   void Insert(const std::string& key, Node node);
   void Forget(const std::string& key, bool unlink_big);
@@ -194,6 +222,7 @@ class DiskStore {
   uint64_t evictions_ = 0, corrupt_ = 0;             // guarded by mu_
   uint64_t torn_ = 0, torn_bytes_ = 0;               // guarded by mu_
   uint64_t compactions_ = 0, compacted_bytes_ = 0;   // guarded by mu_
+  uint64_t refreshes_ = 0, refresh_bytes_ = 0;       // guarded by mu_
   uint64_t next_id_ = 1;                             // guarded by mu_
 
   std::mutex compact_mu_;                      // taken after mu_

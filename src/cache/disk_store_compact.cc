@@ -78,22 +78,36 @@ void DiskStore::CompactSegment(uint64_t seq) {
 
 // Copies the record of `key` at `offset` of `from` to the active segment
 // and points the index there, unless the key moved on meanwhile (replaced,
-// removed, evicted). False when the copy could not be written.
+// removed, evicted). A refreshed entry (its refresh record or its body's
+// record is the one at `offset`) is written as one record again, its
+// metadata and body together, and both old records die. False when the
+// copy could not be written.
 bool DiskStore::MoveRecord(const std::shared_ptr<Segment>& from, uint64_t offset, const std::string& key,
                            std::shared_ptr<Segment>* to) {
-  auto still_here = [&](const Node& n) { return n.seg == from && n.offset == offset; };
-  uint64_t bytes = 0;
+  Node was;
   {
     std::lock_guard lock(mu_);
     auto it = index_.find(key);
-    if (it == index_.end() || !still_here(it->second)) return true;
-    bytes = it->second.bytes;
+    bool here = it != index_.end() && ((it->second.seg == from && it->second.offset == offset) ||
+                                       (it->second.body_seg == from && it->second.body_offset == offset));
+    if (!here) return true;
+    was = it->second;
   }
-  auto record = from->Read(offset, bytes);
-  if (!record.ok() || !DecodeRecord(*record).ok()) {  // damaged: dropped, not copied
+  auto same = [&](const Node& n) {
+    return n.seg == was.seg && n.offset == was.offset && n.body_seg == was.body_seg && n.body_offset == was.body_offset;
+  };
+  Result<std::string> record = Status::Ok();
+  if (was.body_seg) {
+    auto entry = ReadRecords(key, was);
+    record = entry.ok() ? EncodeRecord(entry->meta, entry->body) : Result<std::string>(entry.status());
+  } else {
+    record = from->Read(offset, was.bytes);
+    if (record.ok() && !DecodeRecord(*record).ok()) record = Status::Corruption("damaged");
+  }
+  if (!record.ok()) {  // damaged: dropped, not copied
     std::lock_guard lock(mu_);
     auto it = index_.find(key);
-    if (it != index_.end() && still_here(it->second)) {
+    if (it != index_.end() && same(it->second)) {
       Forget(key, /*unlink_big=*/false);
       corrupt_++;
     }
@@ -109,16 +123,31 @@ bool DiskStore::MoveRecord(const std::shared_ptr<Segment>& from, uint64_t offset
   {
     std::lock_guard lock(mu_);
     auto it = index_.find(key);
-    if (it == index_.end() || !still_here(it->second)) {
+    if (it == index_.end() || !same(it->second)) {
       (void)at->first->MarkDead(at->second);  // the copy is of nothing now
       segments_[at->first->seq()].unsynced_marks = true;
     } else {
       Node& n = it->second;
-      segments_[from->seq()].live -= n.bytes;
-      segments_[at->first->seq()].live += n.bytes;
+      segments_[n.seg->seq()].live -= n.bytes;
+      uint64_t other = 0;  // a refreshed entry's other segment
+      if (n.body_seg) {
+        segments_[n.body_seg->seq()].live -= n.body_bytes;
+        for (const auto& [seg, off] : {std::pair{n.seg, n.offset}, std::pair{n.body_seg, n.body_offset}}) {
+          (void)seg->MarkDead(off);  // both: the folded copy replaces them
+          segments_[seg->seq()].unsynced_marks = true;
+          if (seg != from) other = seg->seq();
+        }
+        bytes_ -= n.bytes + n.body_bytes;
+        bytes_ += record->size();
+      }
+      segments_[at->first->seq()].live += record->size();
       n.seg = at->first;
       n.offset = at->second;
+      n.bytes = record->size();
+      n.body_seg.reset();
+      n.body_offset = n.body_bytes = 0;
       compacted_bytes_ += n.bytes;
+      if (other != 0) SegmentShrank(other);
     }
   }
   SealIfFullLocked();

@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 #include <vector>
 
 #include <spdlog/spdlog.h>
 
 #include "cache/disk_store.h"
+#include "cache/bytes.h"
 #include "cache/disk_store_internal.h"
 #include "store/local/fs_util.h"
 
@@ -28,14 +30,28 @@ constexpr size_t kVerifiedSegments = 2;
 
 struct DiskStore::Found {
   std::shared_ptr<Segment> seg;  // null: a big object
-  uint64_t offset = 0;
+  uint64_t offset = 0;           // (a refreshed entry's: its refresh record)
   uint64_t bytes = 0;
   uint64_t logical = 0;
   uint64_t allocated = 0;
   // When it was written: when its response came (a file's mtime changes
   // with every record killed in it), then its place among the records.
   std::tuple<int64_t, uint64_t, uint64_t> written;
+  std::shared_ptr<Segment> body_seg;  // a refreshed entry's body record (null: none)
+  uint64_t body_offset = 0, body_bytes = 0;
 };
+
+namespace {
+
+// The 8 bytes at `at` of `seg` as a number (a body checksum, a reference);
+// nullopt when they cannot be read.
+std::optional<uint64_t> Fixed8(const Segment& seg, uint64_t at) {
+  auto b = seg.Read(at, 8);
+  if (!b.ok()) return std::nullopt;
+  return LoadFixed(b->data(), 8);
+}
+
+}  // namespace
 
 Status DiskStore::Load() {
   const std::string& dir = options_.dir;
@@ -69,6 +85,10 @@ Status DiskStore::LoadSegments(std::unordered_map<std::string, Found>* found) {
     auto scan = (*seg)->Scan(i + kVerifiedSegments >= names.size(), [&](uint64_t offset, const RecordHead& head,
                                                                           EntryMeta meta) {
       Found f{*seg, offset, head.size(), meta.logical_length, 0, {meta.response_time, seq, offset}};
+      if (head.refresh) {
+        Refreshed(found, f, head, meta.key);
+        return;
+      }
       auto [it, fresh] = found->try_emplace(meta.key, f);
       if (!fresh) {
         Bury(it->second, BigPath(meta.key));  // an earlier record of the key
@@ -88,6 +108,39 @@ Status DiskStore::LoadSegments(std::unordered_map<std::string, Found>* found) {
     s.sealed = true;  // appends go to a new segment
   }
   return Status::Ok();
+}
+
+// A refresh record found on open: it applies to the key's record before it
+// when it refers to that record's body, and replaces the refresh that
+// record had; otherwise it is dead.
+void DiskStore::Refreshed(std::unordered_map<std::string, Found>* found, const Found& f, const RecordHead& head,
+                          const std::string& key) {
+  auto it = found->find(key);
+  Found* cur = it == found->end() || !it->second.seg ? nullptr : &it->second;
+  if (cur) {
+    const std::shared_ptr<Segment>& bseg = cur->body_seg ? cur->body_seg : cur->seg;
+    uint64_t boff = cur->body_seg ? cur->body_offset : cur->offset;
+    uint64_t bbytes = cur->body_seg ? cur->body_bytes : cur->bytes;
+    auto body_sum = Fixed8(*bseg, boff + bbytes - kRecordTailSize);
+    auto refers_to = Fixed8(*f.seg, f.offset + kRecordHeadSize + head.meta_length);
+    if (!body_sum || body_sum != refers_to) cur = nullptr;
+  }
+  if (!cur) {
+    (void)f.seg->MarkDead(f.offset);  // its body is gone (replaced, removed or damaged)
+    return;
+  }
+  if (cur->body_seg) {
+    (void)cur->seg->MarkDead(cur->offset);  // the refresh before it
+  } else {
+    cur->body_seg = cur->seg;
+    cur->body_offset = cur->offset;
+    cur->body_bytes = cur->bytes;
+  }
+  Found refreshed = f;
+  refreshed.body_seg = cur->body_seg;
+  refreshed.body_offset = cur->body_offset;
+  refreshed.body_bytes = cur->body_bytes;
+  *cur = refreshed;
 }
 
 void DiskStore::LoadBigObjects(std::unordered_map<std::string, Found>* found) {
@@ -132,6 +185,9 @@ void DiskStore::Adopt(std::unordered_map<std::string, Found>* found) {
     n.bytes = f->bytes;
     n.logical = f->logical;
     n.allocated = f->allocated;
+    n.body_seg = f->body_seg;
+    n.body_offset = f->body_offset;
+    n.body_bytes = f->body_bytes;
     Insert(*key, std::move(n));
   }
   std::vector<uint64_t> seqs;
@@ -164,6 +220,7 @@ void DiskStore::MigrateOldLayout() {
 void DiskStore::Bury(const Found& f, const std::string& big_path) {
   if (f.seg) {
     (void)f.seg->MarkDead(f.offset);
+    if (f.body_seg) (void)f.body_seg->MarkDead(f.body_offset);
   } else {
     ::unlink(big_path.c_str());
   }

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "base/test_temp_dir.h"
+#include "cache/disk_store_test_util.h"
 #include "cache/segment_record.h"
 #include "crypto/digest.h"
 
@@ -16,19 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class DiskStoreTest : public ::testing::Test {
+class DiskStoreTest : public DiskStoreTestBase {
  protected:
-  std::unique_ptr<DiskStore> OpenStore(uint64_t max_bytes, uint64_t segment_bytes = 16 << 20) {
-    DiskStoreOptions o;
-    o.dir = dir_.path();
-    o.max_bytes = max_bytes;
-    o.sync = false;
-    o.segment_bytes = segment_bytes;
-    o.background_compaction = false;
-    auto s = DiskStore::Open(o);
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    return s.ok() ? std::move(s).value() : nullptr;
-  }
   static EntryMeta Meta(const std::string& key, size_t n) {
     EntryMeta m;
     m.key = key;
@@ -52,12 +41,6 @@ class DiskStoreTest : public ::testing::Test {
     EXPECT_EQ((*got)->meta.key, key);
     return (*got)->body;
   }
-  std::vector<std::string> SegmentFiles() {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(dir_ / "segments")) out.push_back(e.path());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
   uint64_t AllocatedOnDisk() {
     uint64_t n = 0;
     for (const auto& e : fs::recursive_directory_iterator(dir_.path())) {
@@ -66,8 +49,6 @@ class DiskStoreTest : public ::testing::Test {
     }
     return n;
   }
-
-  TestTempDir dir_;
 };
 
 TEST_F(DiskStoreTest, PutGetReplaceRemove) {

@@ -73,6 +73,11 @@ void RenderDiskMetrics(std::string* out, const MetricsSnapshot& m) {
          m.compactions);
   Metric(out, "ferry_cache_compacted_bytes_total", "counter", "Live record bytes copied forward by compaction.",
          m.compacted_bytes);
+  Metric(out, "ferry_cache_refreshes_total", "counter",
+         "Revalidations (304s) stored as new metadata only, the body left where it was.", m.refreshes);
+  Metric(out, "ferry_cache_refresh_bytes_total", "counter",
+         "Bytes those revalidations wrote (refresh records): per revalidation, this / refreshes.",
+         m.refresh_bytes);
   Metric(out, "ferry_cache_big_fills_total", "counter", "Big objects written to disk as they streamed.",
          m.big_fills);
   Metric(out, "ferry_cache_big_read_bytes_total", "counter", "Stored bytes of big objects read for answers.",

@@ -53,6 +53,7 @@ struct MetricsSnapshot {
   uint64_t disk_logical_bytes = 0, disk_allocated_bytes = 0, disk_big_entries = 0;
   uint64_t disk_segments = 0, disk_segment_bytes = 0;
   uint64_t torn = 0, torn_bytes = 0, compactions = 0, compacted_bytes = 0;
+  uint64_t refreshes = 0, refresh_bytes = 0;  // 304s stored as refresh records
   uint64_t memory_entries = 0, memory_bytes = 0;
   // The upstream exchange pool (engine/bounded_pool.h).
   uint64_t upstream_threads = 0, upstream_running = 0, upstream_queued = 0, upstream_rejected = 0;

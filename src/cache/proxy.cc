@@ -77,6 +77,8 @@ MetricsSnapshot Proxy::Metrics() const {
   m.torn_bytes = d.torn_bytes;
   m.compactions = d.compactions;
   m.compacted_bytes = d.compacted_bytes;
+  m.refreshes = d.refreshes;
+  m.refresh_bytes = d.refresh_bytes;
   m.memory_entries = hot_.entries();
   m.memory_bytes = hot_.bytes() + decoded_.bytes();
   engine::BoundedPoolStats p = exchange_pool_.Stats();

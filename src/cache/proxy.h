@@ -181,6 +181,10 @@ class Proxy {
                                         std::shared_ptr<CachedObject> object, bool storable, bool behind);
   std::shared_ptr<const CachedObject> FromDisk(const std::string& key);
   bool Keep(const std::shared_ptr<const CachedObject>& object);
+  // Keep for a 304's refresh of an entry whose stored body is unchanged:
+  // only its new metadata is written (DiskStore::Refresh); when the store
+  // no longer holds that body, the whole entry.
+  bool KeepRefreshed(const std::shared_ptr<const CachedObject>& object);
   ProxyResponse Serve(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
                       CacheStatus x_cache);
   // Whether serving `object` to `req` needs a decode or an encode that no

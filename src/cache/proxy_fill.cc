@@ -37,6 +37,15 @@ bool Proxy::Keep(const std::shared_ptr<const CachedObject>& object) {
   return Store(object);
 }
 
+bool Proxy::KeepRefreshed(const std::shared_ptr<const CachedObject>& object) {
+  if (object->big) return Keep(object);
+  DropPending(object->meta.key);
+  if (!store_->Refresh(object->meta).ok()) return Store(object);
+  decoded_.Remove(object->meta.key);
+  hot_.Put(object);
+  return true;
+}
+
 bool Proxy::Store(const std::shared_ptr<const CachedObject>& object, bool sync) {
   if (object->big) {  // refreshed by a 304: its file keeps the headers it had
     hot_.Put(object);
@@ -99,7 +108,8 @@ std::shared_ptr<const Proxy::Fill> Proxy::FillFromUpstream(const ProxyRequest& r
     std::shared_ptr<CachedObject> plain = eligible ? CompressInline(updated.get()) : nullptr;
     Prepare(updated.get(), options_.cache);
     std::shared_ptr<const CachedObject> shared = std::move(updated);
-    if (Keep(shared) && plain) {
+    // Compressed only now: the body changed. Otherwise only its metadata did.
+    if ((plain ? Keep(shared) : KeepRefreshed(shared)) && plain) {
       plain->id = shared->id;
       decoded_.Put(std::move(plain));
     }

@@ -357,6 +357,27 @@ TEST_F(ProxyTest, PurgeAndMetricsAreForAllowedAddressesOnly) {
   EXPECT_NE(text.find("ferry_cache_disk_entries 1\n"), std::string::npos);
 }
 
+TEST_F(ProxyTest, ARevalidationWritesTheNewHeadersNotTheBody) {
+  ASSERT_EQ(proxy().Handle(Get("/page")).status, 200);
+  proxy().WaitForEncodes();
+  const uint64_t before = store_->stats().segment_bytes;
+  upstream_.answers["/page"] = {304, {{"ETag", "\"v1\""}, {"Cache-Control", "max-age=60"}}, ""};
+  for (int i = 0; i < 1000; ++i) {
+    auto r = proxy().Handle(Get("/page", {{"Cache-Control", "no-cache"}}));  // revalidates
+    ASSERT_EQ(r.status, 200);
+    ASSERT_EQ(r.body, body_) << i;
+  }
+  EXPECT_EQ(upstream_.calls, 1001);
+  DiskStoreStats st = store_->stats();
+  EXPECT_EQ(st.refreshes, 1000u);
+  EXPECT_LT(st.segment_bytes - before, 1u << 20) << "100 KB bodies written again";
+  EXPECT_EQ(proxy().Metrics().refresh_bytes, st.segment_bytes - before);
+  proxy_.reset();  // from disk: the refreshed entry answers
+  auto hit = proxy().Handle(Get("/page"));
+  EXPECT_EQ(HeaderValue(hit.headers, "X-Cache"), "HIT");
+  EXPECT_EQ(hit.body, body_);
+}
+
 TEST_F(ProxyTest, AnUpstreamFailureIsAnErrorAndNothingIsCached) {
   class Failing : public Upstream {
    public:

@@ -22,6 +22,13 @@
 //
 // Integers are little-endian. A record is 32 + M + B bytes and carries no
 // position, so compaction copies it verbatim.
+//
+// A refresh record (magic "FRR1") is what a revalidation (a 304) stores:
+// an entry's new metadata without its body, which stays in the record it
+// was stored with. Its body is 8 bytes, that record's body checksum (the
+// reference: the store pairs the two by key and checksum, disk_store.h);
+// its metadata's stored_length is the referenced body's. Its head checksum
+// also covers the kind, so neither kind of record passes for the other.
 
 #include <cstdint>
 #include <string>
@@ -45,10 +52,16 @@ inline constexpr uint32_t kMaxRecordMeta = 1u << 20;
 // metadata over kMaxRecordMeta.
 Result<std::string> EncodeRecord(EntryMeta meta, std::string_view body);
 
+// The refresh record for `meta`, whose body is the one a record with body
+// checksum `body_sum` holds. kInvalidArgument for metadata over
+// kMaxRecordMeta.
+Result<std::string> EncodeRefreshRecord(const EntryMeta& meta, uint64_t body_sum);
+
 struct RecordHead {
   uint32_t meta_length = 0;
   uint32_t body_length = 0;
   bool live = false;
+  bool refresh = false;  // a refresh record
   uint64_t size() const { return kRecordHeadSize + meta_length + body_length + kRecordTailSize; }
 };
 
@@ -66,7 +79,9 @@ Result<EntryMeta> DecodeRecordMeta(const RecordHead& h, std::string_view prefix)
 struct DecodedRecord {
   RecordHead head;
   EntryMeta meta;
-  std::string_view body;  // points into the record's bytes
+  std::string_view body;  // points into the record's bytes (a refresh record's: its reference)
+  uint64_t body_sum = 0;  // the body's checksum (its last 8 bytes)
+  uint64_t refers_to = 0; // a refresh record's: the body checksum it refers to
 };
 
 // A whole record checked: head, metadata, body checksum, and lengths that

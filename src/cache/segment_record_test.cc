@@ -92,5 +92,29 @@ TEST(SegmentRecordTest, MetadataOverOneMebibyteIsRefused) {
   EXPECT_EQ(EncodeRecord(m, "x").status().code(), ErrorCode::kInvalidArgument);
 }
 
+TEST(SegmentRecordTest, ARefreshRecordCarriesMetadataAndItsBodysChecksum) {
+  EntryMeta m;
+  m.key = "k";
+  m.logical_length = 5000;
+  m.stored_length = 5000;
+  auto r = EncodeRefreshRecord(m, 0x1122334455667788ull);
+  ASSERT_TRUE(r.ok());
+  auto d = DecodeRecord(*r);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_TRUE(d->head.refresh);
+  EXPECT_EQ(d->meta.stored_length, 5000u);  // the body it refers to, not its own 8 bytes
+  EXPECT_EQ(d->refers_to, 0x1122334455667788ull);
+  // Neither kind passes for the other: the magic is not checksummed, the kind is.
+  std::string as_full = *r;
+  as_full.replace(0, 4, "FRC1");
+  EXPECT_EQ(DecodeRecord(as_full).status().code(), ErrorCode::kCorruption);
+  auto full = EncodeRecord(m, std::string(5000, 'x'));
+  ASSERT_TRUE(full.ok());
+  EXPECT_FALSE(DecodeRecord(*full)->head.refresh);
+  std::string as_refresh = *full;
+  as_refresh.replace(0, 4, "FRR1");
+  EXPECT_EQ(DecodeRecord(as_refresh).status().code(), ErrorCode::kCorruption);
+}
+
 }  // namespace
 }  // namespace ferry::cache
