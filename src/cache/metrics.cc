@@ -13,6 +13,7 @@ MetricsSnapshot Snapshot(const ProxyCounters& c) {
   m.bypass = c.bypass;
   m.coalesced = c.coalesced;
   m.origin_fetches = c.origin_fetches;
+  m.parent_failovers = c.parent_failovers;
   m.upstream_bytes = c.upstream_bytes;
   m.errors = c.errors;
   m.purges = c.purges;
@@ -142,6 +143,8 @@ std::string RenderMetrics(const MetricsSnapshot& m) {
          "Requests answered by another request's fill of the same key.", m.coalesced);
   Metric(&out, "ferry_cache_origin_fetches_total", "counter", "Requests sent upstream (origin or parent).",
          m.origin_fetches);
+  Metric(&out, "ferry_cache_parent_failovers_total", "counter",
+         "Fills sent on to a key's next parent tier: its first choice could not be reached.", m.parent_failovers);
   Metric(&out, "ferry_cache_upstream_bytes_total", "counter", "Body bytes received from upstream.",
          m.upstream_bytes);
   Metric(&out, "ferry_cache_errors_total", "counter", "Error answers the cache generated.", m.errors);

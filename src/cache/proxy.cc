@@ -37,6 +37,7 @@ Proxy::Proxy(ProxyOptions options, DiskStore* store, Upstream* upstream)
       decoded_(options_.memory_bytes / 2),
       big_fill_pool_(options_.big_fill_threads, options_.big_fill_queue),
       exchange_pool_(options_.upstream_threads, options_.upstream_queue) {
+  for (const auto& p : options_.parents) parent_names_.push_back(p.host + ":" + std::to_string(p.port));
   if (options_.encode_behind_max > 0) {
     FillEncoderOptions e = options_.encode_behind;
     e.level = options_.level;

@@ -23,7 +23,8 @@
 // the disk holds only the compressed bytes.
 // Answers carry `X-Cache: HIT|MISS|EXPIRED|STALE|BYPASS` and `Age`.
 //
-// Tiers: with a parent, fills go to the parent tier (the request's own path
+// Tiers: with a parent, fills go to the parent tier (with several, the
+// key's choice among them, parent_choice.h) (the request's own path
 // and Host) with `X-Ferry-Tier: stored`. A tier that receives that header
 // answers with its stored bytes as they are, marked `X-Ferry-Stored: zstd;
 // length=N` when they are zstd (N: the original length), and the lower tier
@@ -94,7 +95,10 @@ struct ProxyOptions {
   // disk ("": nowhere; they are answered 502).
   std::string spool_dir;
   uint64_t memory_bytes = 256ull << 20;   // memory tier budget (0: none)
-  std::optional<http::Endpoint> parent;   // fill from this tier instead of the origin
+  // Fill from these tiers instead of the origin: each key from one of
+  // them (parent_choice.h), the next in its order when that one cannot be
+  // reached. Empty: the origin.
+  std::vector<http::Endpoint> parents;
   AllowList admin_allow;                  // may PURGE and read metrics
   // Upstream exchanges run on a bounded pool: at most upstream_threads at
   // once (each may stream a large body into a spool long after its request
@@ -156,8 +160,15 @@ class Proxy {
   std::shared_ptr<const Fill> FillFromUpstream(const ProxyRequest& req, const Route& route,
                                                const std::shared_ptr<const CachedObject>& stale,
                                                const CacheControl& req_cc);
+  // One upstream exchange: with parents, to the key's first choice that
+  // can be reached (a connection refused or reset before any answer goes
+  // on to the next), else to the origin.
   Result<Fetched> Fetch(const Route& route, const std::string& method, http::Headers headers,
                         const std::string& body);
+  // Fetch's exchange with one of them (`parent`: a parent tier, or null:
+  // the route's origin); `*reached` false when no answer began.
+  Result<Fetched> FetchFrom(const http::Endpoint* parent, const Route& route, const std::string& method,
+                            http::Headers headers, const std::string& body, bool* reached);
   // The pieces of FillFromUpstream (proxy_fill.cc).
   void CountFill(const Fill& fill);
   void FailFill(Fill* fill, int status, std::string error);
@@ -232,6 +243,7 @@ class Proxy {
   ProxyOptions options_;
   DiskStore* store_;
   Upstream* upstream_;
+  std::vector<std::string> parent_names_;  // options_.parents as "host:port" (parent_choice.h)
   HotSet hot_;      // stored objects (memory_bytes / 2)
   // Representations made from zstd objects (memory_bytes / 2): decoded
   // copies for identity clients (under the object's key) and br / gzip

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "cache/fill.h"
+#include "cache/parent_choice.h"
 #include "cache/proxy_internal.h"
 
 namespace ferry::cache {
@@ -62,15 +63,28 @@ Proxy::~Proxy() = default;
 
 Result<Proxy::Fetched> Proxy::Fetch(const Route& route, const std::string& method, http::Headers headers,
                                     const std::string& body) {
+  bool reached = false;
+  if (options_.parents.empty()) return FetchFrom(nullptr, route, method, std::move(headers), body, &reached);
+  Result<Fetched> last = Status(ErrorCode::kNetwork, "no parent tier");
+  for (size_t p : ParentOrder(route.cache_key, parent_names_)) {
+    last = FetchFrom(&options_.parents[p], route, method, headers, body, &reached);
+    if (last.ok() || reached || last.status().code() != ErrorCode::kNetwork) return last;
+    counters_.parent_failovers++;
+  }
+  return last;
+}
+
+Result<Proxy::Fetched> Proxy::FetchFrom(const http::Endpoint* parent, const Route& route, const std::string& method,
+                                        http::Headers headers, const std::string& body, bool* reached) {
   auto x = std::make_shared<Exchange>();
   http::Request& r = x->request;
   r.method = method;
   RemoveHeader(&headers, "host");
   RemoveHeader(&headers, kTierHeader);
   x->endpoint = &route.origin->endpoint;
-  if (options_.parent) {
+  if (parent) {
     // The parent routes by the client's host and path, as this tier did.
-    x->endpoint = &*options_.parent;
+    x->endpoint = parent;
     r.target = route.path;
     if (!route.host.empty()) headers.emplace_back("Host", route.host);
     headers.emplace_back(std::string(kTierHeader), "stored");
@@ -115,6 +129,7 @@ Result<Proxy::Fetched> Proxy::Fetch(const Route& route, const std::string& metho
   {
     std::unique_lock lock(x->mu);
     x->cv.wait(lock, [&] { return x->done || x->spilled; });
+    *reached = x->spilled || x->head.status != 0;
     if (x->spilled) {
       f.response = x->head;
       f.spool = x->spool;
@@ -126,7 +141,7 @@ Result<Proxy::Fetched> Proxy::Fetch(const Route& route, const std::string& metho
   }
   f.response_time = Now();
   // Only a configured parent may say what its bytes are.
-  if (!options_.parent) RemoveHeader(&f.response.headers, kStoredHeader);
+  if (!parent) RemoveHeader(&f.response.headers, kStoredHeader);
   RemoveHeader(&f.response.headers, "x-cache");
   return f;
 }

@@ -28,10 +28,7 @@ class ProxyTest : public ::testing::Test {
     char tmpl[] = "/tmp/ferry-proxy-test.XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
-    DiskStoreOptions so;
-    so.dir = dir_;
-    so.sync = false;
-    store_ = std::move(DiskStore::Open(so)).value();
+    store_ = OpenTestStore(dir_);
     options_.routing = std::move(ParseRouting("http://origin.test:8000", {})).value();
     options_.admin_allow = std::move(ParseAllowList({"127.0.0.1"})).value();
     body_ = Text(100'000);
@@ -299,12 +296,9 @@ TEST_F(ProxyTest, ALowerTierStoresTheUpperTiersBytesWithoutCompressingAgain) {
   } link(&upper);
   char tmpl[] = "/tmp/ferry-proxy-lower.XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  DiskStoreOptions so;
-  so.dir = tmpl;
-  so.sync = false;
-  auto lower_store = std::move(DiskStore::Open(so)).value();
+  auto lower_store = OpenTestStore(tmpl);
   ProxyOptions lo = options_;
-  lo.parent = *http::ParseEndpoint("http://upper.test:9000");
+  lo.parents = {*http::ParseEndpoint("http://upper.test:9000")};
   Proxy lower(lo, lower_store.get(), &link);
 
   auto r = lower.Handle(Get("/page"));

@@ -7,13 +7,24 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
+#include "cache/disk_store.h"
 #include "cache/proxy.h"
 #include "cache/upstream.h"
 
 namespace ferry::cache {
+
+// An unsynced store in `dir` (the proxy's tests' own).
+inline std::unique_ptr<DiskStore> OpenTestStore(const std::string& dir) {
+  DiskStoreOptions so;
+  so.dir = dir;
+  so.sync = false;
+  return std::move(DiskStore::Open(so)).value();
+}
 
 inline std::string Text(size_t n) {
   std::string s;
@@ -48,6 +59,9 @@ class FakeUpstream : public Upstream {
   bool hold = false;
   // Bodies stop after this many bytes until Release().
   uint64_t pause_after = std::numeric_limits<uint64_t>::max();
+  // Endpoints by host: those down refuse (kNetwork); requests each was sent.
+  std::set<std::string> down_hosts;
+  std::map<std::string, int> calls_by_host;
 
   void Release() {
     std::lock_guard lock(mu_);
@@ -56,10 +70,13 @@ class FakeUpstream : public Upstream {
     cv_.notify_all();
   }
 
-  Status Send(const http::Endpoint&, const http::Request& req, ByteSink* sink, http::Response* out) override {
+  Status Send(const http::Endpoint& endpoint, const http::Request& req, ByteSink* sink,
+              http::Response* out) override {
     calls++;
     {
       std::unique_lock lock(mu_);
+      calls_by_host[endpoint.host]++;
+      if (down_hosts.count(endpoint.host)) return Status(ErrorCode::kNetwork, "connection refused");
       last_headers = req.headers;
       last_target = req.target;
       cv_.wait(lock, [&] { return !hold; });

@@ -27,7 +27,7 @@ struct CacheArgs {
   int level = 3;
   std::string port_file;
   bool transform_no_transform = false;
-  std::string parent;
+  std::vector<std::string> parents;
   std::vector<std::string> compress_types;
   std::vector<std::string> admin_allow = {"127.0.0.1", "::1"};
   std::string memory_size = "256M";
@@ -100,14 +100,14 @@ int RunServe(const CacheArgs& a) {
   }
   auto allow = cache::ParseAllowList(a.admin_allow);
   if (!allow.ok()) return Fail("cache serve: --admin-allow", allow.status());
-  if (!a.parent.empty()) {
+  for (const std::string& p : a.parents) {
     std::string path;
-    auto parent = http::ParseEndpoint(a.parent, &path);
+    auto parent = http::ParseEndpoint(p, &path);
     if (!parent.ok()) return Fail("cache serve: --parent", parent.status());
     if (!path.empty() && path != "/") {
-      return Fail("cache serve", Status::InvalidArgument("--parent " + a.parent + ": give no path"));
+      return Fail("cache serve", Status::InvalidArgument("--parent " + p + ": give no path"));
     }
-    o.proxy.parent = *parent;
+    o.proxy.parents.push_back(*parent);
   }
   o.proxy.admin_allow = std::move(allow).value();
   o.proxy.memory_bytes = *memory;
@@ -183,8 +183,9 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
                     "Also compress this media type (type/subtype, type/* or *+suffix; repeatable)");
   serve->add_flag("--transform-no-transform", a->transform_no_transform,
                   "Compress at rest despite Cache-Control: no-transform");
-  serve->add_option("--parent", a->parent,
-                    "Fill misses from this ferry cache tier (http://HOST:PORT) instead of the origin");
+  serve->add_option("--parent", a->parents,
+                    "Fill misses from this ferry cache tier (http://HOST:PORT) instead of the origin; "
+                    "repeatable: each key from one of them by rendezvous hashing, the next when it is down");
   serve->add_option("--admin-allow", a->admin_allow, "Addresses or CIDR blocks that may PURGE and read metrics")
       ->capture_default_str();
   serve->add_option("--memory-size", a->memory_size, "Bytes of entries also kept in memory")->capture_default_str();

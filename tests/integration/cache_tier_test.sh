@@ -8,7 +8,12 @@
 # - concurrent misses for one key are one origin fetch (coalesced);
 # - Range requests on a compressed entry (curl -r) give the original's bytes;
 # - PURGE from an allowed address empties an entry; from another it is 403;
-# - /_ferry/metrics is Prometheus text with the counters moving as they should.
+# - /_ferry/metrics is Prometheus text with the counters moving as they should;
+# - a lower tier with three parents (--parent three times): each object is
+#   cached once in the parent tier (rendezvous hashing on the key); one
+#   parent killed, a fresh lower tier finds the others' keys where they were
+#   and sends the dead one's on to their next parent (counted failovers),
+#   which fetches just those from the origin.
 source "$(dirname "$0")/lib.sh"
 need curl
 need zstd
@@ -85,4 +90,30 @@ grep -q '^# TYPE ferry_cache_requests_total counter$' "$TMP/metrics" || fail "me
 awk '!/^#/ && NF != 2 { exit 1 }' "$TMP/metrics" || fail "a metrics line is not NAME VALUE"
 ratio=$(awk '$1 == "ferry_cache_compression_ratio" { print $2 }' "$TMP/metrics")
 /usr/bin/python3 -c "import sys; sys.exit(0 if float('$ratio') > 3 else 1)" || fail "ratio $ratio"
+# --- one lower tier, three parents ----------------------------------------------------
+for k in 0 1 2; do
+  start_cache_named "p$k" --origin "$ORIGIN" --dir "$TMP/p$k"
+  P[$k]=$C
+  PPID_[$k]=$CACHE_PID
+done
+start_cache_named fan --origin "$ORIGIN" --parent "${P[0]}" --parent "${P[1]}" --parent "${P[2]}" --dir "$TMP/fan"
+fetches() { local k n=0; for k in "$@"; do n=$((n + $(metric "${P[$k]}" ferry_cache_origin_fetches_total))); done; echo "$n"; }
+for n in $(seq 1 30); do
+  curl -sf "$C/text/f$n" -o "$TMP/f" && curl -sf "$ORIGIN/text/f$n" | cmp -s - "$TMP/f" || fail "f$n through the fan-out"
+done
+[ "$(fetches 0 1 2)" = 30 ] || fail "the parents fetched $(fetches 0 1 2) objects for 30"
+for k in 0 1 2; do
+  share[$k]=$(metric "${P[$k]}" ferry_cache_origin_fetches_total)
+  [ "${share[$k]}" -gt 2 ] || fail "parent $k filled ${share[$k]} of 30: not spread"
+done
+kill -9 "${PPID_[1]}"
+wait "${PPID_[1]}" 2>/dev/null || true
+start_cache_named fan2 --origin "$ORIGIN" --parent "${P[0]}" --parent "${P[1]}" --parent "${P[2]}" --dir "$TMP/fan2"
+for n in $(seq 1 30); do
+  curl -sf "$C/text/f$n" -o "$TMP/f" && curl -sf "$ORIGIN/text/f$n" | cmp -s - "$TMP/f" || fail "f$n with a parent down"
+done
+[ "$(metric "$C" ferry_cache_parent_failovers_total)" = "${share[1]}" ] ||
+  fail "$(metric "$C" ferry_cache_parent_failovers_total) failovers, the dead parent had ${share[1]} keys"
+[ "$(fetches 0 2)" = $((share[0] + share[2] + share[1])) ] || fail "the live parents fetched $(fetches 0 2)"
+echo "three parents: ${share[0]} / ${share[1]} / ${share[2]} of 30 keys; one killed: its ${share[1]} went on, nothing else moved"
 echo "cache_tier_test: ok"
