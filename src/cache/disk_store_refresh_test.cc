@@ -163,7 +163,9 @@ TEST_F(RefreshTest, CompactionWritesARefreshedEntryWholeAgain) {
   for (int i = 0; i < 40; ++i) {  // fillers, then removed: the first segments go sparse
     std::string k = "filler" + std::to_string(i);
     ASSERT_TRUE(s->Put(Meta(k, 4000, 0), Body('f', 4000)).ok());
-    if (i == 5) ASSERT_TRUE(s->Refresh(Meta("kept", 20'000, 1)).ok());
+    if (i == 5) {
+      ASSERT_TRUE(s->Refresh(Meta("kept", 20'000, 1)).ok());
+    }
   }
   for (int i = 0; i < 40; ++i) ASSERT_TRUE(s->Remove("filler" + std::to_string(i)).ok());
   ASSERT_GT(s->CompactNow(), 0u);

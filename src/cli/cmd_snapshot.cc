@@ -161,7 +161,7 @@ int RunInfo(const SnapshotArgs& a) {
   if (a.json) {
     std::printf("%s\n", DumpJson(j).c_str());
   } else {
-    for (auto it = j.begin(); it != j.end(); ++it) std::printf("%-12s %s\n", it.key().c_str(), DumpJson(it.value()).c_str());
+    for (auto it = j.begin(); it != j.end(); ++it) std::printf("%-15s %s\n", it.key().c_str(), DumpJson(it.value()).c_str());
   }
   return 0;
 }
