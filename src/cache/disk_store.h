@@ -63,6 +63,8 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "base/status.h"
 #include "cache/big_object.h"
@@ -203,8 +205,14 @@ class DiskStore {
   // Compaction (disk_store_compact.cc).
   std::optional<uint64_t> PickCompaction();
   void CompactSegment(uint64_t seq);
+  // Records a move made stale (a refreshed entry's two, folded into one
+  // copy): marked dead only once the copy is durable.
+  using StaleRecords = std::vector<std::pair<std::shared_ptr<Segment>, uint64_t>>;
   bool MoveRecord(const std::shared_ptr<Segment>& from, uint64_t offset, const std::string& key,
-                  std::shared_ptr<Segment>* to);
+                  std::shared_ptr<Segment>* to, StaleRecords* stale);
+  // One try; *again when the entry changed meanwhile but is still in `from`.
+  bool MoveRecordOnce(const std::shared_ptr<Segment>& from, uint64_t offset, const std::string& key,
+                      std::shared_ptr<Segment>* to, StaleRecords* stale, bool* again);
   void CompactorLoop();
 
   const DiskStoreOptions options_;

@@ -54,15 +54,25 @@ void DiskStore::CompactSegment(uint64_t seq) {
   });
   bool ok = scan.ok();
   std::set<std::shared_ptr<Segment>> written;
+  StaleRecords stale;
   for (size_t i = 0; ok && i < live.size(); ++i) {
     std::shared_ptr<Segment> to;
-    ok = MoveRecord(seg, live[i].first, live[i].second, &to);
+    ok = MoveRecord(seg, live[i].first, live[i].second, &to, &stale);
     if (to) written.insert(to);
   }
+  bool durable = true;
   for (const auto& s : written) {
-    if (options_.sync && !s->Sync().ok()) ok = false;
+    if (options_.sync && !s->Sync().ok()) ok = durable = false;
+  }
+  // A folded copy is on disk: the records it replaces may die. (Until then
+  // they stay live on disk, and on open the copy, later, wins anyway.)
+  if (durable) {
+    for (const auto& [from, offset] : stale) (void)from->MarkDead(offset);
   }
   std::lock_guard lock(mu_);
+  for (const auto& [from, offset] : stale) {
+    if (segments_.count(from->seq())) segments_[from->seq()].unsynced_marks = true;
+  }
   SegmentState& s = segments_.at(seq);
   s.compacting = false;
   if (!ok || s.live != 0) {
@@ -83,7 +93,19 @@ void DiskStore::CompactSegment(uint64_t seq) {
 // metadata and body together, and both old records die. False when the
 // copy could not be written.
 bool DiskStore::MoveRecord(const std::shared_ptr<Segment>& from, uint64_t offset, const std::string& key,
-                           std::shared_ptr<Segment>* to) {
+                           std::shared_ptr<Segment>* to, StaleRecords* stale) {
+  // A Refresh between the read and the copy changes the entry but leaves
+  // its body here: read it again (a few times), so the segment can go.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    bool again = false;
+    bool ok = MoveRecordOnce(from, offset, key, to, stale, &again);
+    if (!again) return ok;
+  }
+  return true;  // still moving under us: left live; the segment is tried again on reopen
+}
+
+bool DiskStore::MoveRecordOnce(const std::shared_ptr<Segment>& from, uint64_t offset, const std::string& key,
+                               std::shared_ptr<Segment>* to, StaleRecords* stale, bool* again) {
   Node was;
   {
     std::lock_guard lock(mu_);
@@ -126,6 +148,7 @@ bool DiskStore::MoveRecord(const std::shared_ptr<Segment>& from, uint64_t offset
     if (it == index_.end() || !same(it->second)) {
       (void)at->first->MarkDead(at->second);  // the copy is of nothing now
       segments_[at->first->seq()].unsynced_marks = true;
+      *again = it != index_.end() && (it->second.seg == from || it->second.body_seg == from);
     } else {
       Node& n = it->second;
       segments_[n.seg->seq()].live -= n.bytes;
@@ -133,8 +156,7 @@ bool DiskStore::MoveRecord(const std::shared_ptr<Segment>& from, uint64_t offset
       if (n.body_seg) {
         segments_[n.body_seg->seq()].live -= n.body_bytes;
         for (const auto& [seg, off] : {std::pair{n.seg, n.offset}, std::pair{n.body_seg, n.body_offset}}) {
-          (void)seg->MarkDead(off);  // both: the folded copy replaces them
-          segments_[seg->seq()].unsynced_marks = true;
+          stale->emplace_back(seg, off);  // both: the folded copy replaces them, once durable
           if (seg != from) other = seg->seq();
         }
         bytes_ -= n.bytes + n.body_bytes;

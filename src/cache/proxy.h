@@ -161,8 +161,8 @@ class Proxy {
                                                const std::shared_ptr<const CachedObject>& stale,
                                                const CacheControl& req_cc);
   // One upstream exchange: with parents, to the key's first choice that
-  // can be reached (a connection refused or reset before any answer goes
-  // on to the next), else to the origin.
+  // can be reached (a GET or HEAD whose connection is refused or reset
+  // before any answer goes on to the next), else to the origin.
   Result<Fetched> Fetch(const Route& route, const std::string& method, http::Headers headers,
                         const std::string& body);
   // Fetch's exchange with one of them (`parent`: a parent tier, or null:

@@ -65,10 +65,15 @@ Result<Proxy::Fetched> Proxy::Fetch(const Route& route, const std::string& metho
                                     const std::string& body) {
   bool reached = false;
   if (options_.parents.empty()) return FetchFrom(nullptr, route, method, std::move(headers), body, &reached);
+  // Only a request that may be sent twice goes on to the next parent: a
+  // reset may come after the parent acted on it.
+  const bool idempotent = method == "GET" || method == "HEAD";
+  const std::vector<size_t> order = ParentOrder(route.cache_key, parent_names_);
   Result<Fetched> last = Status(ErrorCode::kNetwork, "no parent tier");
-  for (size_t p : ParentOrder(route.cache_key, parent_names_)) {
-    last = FetchFrom(&options_.parents[p], route, method, headers, body, &reached);
-    if (last.ok() || reached || last.status().code() != ErrorCode::kNetwork) return last;
+  for (size_t k = 0; k < order.size(); ++k) {
+    last = FetchFrom(&options_.parents[order[k]], route, method, headers, body, &reached);
+    bool next = !last.ok() && !reached && last.status().code() == ErrorCode::kNetwork && idempotent;
+    if (!next || k + 1 == order.size()) return last;
     counters_.parent_failovers++;
   }
   return last;

@@ -56,6 +56,16 @@ TEST_F(ParentsTest, EachKeyGoesToOneParentAndToTheNextWhenItIsDown) {
   EXPECT_EQ(proxy_->Metrics().parent_failovers,
             static_cast<uint64_t>(tried_p2));  // each went on, once
   EXPECT_EQ(upstream_.calls_by_host["p1.test"] + upstream_.calls_by_host["p3.test"], 150);
+  // A request that may not be sent twice is not sent on: the key's first
+  // choice down, a POST fails rather than reach a second parent.
+  auto post = GetRequest("/k0");
+  post.method = "POST";
+  upstream_.down_hosts = {"p1.test", "p2.test", "p3.test"};
+  upstream_.calls_by_host.clear();
+  EXPECT_GE(proxy_->Handle(post).status, 500);
+  int tried = 0;
+  for (const auto& [h, n] : upstream_.calls_by_host) tried += n;
+  EXPECT_EQ(tried, 1);
   // All parents down: the fill fails (502), after trying each once.
   upstream_.down_hosts = {"p1.test", "p2.test", "p3.test"};
   upstream_.answers["/new"] = {200, {}, "x"};

@@ -172,7 +172,8 @@ void AddDemandOptions(CLI::App* serve, const std::shared_ptr<VolumeArgs>& a) {
       ->capture_default_str();
   serve->add_flag("--learn-orders", a->learn_orders,
                   "Merge each new clone's first-touched chunks into its snapshot's prefetch order (writes the "
-                  "snapshot's manifest)");
+                  "snapshot's manifest, which ferry before this flag existed then refuses: upgrade every reader "
+                  "first)");
   serve->add_option("--learn-settle", a->learn_settle,
                     "--learn-orders: a clone's first touches are merged once it touched no new chunk this long")
       ->capture_default_str();

@@ -14,7 +14,9 @@
 //   "learned": {"clones": K, "observations": O, "seen": [n, ...],
 //               "rank_sum": [r, ...]}
 // (per prefetch entry, parallel to it); absent until a clone's first
-// touches were merged, so older manifests decode and check as before.
+// touches were merged, so older manifests decode and check as before. (A
+// ferry from before it refuses a manifest that has it: its checksum
+// leaves the object out.)
 // Decoding checks every field (chunk count = ceil(N / C), C a power of two
 // of at least 4 KiB, hashes 64 lower-case hex digits, prefetch indices in
 // range and not repeated) and the checksum: a damaged or hand-edited

@@ -212,9 +212,7 @@ class Daemon {
   void WakePrefetchers() { prefetch_cv_.notify_all(); }
 
   // --learn-orders: merges the first touches of new clones that settled.
-  void PollLearner() {
-    if (learner_) learner_->Poll(std::chrono::steady_clock::now());
-  }
+  void PollLearner() { learner_ ? learner_->Poll(std::chrono::steady_clock::now()) : void(); }
 
   void HydrateLoop(std::atomic<bool>* stop) {
     while (!*stop) {
@@ -405,14 +403,16 @@ class Daemon {
   // Watches new clone `name` for --learn-orders (order_learner.h).
   void Learn(const std::string& name, const std::string& from) {
     std::weak_ptr<Volume> v;
-    {
+    auto removed = [&] {  // (and v set, when it is not)
       std::lock_guard lock(mu_);
-      v = volumes_.at(name).volume;
-    }
+      return volumes_.count(name) ? (v = volumes_[name].volume, false) : true;
+    };
+    if (removed()) return;
     learner_->Watch(name, from, [v] {
       auto live = v.lock();
       return live ? live->FirstTouches() : std::vector<uint32_t>{};
     });
+    if (removed()) learner_->Forget(name);  // a Remove's Forget came first
   }
 
   json Describe(const Entry& e) {

@@ -54,6 +54,8 @@ FetchPriority FetchGate::Acquire(const std::function<FetchPriority()>& priority)
   --waiting_;
   ++held_at_[level];
   if (level == static_cast<int>(FetchPriority::kTrigger)) last_trigger_ = Clock::now();
+  // Lower waiters held back only by this one may go now, if slots are left.
+  if (waiting_ > 0) cv_.notify_all();
   return static_cast<FetchPriority>(level);
 }
 
@@ -66,6 +68,7 @@ void FetchGate::Release(FetchPriority acquired) {
 
 void FetchGate::Nudge() {
   std::lock_guard lock(mu_);
+  last_trigger_ = Clock::now();  // a client waits on a fetch already under way: busy
   cv_.notify_all();
 }
 

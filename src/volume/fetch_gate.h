@@ -45,7 +45,9 @@ class FetchGate {
   // back into the gate.
   FetchPriority Acquire(const std::function<FetchPriority()>& priority);
   void Release(FetchPriority acquired);
-  // Wakes waiters to ask their `priority` again.
+  // A client now waits on a fetch that is already waiting or in flight:
+  // wakes waiters to ask their `priority` again, and counts as a trigger
+  // for yielding (prefetch and background keep to their yield slots).
   void Nudge();
   int waiting() const;         // callers inside Acquire (tests)
   int urgent_waiting() const;  // of those, triggers (tests)

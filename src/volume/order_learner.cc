@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "snapshot/learned_order.h"
 
 namespace ferry::volume {
@@ -48,19 +50,22 @@ void OrderLearner::Poll(std::chrono::steady_clock::time_point now) {
   for (const auto& [from, traces] : settled) {
     size_t chunks = 0;
     uint32_t clones = 0;
+    bool changed = false;
     Status st = update_(from, [&](snapshot::Manifest* m) {
       uint32_t before = m->learned_clones;
-      size_t max_chunks = static_cast<size_t>(s_.max_bytes / m->chunk_size);
+      size_t max_chunks = std::max<size_t>(1, static_cast<size_t>(s_.max_bytes / m->chunk_size));
       for (const auto& [_, trace] : traces) snapshot::MergeFirstTouches(m, trace, max_chunks);
       chunks = m->prefetch.size();
       clones = m->learned_clones;
-      return m->learned_clones != before;
+      changed = m->learned_clones != before;
+      return changed;
     });
     if (!st.ok()) {
       spdlog::warn("volume: {}: first touches of {} clone(s) not learned: {}", from, traces.size(),
                    st.ToString());
       continue;
     }
+    if (!changed) continue;  // it learned from snapshot::kMaxLearnedClones clones already
     {
       std::lock_guard lock(mu_);
       merged_ += traces.size();
