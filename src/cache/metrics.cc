@@ -37,6 +37,8 @@ MetricsSnapshot Snapshot(const ProxyCounters& c) {
   m.requests_h2 = c.requests_h2;
   m.big_fills = c.big_fills;
   m.big_read_bytes = c.big_read_bytes;
+  m.dictionaries_kept = c.dictionaries_kept;
+  m.dictionary_misses = c.dictionary_misses;
   return m;
 }
 
@@ -79,6 +81,12 @@ void RenderDiskMetrics(std::string* out, const MetricsSnapshot& m) {
   Metric(out, "ferry_cache_refresh_bytes_total", "counter",
          "Bytes those revalidations wrote (refresh records): per revalidation, this / refreshes.",
          m.refresh_bytes);
+  Metric(out, "ferry_cache_dictionaries_kept_total", "counter",
+         "Answers kept as compression dictionaries (RFC 9842 Use-As-Dictionary).", m.dictionaries_kept);
+  Metric(out, "ferry_cache_dictionary_misses_total", "counter",
+         "Requests naming a dictionary (Available-Dictionary) the cache does not know or that does not apply to them.",
+         m.dictionary_misses);
+  Metric(out, "ferry_cache_dictionaries", "gauge", "Compression dictionaries known in memory.", m.dictionaries);
   Metric(out, "ferry_cache_big_fills_total", "counter", "Big objects written to disk as they streamed.",
          m.big_fills);
   Metric(out, "ferry_cache_big_read_bytes_total", "counter", "Stored bytes of big objects read for answers.",
@@ -117,9 +125,9 @@ void RenderCodingMetrics(std::string* o, const MetricsSnapshot& m) {
   by_coding("ferry_cache_response_bytes_total", "counter", "Body bytes sent to clients by content coding.",
             [&](size_t i) { return m.coding_bytes[i]; }, false);
   by_coding("ferry_cache_variant_encode_bytes_total", "counter",
-            "Bytes encoded into br and gzip variants of stored entries.",
+            "Bytes encoded into br, gzip and dcz variants of stored entries.",
             [&](size_t i) { return m.coding_encode_bytes[i]; }, true);
-  by_coding("ferry_cache_variant_encode_cpu_seconds_total", "counter", "br and gzip variant encode CPU time.",
+  by_coding("ferry_cache_variant_encode_cpu_seconds_total", "counter", "br, gzip and dcz variant encode CPU time.",
             [&](size_t i) { return Seconds(m.coding_encode_ns[i]); }, true);
 }
 

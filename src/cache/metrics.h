@@ -9,8 +9,8 @@
 namespace ferry::cache {
 
 // The codings answers are counted by, in negotiation.h's Coding order.
-inline constexpr size_t kCodings = 4;
-inline constexpr const char* kCodingNames[kCodings] = {"identity", "zstd", "br", "gzip"};
+inline constexpr size_t kCodings = 5;
+inline constexpr const char* kCodingNames[kCodings] = {"identity", "zstd", "br", "gzip", "dcz"};
 
 // Live counters, bumped by the proxy from any thread.
 struct ProxyCounters {
@@ -29,13 +29,16 @@ struct ProxyCounters {
   std::atomic<uint64_t> encode_behind{0};  // of them, bodies compressed behind their fills
   std::atomic<uint64_t> decode_ns{0}, decode_bytes{0};      // zstd for identity clients
   // Per coding sent to clients (negotiation.h Coding: identity, zstd, br,
-  // gzip): answers, body bytes, and the encoding of br / gzip variants.
+  // gzip, dcz): answers, body bytes, and the encoding of br / gzip / dcz variants.
   std::atomic<uint64_t> coding_responses[kCodings]{}, coding_bytes[kCodings]{};
   std::atomic<uint64_t> coding_encode_ns[kCodings]{}, coding_encode_bytes[kCodings]{};
   // Requests received, by protocol (Proxy::CountRequest).
   std::atomic<uint64_t> requests_h1{0}, requests_h2{0};
   std::atomic<uint64_t> big_fills{0};       // big objects written to disk from their spool
   std::atomic<uint64_t> big_read_bytes{0};  // stored bytes of big objects read for answers
+  // Compression dictionaries (RFC 9842): answers kept as dictionaries, and
+  // requests naming one the cache does not know or that does not apply.
+  std::atomic<uint64_t> dictionaries_kept{0}, dictionary_misses{0};
 };
 
 struct MetricsSnapshot {
@@ -50,6 +53,7 @@ struct MetricsSnapshot {
   uint64_t coding_encode_ns[kCodings] = {}, coding_encode_bytes[kCodings] = {};
   uint64_t requests_h1 = 0, requests_h2 = 0;
   uint64_t big_fills = 0, big_read_bytes = 0;
+  uint64_t dictionaries_kept = 0, dictionary_misses = 0, dictionaries = 0;  // dictionaries: known now
   // The store's state (disk_store.h).
   uint64_t disk_entries = 0, disk_bytes = 0, evictions = 0, corrupt = 0;
   uint64_t disk_logical_bytes = 0, disk_allocated_bytes = 0, disk_big_entries = 0;

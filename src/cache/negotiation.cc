@@ -65,6 +65,7 @@ std::string_view CodingName(Coding c) {
     case Coding::kZstd: return "zstd";
     case Coding::kBr: return "br";
     case Coding::kGzip: return "gzip";
+    case Coding::kDcz: return "dcz";
     case Coding::kIdentity: break;
   }
   return "identity";

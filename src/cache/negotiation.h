@@ -18,8 +18,11 @@ namespace ferry::cache {
 bool AcceptsCoding(std::string_view accept_encoding, std::string_view coding);
 
 // The representations of a stored object a client may get.
-enum class Coding { kIdentity, kZstd, kBr, kGzip };
-std::string_view CodingName(Coding c);  // "identity", "zstd", "br", "gzip"
+// kDcz (RFC 9842: zstd against a dictionary the client holds) is never
+// chosen here: the proxy answers it when a dictionary applies
+// (dictionary.h).
+enum class Coding { kIdentity, kZstd, kBr, kGzip, kDcz };
+std::string_view CodingName(Coding c);  // "identity", "zstd", "br", "gzip", "dcz"
 
 // What the client-facing hop sends (RFC 9110 12.5.3): among the codings on
 // offer (identity always), the one Accept-Encoding

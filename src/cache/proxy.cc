@@ -181,7 +181,9 @@ std::optional<ProxyResponse> Proxy::Run(const ProxyRequest& req, bool may_block)
     if (ServableWithoutRevalidation(req_cc, entry->cache_control, entry->lifetime, entry->AgeAt(Now()))) {
       // The event loop decodes small bodies only; a worker does the rest.
       constexpr uint64_t kLoopDecodeLimit = 256 << 10;
-      if (!may_block && entry->meta.logical_length > kLoopDecodeLimit && NeedsDecode(req, *entry)) {
+      // Hashing a dictionary or making a dcz answer: a worker.
+      if (!may_block && ((entry->meta.logical_length > kLoopDecodeLimit && NeedsDecode(req, *entry)) ||
+                         DictionaryWork(req, *entry))) {
         return std::nullopt;
       }
       counters_.hits++;

@@ -57,10 +57,12 @@
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "base/single_flight.h"
 #include "cache/access.h"
 #include "cache/cache_status.h"
+#include "cache/dictionary.h"
 #include "cache/disk_store.h"
 #include "cache/fill.h"
 #include "cache/fill_encoder.h"
@@ -80,6 +82,25 @@
 namespace ferry::cache {
 
 inline constexpr std::string_view kMetricsPath = "/_ferry/metrics";
+
+// Compression dictionaries (RFC 9842; dictionary.h, proxy_dictionary.cc).
+// An answer is marked as a dictionary by the origin's Use-As-Dictionary,
+// or here: a path matching one of `match` gets `match="that pattern"`;
+// with `versioned`, a versioned asset name gets the pattern of its other
+// versions. ferry marks answers only for secure contexts (HTTPS or a
+// loopback host), keeps each dictionary it served by its SHA-256 (in the
+// store, beside the entries), and answers a client that holds one and
+// takes dcz with the object compressed against it, when that is smaller:
+// made once per (object, dictionary) with single flight, kept in the
+// memory tier's second half and on disk like any entry.
+struct DictionarySettings {
+  bool enabled = true;              // answer dcz (and honour the origin's marks)
+  std::vector<std::string> match;   // path patterns to mark ('*': any run)
+  bool versioned = false;           // mark versioned asset names
+  int level = 19;                   // zstd level of dcz answers (1..19)
+  uint64_t max_size = 8 << 20;      // larger answers are not kept as dictionaries
+  size_t max_known = 4096;          // dictionaries kept in memory (more: on disk only)
+};
 
 struct ProxyOptions {
   Routing routing;
@@ -119,6 +140,7 @@ struct ProxyOptions {
   // are compressed inline before the fill is answered.
   uint64_t encode_behind_max = 64 << 10;
   FillEncoderOptions encode_behind;  // its bounds and batching (its level: `level`)
+  DictionarySettings dictionaries;
 };
 
 // The request as the server read it (http::RequestReader).
@@ -213,8 +235,37 @@ class Proxy {
   // nullptr when that cannot be made.
   std::shared_ptr<const CachedObject> AnswerSource(const ProxyRequest& req,
                                                    const std::shared_ptr<const CachedObject>& object, Coding coding);
+  // The dcz answer to `req` (`partial`: its headers so far) when it names
+  // a dictionary and DczVariant has one; else nullopt, `partial`'s Vary
+  // set for a request that named one.
+  std::optional<ProxyResponse> DczAnswer(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
+                                         Coding coding, ProxyResponse* partial);
   // Counts an answer in the per-coding metrics.
   ProxyResponse Counted(Coding coding, ProxyResponse r);
+  // Compression dictionaries (proxy_dictionary.cc). MarkDictionary: sets
+  // Use-As-Dictionary on the answer when the settings mark it (`tier`: a
+  // lower tier's request, marked whatever its scheme) and keeps an answer
+  // marked so (by them or the origin) as a dictionary. DczVariant: the
+  // dcz body for `req`, or nullptr (no dictionary applies, or it would not
+  // be smaller than `ordinary` bytes); `*vary_id`: it needed Dictionary-ID.
+  // DictionaryWork: whether either would block (for the event loop).
+  void MarkDictionary(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object, bool tier,
+                      ProxyResponse* r);
+  std::shared_ptr<const CachedObject> DczVariant(const ProxyRequest& req,
+                                                 const std::shared_ptr<const CachedObject>& object, uint64_t ordinary,
+                                                 bool* vary_id);
+  bool DictionaryWork(const ProxyRequest& req, const CachedObject& object);
+  // The mark that applies to an answer of `object` to `req`, or nullopt;
+  // `*configured`: it came from the settings (not the origin).
+  std::optional<DictionaryMark> MarkFor(const ProxyRequest& req, const CachedObject& object, bool tier,
+                                        bool* configured) const;
+  void KeepDictionary(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
+                      const DictionaryMark& mark);
+  // A dictionary by its SHA-256 (raw bytes): from memory, else the store.
+  std::optional<DictionaryInfo> KnownDictionary(const std::string& hash);
+  void Remember(DictionaryInfo info);  // into dictionaries_, within max_known
+  std::shared_ptr<const CachedObject> MakeDcz(const std::shared_ptr<const CachedObject>& object,
+                                              const DictionaryInfo& dict, const std::string& key);
   // The identity body of a zstd object, from memory or decoded now (and
   // kept); nullptr when it does not decode (the entry is then removed).
   std::shared_ptr<const CachedObject> DecodedCopy(const CachedObject& object);
@@ -263,6 +314,12 @@ class Proxy {
   std::mutex pending_mu_;
   std::condition_variable pending_stored_;  // a key's `storing` ended
   std::unordered_map<std::string, PendingEncode> pending_;  // guarded by pending_mu_
+  // Dictionaries known, by SHA-256 (raw bytes), and the entries kept as
+  // one: key -> (object id, the expiry stored), so a hit costs no hashing.
+  std::mutex dict_mu_;
+  std::unordered_map<std::string, DictionaryInfo> dictionaries_;                // guarded by dict_mu_
+  std::unordered_map<std::string, std::pair<uint64_t, int64_t>> dictionary_of_;  // guarded by dict_mu_
+  SingleFlight<std::string, std::shared_ptr<const CachedObject>> dcz_flights_;
   std::unique_ptr<FillEncoder> encoder_;  // destroyed (drained) after the pools, before the rest
   engine::BoundedPool big_fill_pool_;  // writes big objects from spools (proxy_big.cc)
   engine::BoundedPool exchange_pool_;  // last: destroyed (joined) first

@@ -48,22 +48,30 @@ ProxyResponse StoredAnswer(const ProxyRequest& req, const CachedObject& object, 
   return r;
 }
 
+// An answer's status and headers from a stored object, with Age and X-Cache.
+ProxyResponse StoredHeaders(const std::shared_ptr<const CachedObject>& object, CacheStatus x_cache) {
+  ProxyResponse r;
+  r.status = object->meta.status;
+  r.headers = object->meta.headers;
+  r.keep = object;
+  SetHeader(&r.headers, "Age", std::to_string(object->AgeAt(Now()).count()));
+  SetHeader(&r.headers, "X-Cache", std::string(CacheStatusName(x_cache)));
+  return r;
+}
+
 }  // namespace
 
 ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
                            CacheStatus x_cache) {
   const EntryMeta& m = object->meta;
-  ProxyResponse r;
-  r.status = m.status;
-  r.headers = m.headers;
-  r.keep = object;
-  SetHeader(&r.headers, "Age", std::to_string(object->AgeAt(Now()).count()));
-  SetHeader(&r.headers, "X-Cache", std::string(CacheStatusName(x_cache)));
+  ProxyResponse r = StoredHeaders(object, x_cache);
   // A big object goes to a lower tier as to any client (its frames are not
   // one zstd frame a tier could take as stored).
-  if (HeaderValue(req.headers, kTierHeader) == "stored" && !object->big) {
-    return StoredAnswer(req, *object, std::move(r));
-  }
+  const bool to_tier = HeaderValue(req.headers, kTierHeader) == "stored" && !object->big;
+  // This answer may be a compression dictionary (RFC 9842); a parent hop
+  // passes on what marks it.
+  MarkDictionary(req, object, to_tier, &r);
+  if (to_tier) return StoredAnswer(req, *object, std::move(r));
 
   // A Range is answered from the identity representation; otherwise the
   // client gets the stored zstd, a br or gzip variant made from it, or
@@ -75,6 +83,10 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   const bool coded = coding != Coding::kIdentity;
   std::string etag = HeaderValue(m.headers, "etag");
   if (zstd_stored) SetHeader(&r.headers, "Vary", "Accept-Encoding");
+  // The client may hold a dictionary that makes a smaller answer.
+  if (range.empty()) {
+    if (auto dcz = DczAnswer(req, object, coding, &r)) return std::move(*dcz);
+  }
   if (coded) {
     SetHeader(&r.headers, "Content-Encoding", std::string(CodingName(coding)));
     RemoveHeader(&r.headers, "Accept-Ranges");
@@ -128,6 +140,39 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   r.body = std::string_view(source->body).substr(first, count);
   r.keep = std::move(source);
   return Counted(coding, std::move(r));
+}
+
+std::optional<ProxyResponse> Proxy::DczAnswer(const ProxyRequest& req,
+                                              const std::shared_ptr<const CachedObject>& object, Coding coding,
+                                              ProxyResponse* partial) {
+  if (HeaderValue(req.headers, "available-dictionary").empty()) return std::nullopt;
+  bool vary_id = false;
+  const uint64_t ordinary = coding == Coding::kIdentity ? object->meta.logical_length : object->body.size();
+  std::shared_ptr<const CachedObject> dcz = DczVariant(req, object, ordinary, &vary_id);
+  if (dcz || object->meta.encoding == StoredEncoding::kZstd) {
+    SetHeader(&partial->headers, "Vary", vary_id ? "Accept-Encoding, Available-Dictionary, Dictionary-ID"
+                                                 : "Accept-Encoding, Available-Dictionary");
+  }
+  if (!dcz) return std::nullopt;
+  ProxyResponse r = std::move(*partial);
+  SetHeader(&r.headers, "Content-Encoding", "dcz");
+  RemoveHeader(&r.headers, "Accept-Ranges");
+  std::string etag = HeaderValue(object->meta.headers, "etag");
+  if (!etag.empty()) {
+    Sha256Digest hash;
+    std::copy_n(dcz->body.begin() + 8, hash.size(), hash.begin());  // DczHeader's
+    etag = DczEtag(etag, hash);
+    SetHeader(&r.headers, "ETag", etag);
+  }
+  if (MatchesConditional(req, *object, etag)) return Counted(Coding::kDcz, NotModifiedAnswer(std::move(r)));
+  if (req.method == "HEAD") {
+    r.head_length = dcz->body.size();
+    r.keep.reset();
+    return Counted(Coding::kDcz, std::move(r));
+  }
+  r.body = dcz->body;
+  r.keep = std::move(dcz);
+  return Counted(Coding::kDcz, std::move(r));
 }
 
 std::shared_ptr<const CachedObject> Proxy::AnswerSource(const ProxyRequest& req,

@@ -22,14 +22,10 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-class ProxyTest : public ::testing::Test {
+class ProxyTest : public ProxyFixture {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/ferry-proxy-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    store_ = OpenTestStore(dir_);
-    options_.routing = std::move(ParseRouting("http://origin.test:8000", {})).value();
+    ProxyFixture::SetUp();
     options_.admin_allow = std::move(ParseAllowList({"127.0.0.1"})).value();
     body_ = Text(100'000);
     upstream_.answers["/page"] = {200,
@@ -39,24 +35,10 @@ class ProxyTest : public ::testing::Test {
                                   body_};
     upstream_.answers["/private"] = {200, {{"Content-Type", "text/html"}, {"Cache-Control", "private"}}, body_};
   }
-  void TearDown() override {
-    proxy_.reset();  // first: it stores what it compresses behind fills as it ends
-    fs::remove_all(dir_);
-  }
-
-  Proxy& proxy() {
-    if (!proxy_) proxy_ = std::make_unique<Proxy>(options_, store_.get(), &upstream_);
-    return *proxy_;
-  }
   static ProxyRequest Get(const std::string& target, http::Headers headers = {}) {
     return GetRequest(target, std::move(headers));
   }
 
-  std::string dir_;
-  std::unique_ptr<DiskStore> store_;
-  ProxyOptions options_;
-  FakeUpstream upstream_;
-  std::unique_ptr<Proxy> proxy_;
   std::string body_;
 };
 

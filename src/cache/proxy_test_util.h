@@ -12,6 +12,11 @@
 #include <set>
 #include <string>
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "cache/disk_store.h"
 #include "cache/proxy.h"
 #include "cache/upstream.h"
@@ -108,6 +113,33 @@ class FakeUpstream : public Upstream {
  private:
   std::mutex mu_;
   std::condition_variable cv_;
+};
+
+// A proxy over a FakeUpstream and a store in a temporary directory, made
+// on first use from options_ (routed to http://origin.test:8000).
+class ProxyFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/ferry-proxy-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    store_ = OpenTestStore(dir_);
+    options_.routing = std::move(ParseRouting("http://origin.test:8000", {})).value();
+  }
+  void TearDown() override {
+    proxy_.reset();  // first: it stores what it compresses behind fills as it ends
+    std::filesystem::remove_all(dir_);
+  }
+  Proxy& proxy() {
+    if (!proxy_) proxy_ = std::make_unique<Proxy>(options_, store_.get(), &upstream_);
+    return *proxy_;
+  }
+
+  std::string dir_;
+  std::unique_ptr<DiskStore> store_;
+  ProxyOptions options_;
+  FakeUpstream upstream_;
+  std::unique_ptr<Proxy> proxy_;
 };
 
 }  // namespace ferry::cache

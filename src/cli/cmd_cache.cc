@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cache/dictionary.h"
 #include "cache/server.h"
 #include "cli/cli_util.h"
 #include "cli/config_file.h"
@@ -42,7 +43,29 @@ struct CacheArgs {
   std::string tls_port_file;
   bool no_http2 = false;
   size_t max_connections = 10'000;
+  std::vector<std::string> dictionary_match;
+  bool dictionary_versioned = false;
+  bool no_dictionaries = false;
+  int dictionary_level = 19;
 };
+
+// RFC 9842 dictionaries: which answers ferry marks, and dcz answers.
+Status DictionaryOptions(const CacheArgs& a, cache::DictionarySettings* d) {
+  for (const std::string& m : a.dictionary_match) {
+    if (!m.starts_with("/") || !cache::ResolveMatch(m, "/", "h", false)) {
+      return Status::InvalidArgument("--dictionary-match " + m +
+                                     ": give a path pattern that starts with / (with * for any run of characters)");
+    }
+  }
+  if (a.no_dictionaries && (!a.dictionary_match.empty() || a.dictionary_versioned)) {
+    return Status::InvalidArgument("--no-dictionaries cannot go with --dictionary-match or --dictionary-versioned");
+  }
+  d->enabled = !a.no_dictionaries;
+  d->match = a.dictionary_match;
+  d->versioned = a.dictionary_versioned;
+  d->level = a.dictionary_level;
+  return Status::Ok();
+}
 
 // --tls-cert and --tls-key in pairs (the first the default certificate,
 // the others chosen by SNI), and where HTTPS is served.
@@ -69,6 +92,7 @@ int RunServe(const CacheArgs& a) {
   o.listen = a.listen;
   o.port_file = a.port_file;
   if (Status st = TlsOptions(a, &o); !st.ok()) return Fail("cache serve", st);
+  if (Status st = DictionaryOptions(a, &o.proxy.dictionaries); !st.ok()) return Fail("cache serve", st);
   if (a.max_connections < 1) return Fail("cache serve", Status::InvalidArgument("--max-connections must be at least 1"));
   o.max_connections = a.max_connections;
   auto routing = cache::ParseRouting(a.origin, a.host_map);
@@ -135,6 +159,22 @@ int RunServe(const CacheArgs& a) {
   return 0;
 }
 
+void AddDictionaryOptions(CLI::App* serve, CacheArgs* a) {
+  serve->add_option("--dictionary-match", a->dictionary_match,
+                    "Mark answers whose path matches this pattern (* for any run) as compression dictionaries "
+                    "(RFC 9842 Use-As-Dictionary, match=the pattern) for later versions; repeatable; HTTPS or "
+                    "localhost clients only");
+  serve->add_flag("--dictionary-versioned", a->dictionary_versioned,
+                  "Mark versioned asset names (app.3f2a9c1b.js, lib-1.2.3.min.js) as dictionaries for their other "
+                  "versions");
+  serve->add_option("--dictionary-level", a->dictionary_level,
+                    "zstd level of dcz answers (made once per object and dictionary)")
+      ->check(CLI::Range(1, 19))
+      ->capture_default_str();
+  serve->add_flag("--no-dictionaries", a->no_dictionaries,
+                  "Never answer dcz, nor keep dictionaries (the origin's Use-As-Dictionary still passes)");
+}
+
 }  // namespace
 
 void AddCacheCommand(CLI::App& app, int* exit_code) {
@@ -179,6 +219,7 @@ void AddCacheCommand(CLI::App& app, int* exit_code) {
                     "gzip level of variants for clients that take gzip only (0: send them identity)")
       ->check(CLI::Range(0, 9))
       ->capture_default_str();
+  AddDictionaryOptions(serve, a.get());
   serve->add_option("--compress-type", a->compress_types,
                     "Also compress this media type (type/subtype, type/* or *+suffix; repeatable)");
   serve->add_flag("--transform-no-transform", a->transform_no_transform,

@@ -201,6 +201,7 @@ class H2Connection : public std::enable_shared_from_this<H2Connection> {
 
   // HandleInline on the loop; else Handle on a worker.
   void StartRequest(int32_t id, ServerRequest req) {
+    req.tls = c_.tls();
     std::optional<ServerResponse> r = config_.handler->HandleInline(req);
     if (r) {
       session_.Respond(id, std::move(*r));

@@ -389,6 +389,7 @@ struct Server::Impl {
       if (reader.state() == RequestReader::State::kHeader) {
         ServerRequest head = reader.Head();
         head.peer = c.peer();
+        head.tls = c.tls();
         if (handler->StreamBody(head)) {
           if (!co_await ServeStreamed(c, buffer, reader, std::move(head))) break;
           continue;
@@ -410,6 +411,7 @@ struct Server::Impl {
       if (reader.state() != RequestReader::State::kDone) break;
       ServerRequest req = reader.TakeRequest();
       req.peer = c.peer();
+      req.tls = c.tls();
       std::optional<ServerResponse> r = handler->HandleInline(req);
       if (!r) {
         Handler* h = handler;

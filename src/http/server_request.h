@@ -19,6 +19,7 @@ struct ServerRequest {
   // A body read as it arrives (Handler::StreamBody said so); else null.
   std::shared_ptr<RequestBody> stream;
   std::string peer;  // the client's IP address
+  bool tls = false;  // received over TLS
   int version = 11;  // 10 or 11 (HTTP/1.x), 20 (HTTP/2)
 };
 

@@ -13,11 +13,19 @@ import fcntl
 import json
 import os
 import subprocess
+import sys
 import time
 
 
 class BrowserError(Exception):
     pass
+
+
+def check(cond, what):
+    """A test's assertion: prints FAIL and what, and exits 1, when cond is false."""
+    if not cond:
+        print("FAIL:", what, file=sys.stderr)
+        sys.exit(1)
 
 
 class Browser:

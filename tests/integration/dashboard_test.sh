@@ -58,14 +58,9 @@ curl -sf -XPOST "$B_URL/_admin/faults" -d '{}' >/dev/null  # the dead letter can
 /usr/bin/python3 - "$SERVER" "$TMP" "$FAILED" "$CANCELLED" "$SLOW" <<'PY' || fail "the dashboard in Chromium (see above)"
 import json, os, sys, time
 sys.path.insert(0, os.path.join(os.environ["FERRY_SOURCE"], "tests/integration"))
-from cdp import Browser
+from cdp import Browser, check
 
 server, tmp, failed, cancelled, slow = sys.argv[1:6]
-def check(cond, what):
-    if not cond:
-        print("FAIL:", what, file=sys.stderr)
-        sys.exit(1)
-
 with open(os.path.join(tmp, "chromium.log"), "w") as log, \
         Browser(["--window-size=1400,1500", "--user-data-dir=" + os.path.join(tmp, "profile")], log=log) as b:
     b.navigate(server + "/?refresh=500")

@@ -58,14 +58,9 @@ grep -qi "^access-control-allow-origin" "$TMP/h" && fail "a foreign origin was a
 /usr/bin/python3 - "$ORIGIN" "$PAGE_PORT" "$TMP" <<'PY' || fail "the page in Chromium (see above)"
 import os, sys
 sys.path.insert(0, os.path.join(os.environ["FERRY_SOURCE"], "tests/integration"))
-from cdp import Browser
+from cdp import Browser, check
 
 origin, port, tmp = sys.argv[1:4]
-def check(cond, what):
-    if not cond:
-        print("FAIL:", what, file=sys.stderr)
-        sys.exit(1)
-
 with open(os.path.join(tmp, "chromium.log"), "w") as log, \
         Browser(["--user-data-dir=" + os.path.join(tmp, "profile")], log=log) as b:
     b.navigate(origin + "/presigned_upload.html")
