@@ -26,7 +26,10 @@
 
 namespace ferry::cache {
 
-enum class StoredEncoding { kIdentity, kZstd };
+// kZstdDict: one zstd frame made with a dictionary the cache trained
+// (trained_dictionaries.h), named by the frame's dictionary ID; decoded
+// before it is sent (no client has that dictionary).
+enum class StoredEncoding { kIdentity, kZstd, kZstdDict };
 
 struct EntryMeta {
   std::string key;  // the cache key the entry answers

@@ -59,7 +59,7 @@ std::string EncodeMeta(const EntryMeta& m) {
   out.reserve(64 + m.key.size() + 48 * m.headers.size());
   out.push_back(static_cast<char>(kVersion));
   PutVarint(&out, static_cast<uint64_t>(m.status));
-  out.push_back(m.encoding == StoredEncoding::kZstd ? 1 : 0);
+  out.push_back(static_cast<char>(m.encoding));  // 0 identity, 1 zstd, 2 zstd with a trained dictionary
   PutVarint(&out, m.logical_length);
   PutVarint(&out, m.stored_length);
   PutSignedVarint(&out, m.request_time);
@@ -83,8 +83,8 @@ Result<EntryMeta> DecodeMeta(std::string_view in) {
   if (status > 999) return MetaDamaged("status " + std::to_string(status));
   m.status = static_cast<int>(status);
   uint8_t enc = r.U8();
-  if (enc > 1) return MetaDamaged("unknown encoding " + std::to_string(enc));
-  m.encoding = enc == 1 ? StoredEncoding::kZstd : StoredEncoding::kIdentity;
+  if (enc > 2) return MetaDamaged("unknown encoding " + std::to_string(enc));
+  m.encoding = static_cast<StoredEncoding>(enc);
   m.logical_length = r.Varint();
   m.stored_length = r.Varint();
   m.request_time = r.SignedVarint();

@@ -87,6 +87,11 @@ void RenderDiskMetrics(std::string* out, const MetricsSnapshot& m) {
          "Requests naming a dictionary (Available-Dictionary) the cache does not know or that does not apply to them.",
          m.dictionary_misses);
   Metric(out, "ferry_cache_dictionaries", "gauge", "Compression dictionaries known in memory.", m.dictionaries);
+  Metric(out, "ferry_cache_trained_dictionaries_total", "counter",
+         "Dictionaries trained on small bodies (per content class), stored beside the entries.",
+         m.trained_dictionaries);
+  Metric(out, "ferry_cache_trained_entries_total", "counter",
+         "Bodies under --min-size stored compressed with a trained dictionary.", m.trained_entries);
   Metric(out, "ferry_cache_big_fills_total", "counter", "Big objects written to disk as they streamed.",
          m.big_fills);
   Metric(out, "ferry_cache_big_read_bytes_total", "counter", "Stored bytes of big objects read for answers.",

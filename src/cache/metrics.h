@@ -54,6 +54,7 @@ struct MetricsSnapshot {
   uint64_t requests_h1 = 0, requests_h2 = 0;
   uint64_t big_fills = 0, big_read_bytes = 0;
   uint64_t dictionaries_kept = 0, dictionary_misses = 0, dictionaries = 0;  // dictionaries: known now
+  uint64_t trained_dictionaries = 0, trained_entries = 0;  // trained_dictionaries.h
   // The store's state (disk_store.h).
   uint64_t disk_entries = 0, disk_bytes = 0, evictions = 0, corrupt = 0;
   uint64_t disk_logical_bytes = 0, disk_allocated_bytes = 0, disk_big_entries = 0;

@@ -38,6 +38,25 @@ Proxy::Proxy(ProxyOptions options, DiskStore* store, Upstream* upstream)
       big_fill_pool_(options_.big_fill_threads, options_.big_fill_queue),
       exchange_pool_(options_.upstream_threads, options_.upstream_queue) {
   for (const auto& p : options_.parents) parent_names_.push_back(p.host + ":" + std::to_string(p.port));
+  small_transcode_ = options_.transcode;
+  small_transcode_.min_size = 0;
+  if (options_.trained.enabled && options_.transcode.min_size > 0) {
+    TrainedSettings t = options_.trained;
+    t.level = options_.level;
+    TrainedDictionaries::Storage storage;
+    storage.put = [this](const std::string& key, const std::string& bytes) {
+      EntryMeta meta;
+      meta.key = key;
+      meta.logical_length = bytes.size();
+      return store_->Put(meta, bytes, /*sync=*/true);
+    };
+    storage.get = [this](const std::string& key) -> std::optional<std::string> {
+      auto got = store_->Get(key);
+      if (!got.ok() || !*got) return std::nullopt;
+      return std::move((*got)->body);
+    };
+    trained_ = std::make_unique<TrainedDictionaries>(t, std::move(storage));
+  }
   if (options_.encode_behind_max > 0) {
     FillEncoderOptions e = options_.encode_behind;
     e.level = options_.level;
@@ -79,6 +98,15 @@ MetricsSnapshot Proxy::Metrics() const {
   m.compactions = d.compactions;
   m.compacted_bytes = d.compacted_bytes;
   m.refreshes = d.refreshes;
+  if (trained_) {
+    TrainedStats t = trained_->stats();
+    m.trained_dictionaries = t.trained;
+    m.trained_entries = t.compressed;
+  }
+  {
+    std::lock_guard lock(dict_mu_);
+    m.dictionaries = dictionaries_.size();
+  }
   m.refresh_bytes = d.refresh_bytes;
   m.memory_entries = hot_.entries();
   m.memory_bytes = hot_.bytes() + decoded_.bytes();

@@ -72,6 +72,7 @@
 #include "cache/negotiation.h"
 #include "cache/routing.h"
 #include "cache/spool.h"
+#include "cache/trained_dictionaries.h"
 #include "cache/transcode_policy.h"
 #include "cache/upstream.h"
 #include "engine/bounded_pool.h"
@@ -141,6 +142,9 @@ struct ProxyOptions {
   uint64_t encode_behind_max = 64 << 10;
   FillEncoderOptions encode_behind;  // its bounds and batching (its level: `level`)
   DictionarySettings dictionaries;
+  // Dictionaries trained on small bodies (under transcode.min_size) to
+  // store them compressed (trained_dictionaries.h); its level: `level`.
+  TrainedSettings trained;
 };
 
 // The request as the server read it (http::RequestReader).
@@ -276,6 +280,9 @@ class Proxy {
   // Compresses `object` in place when eligible; its original (for
   // decoded_, under the object's id once prepared), or nullptr.
   std::shared_ptr<CachedObject> CompressInline(CachedObject* object);
+  // The same for a body under --min-size, with its class's trained
+  // dictionary (trained_dictionaries.h) when one saves enough.
+  std::shared_ptr<CachedObject> CompressSmall(CachedObject* object);
   // Compressing behind fills (proxy_encode.cc). EncodeBehind: `object`
   // prepared and queued, served meanwhile from memory as it came; false
   // when it is over encode_behind_max or the encoder takes no more
@@ -316,10 +323,12 @@ class Proxy {
   std::unordered_map<std::string, PendingEncode> pending_;  // guarded by pending_mu_
   // Dictionaries known, by SHA-256 (raw bytes), and the entries kept as
   // one: key -> (object id, the expiry stored), so a hit costs no hashing.
-  std::mutex dict_mu_;
+  mutable std::mutex dict_mu_;
   std::unordered_map<std::string, DictionaryInfo> dictionaries_;                // guarded by dict_mu_
   std::unordered_map<std::string, std::pair<uint64_t, int64_t>> dictionary_of_;  // guarded by dict_mu_
   SingleFlight<std::string, std::shared_ptr<const CachedObject>> dcz_flights_;
+  TranscodeSettings small_transcode_;  // options_.transcode without its min_size
+  std::unique_ptr<TrainedDictionaries> trained_;  // null when off
   std::unique_ptr<FillEncoder> encoder_;  // destroyed (drained) after the pools, before the rest
   engine::BoundedPool big_fill_pool_;  // writes big objects from spools (proxy_big.cc)
   engine::BoundedPool exchange_pool_;  // last: destroyed (joined) first

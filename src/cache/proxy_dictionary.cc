@@ -112,7 +112,7 @@ void Proxy::KeepDictionary(const ProxyRequest& req,
   std::optional<std::string> pattern = ResolveMatch(mark.match, PathOf(req), host, req.tls);
   if (!pattern || mark.type != "raw") return;
   std::shared_ptr<const CachedObject> plain =
-      object->meta.encoding == StoredEncoding::kZstd ? DecodedCopy(*object) : object;
+      object->meta.encoding != StoredEncoding::kIdentity ? DecodedCopy(*object) : object;
   if (!plain) return;
   DictionaryInfo info;
   info.hash = Sha256(plain->body);
@@ -273,7 +273,7 @@ std::shared_ptr<const CachedObject> Proxy::MakeDcz(
     bytes = std::move(copy);
   }
   std::shared_ptr<const CachedObject> plain =
-      object->meta.encoding == StoredEncoding::kZstd ? DecodedCopy(*object) : object;
+      object->meta.encoding != StoredEncoding::kIdentity ? DecodedCopy(*object) : object;
   if (!plain) return nullptr;
   const uint64_t cpu_start = ThreadCpuNanos();
   auto frame = codec::ZstdCompressWithPrefix(plain->body, bytes->body, options_.dictionaries.level);

@@ -19,6 +19,12 @@ int64_t Epoch(SysSeconds t) { return t.time_since_epoch().count(); }
 std::shared_ptr<const CachedObject> Proxy::FromDisk(const std::string& key) {
   auto got = store_->Get(key);
   if (!got.ok() || !*got) return nullptr;
+  // An entry whose trained dictionary is gone (evicted; trained dictionaries
+  // turned off) is a miss.
+  if ((*got)->meta.encoding == StoredEncoding::kZstdDict && !(trained_ && trained_->Knows((*got)->body))) {
+    (void)store_->Remove(key);
+    return nullptr;
+  }
   auto object = std::make_shared<CachedObject>();
   object->meta = std::move((*got)->meta);
   object->body = std::move((*got)->body);
@@ -186,6 +192,22 @@ std::shared_ptr<CachedObject> Proxy::CompressInline(CachedObject* object) {
 
 // Compresses what is eligible, stores what may be stored (sharing it with
 // the requests that waited), and answers with it either way.
+std::shared_ptr<CachedObject> Proxy::CompressSmall(CachedObject* object) {
+  if (!trained_ || !ShouldCompress(object->meta, object->body.size(), small_transcode_)) return nullptr;
+  const uint64_t cpu_start = ThreadCpuNanos();
+  auto frame = trained_->Offer(HeaderValue(object->meta.headers, "content-type"), object->body);
+  if (!frame) return nullptr;  // no dictionary yet, or too little saved: stored as it came
+  counters_.encode_ns += ThreadCpuNanos() - cpu_start;
+  counters_.encode_bytes += object->body.size();
+  auto plain = std::make_shared<CachedObject>();
+  plain->meta.key = object->meta.key;
+  plain->body = std::move(object->body);
+  object->body = std::move(*frame);
+  object->meta.encoding = StoredEncoding::kZstdDict;
+  object->meta.stored_length = object->body.size();
+  return plain;
+}
+
 std::shared_ptr<const Proxy::Fill> Proxy::StoreFill(std::shared_ptr<Fill> fill, const Route& route,
                                                     const std::shared_ptr<const CachedObject>& stale,
                                                     std::shared_ptr<CachedObject> object, bool storable,
@@ -198,6 +220,8 @@ std::shared_ptr<const Proxy::Fill> Proxy::StoreFill(std::shared_ptr<Fill> fill, 
       return fill;
     }
     plain = CompressInline(object.get());
+  } else if (storable) {
+    plain = CompressSmall(object.get());
   }
   Prepare(object.get(), options_.cache);
   std::shared_ptr<const CachedObject> shared = std::move(object);

@@ -48,6 +48,15 @@ ProxyResponse StoredAnswer(const ProxyRequest& req, const CachedObject& object, 
   return r;
 }
 
+// Whether a lower tier's request is answered with the stored bytes. A big
+// object goes as to any client (its frames are not one zstd frame a tier
+// could take as stored), and so does an entry made with a trained
+// dictionary (the dictionary is this tier's own).
+bool SentAsStored(const ProxyRequest& req, const CachedObject& object) {
+  return HeaderValue(req.headers, kTierHeader) == "stored" && !object.big &&
+         object.meta.encoding != StoredEncoding::kZstdDict;
+}
+
 // An answer's status and headers from a stored object, with Age and X-Cache.
 ProxyResponse StoredHeaders(const std::shared_ptr<const CachedObject>& object, CacheStatus x_cache) {
   ProxyResponse r;
@@ -65,9 +74,7 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
                            CacheStatus x_cache) {
   const EntryMeta& m = object->meta;
   ProxyResponse r = StoredHeaders(object, x_cache);
-  // A big object goes to a lower tier as to any client (its frames are not
-  // one zstd frame a tier could take as stored).
-  const bool to_tier = HeaderValue(req.headers, kTierHeader) == "stored" && !object->big;
+  const bool to_tier = SentAsStored(req, *object);
   // This answer may be a compression dictionary (RFC 9842); a parent hop
   // passes on what marks it.
   MarkDictionary(req, object, to_tier, &r);
@@ -76,7 +83,7 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   // A Range is answered from the identity representation; otherwise the
   // client gets the stored zstd, a br or gzip variant made from it, or
   // identity (negotiation.h).
-  const bool zstd_stored = m.encoding == StoredEncoding::kZstd;
+  const bool zstd_stored = m.encoding != StoredEncoding::kIdentity;  // (with a trained dictionary: sent decoded)
   std::string range = HeaderValue(req.headers, "range");
   const Coding coding =
       range.empty() ? ChooseCoding(HeaderValue(req.headers, "accept-encoding"), Offer(*object)) : Coding::kIdentity;
@@ -180,8 +187,8 @@ std::shared_ptr<const CachedObject> Proxy::AnswerSource(const ProxyRequest& req,
                                                          Coding coding) {
   if (object->big) return object;  // its frames, read from disk as sent
   if (coding == Coding::kBr || coding == Coding::kGzip) return VariantCopy(*object, coding);
-  const bool zstd_stored = object->meta.encoding == StoredEncoding::kZstd;
-  if (zstd_stored && coding == Coding::kIdentity && req.method != "HEAD") return DecodedCopy(*object);
+  const bool compressed = object->meta.encoding != StoredEncoding::kIdentity;
+  if (compressed && coding == Coding::kIdentity && req.method != "HEAD") return DecodedCopy(*object);
   return object;
 }
 
@@ -234,7 +241,10 @@ std::shared_ptr<const CachedObject> Proxy::DecodedCopy(const CachedObject& objec
   std::shared_ptr<const CachedObject> plain = decoded_.Get(m.key);
   if (plain && plain->id == object.id) return plain;
   const uint64_t cpu_start = ThreadCpuNanos();
-  auto decoded = codec::ZstdDecompress(object.body);
+  auto decoded = m.encoding == StoredEncoding::kZstdDict
+                     ? (trained_ ? trained_->Decompress(object.body, m.logical_length)
+                                 : Result<std::string>(Status::NotFound("trained dictionaries are off")))
+                     : codec::ZstdDecompress(object.body);
   if (!decoded.ok() || decoded->size() != m.logical_length) {
     counters_.errors++;
     spdlog::warn("cache: a stored entry failed to decode; removed");
@@ -254,8 +264,8 @@ std::shared_ptr<const CachedObject> Proxy::DecodedCopy(const CachedObject& objec
 
 bool Proxy::NeedsDecode(const ProxyRequest& req, const CachedObject& object) {
   // A big object decodes a frame at a time as it is sent, on a worker.
-  if (object.big || object.meta.encoding != StoredEncoding::kZstd) return false;
-  if (HeaderValue(req.headers, kTierHeader) == "stored") return false;
+  if (object.big || object.meta.encoding == StoredEncoding::kIdentity) return false;
+  if (SentAsStored(req, object)) return false;
   const bool ranged = !HeaderValue(req.headers, "range").empty();
   const Coding coding = ranged ? Coding::kIdentity
                                : ChooseCoding(HeaderValue(req.headers, "accept-encoding"), Offer(object));

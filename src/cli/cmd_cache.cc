@@ -47,6 +47,7 @@ struct CacheArgs {
   bool dictionary_versioned = false;
   bool no_dictionaries = false;
   int dictionary_level = 19;
+  bool no_trained = false;
 };
 
 // RFC 9842 dictionaries: which answers ferry marks, and dcz answers.
@@ -152,6 +153,7 @@ int RunServe(const CacheArgs& a) {
   o.proxy.cache.default_ttl = std::chrono::seconds(*ttl / 1000);
   o.proxy.cache.heuristic_fraction = a.heuristic_fraction;
   o.proxy.br_level = a.br_level;
+  o.proxy.trained.enabled = !a.no_trained;
   o.proxy.gzip_level = a.gzip_level;
   o.proxy.cache.max_heuristic = std::chrono::seconds(*max_heuristic / 1000);
   Status st = cache::ServeCache(o);
@@ -171,6 +173,9 @@ void AddDictionaryOptions(CLI::App* serve, CacheArgs* a) {
                     "zstd level of dcz answers (made once per object and dictionary)")
       ->check(CLI::Range(1, 19))
       ->capture_default_str();
+  serve->add_flag("--no-trained-dictionaries", a->no_trained,
+                  "Store bodies under --min-size as they came (by default: compressed with a zstd dictionary "
+                  "trained per content type on what the cache stored, when that saves a tenth)");
   serve->add_flag("--no-dictionaries", a->no_dictionaries,
                   "Never answer dcz, nor keep dictionaries (the origin's Use-As-Dictionary still passes)");
 }

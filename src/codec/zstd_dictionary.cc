@@ -1,5 +1,6 @@
 #include "codec/zstd_dictionary.h"
 
+#include <zdict.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -93,6 +94,97 @@ Result<std::string> ZstdDecompressWithPrefix(std::string_view in, std::string_vi
   }
   if (left != 0) return Status::Corruption("zstd: the content ends inside a frame");
   return out;
+}
+
+struct ZstdTrainedDictionary::Handles {
+  ZSTD_CDict* cdict = nullptr;
+  ZSTD_DDict* ddict = nullptr;
+  ~Handles() {
+    ZSTD_freeCDict(cdict);
+    ZSTD_freeDDict(ddict);
+  }
+};
+
+ZstdTrainedDictionary::ZstdTrainedDictionary(std::string bytes, uint32_t id,
+                                             std::unique_ptr<Handles> h)
+    : bytes_(std::move(bytes)), id_(id), handles_(std::move(h)) {}
+ZstdTrainedDictionary::~ZstdTrainedDictionary() = default;
+
+Result<std::shared_ptr<const ZstdTrainedDictionary>> ZstdTrainedDictionary::Train(
+    const std::vector<std::string>& samples, size_t capacity, int level) {
+  std::string joined;
+  std::vector<size_t> sizes;
+  for (const std::string& s : samples) {
+    joined += s;
+    sizes.push_back(s.size());
+  }
+  std::string dict(capacity, '\0');
+  size_t n = ZDICT_trainFromBuffer(dict.data(), dict.size(), joined.data(), sizes.data(),
+                                   static_cast<unsigned>(sizes.size()));
+  if (ZDICT_isError(n)) {
+    return Status::InvalidArgument(std::string("zstd dictionary training: ") +
+                                   ZDICT_getErrorName(n));
+  }
+  dict.resize(n);
+  return Load(std::move(dict), level);
+}
+
+Result<std::shared_ptr<const ZstdTrainedDictionary>> ZstdTrainedDictionary::Load(std::string bytes,
+                                                                                 int level) {
+  const uint32_t id = ZDICT_getDictID(bytes.data(), bytes.size());
+  if (id == 0) return Status::Corruption("not a zstd dictionary");
+  auto h = std::make_unique<Handles>();
+  h->cdict = ZSTD_createCDict(bytes.data(), bytes.size(), level);
+  h->ddict = ZSTD_createDDict(bytes.data(), bytes.size());
+  if (h->cdict == nullptr || h->ddict == nullptr)
+    return Status::Corruption("zstd dictionary does not load");
+  return std::shared_ptr<const ZstdTrainedDictionary>(
+      new ZstdTrainedDictionary(std::move(bytes), id, std::move(h)));
+}
+
+namespace {
+
+// Each thread's coder contexts, reused across bodies.
+ZSTD_CCtx* ThreadCctx() {
+  thread_local std::unique_ptr<ZSTD_CCtx, CctxDeleter> c(ZSTD_createCCtx());
+  return c.get();
+}
+ZSTD_DCtx* ThreadDctx() {
+  thread_local std::unique_ptr<ZSTD_DCtx, DctxDeleter> d(ZSTD_createDCtx());
+  return d.get();
+}
+
+}  // namespace
+
+Result<std::string> ZstdTrainedDictionary::Compress(std::string_view in) const {
+  ZSTD_CCtx* c = ThreadCctx();
+  if (c == nullptr) return Status::Internal("zstd: cannot allocate a compression context");
+  std::string out(ZSTD_compressBound(in.size()), '\0');
+  // The content size and the dictionary ID go into the frame header (the
+  // stores that keep these frames check their bytes themselves).
+  size_t n =
+      ZSTD_compress_usingCDict(c, out.data(), out.size(), in.data(), in.size(), handles_->cdict);
+  if (ZSTD_isError(n)) return Error(n, "compress");
+  out.resize(n);
+  return out;
+}
+
+Result<std::string> ZstdTrainedDictionary::Decompress(std::string_view in, uint64_t size) const {
+  ZSTD_DCtx* d = ThreadDctx();
+  if (d == nullptr) return Status::Internal("zstd: cannot allocate a decompression context");
+  std::string out(size + 1, '\0');  // one more: a longer frame shows as a size mismatch
+  size_t n =
+      ZSTD_decompress_usingDDict(d, out.data(), out.size(), in.data(), in.size(), handles_->ddict);
+  if (ZSTD_isError(n)) return Error(n, "decompress");
+  if (n != size)
+    return Status::Corruption("zstd: a frame decoded to " + std::to_string(n) + " bytes, not " +
+                              std::to_string(size));
+  out.resize(n);
+  return out;
+}
+
+uint32_t ZstdFrameDictionaryId(std::string_view frame) {
+  return ZSTD_getDictID_fromFrame(frame.data(), frame.size());
 }
 
 }  // namespace ferry::codec
