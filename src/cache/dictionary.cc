@@ -129,7 +129,10 @@ class SfParser {
     item->kind = Item::Kind::kBinary;
     size_t end = s_.find(':', i_ + 1);
     if (end == std::string_view::npos) return false;
-    bool ok = Base64Decode(s_.substr(i_ + 1, end - i_ - 1), &item->text);
+    // Parsers should not fail on missing padding (RFC 9651 4.2.7).
+    std::string b64(s_.substr(i_ + 1, end - i_ - 1));
+    while (b64.size() % 4 != 0) b64.push_back('=');
+    bool ok = Base64Decode(b64, &item->text);
     i_ = end + 1;
     return ok;
   }
@@ -233,18 +236,21 @@ Result<DictionaryMark> ParseUseAsDictionary(std::string_view value) {
   if (!members) return Status::InvalidArgument("Use-As-Dictionary is not a structured dictionary");
   DictionaryMark mark;
   bool has_match = false;
+  // A key given twice: its last value counts (RFC 9651 4.2.2), of the
+  // right type or none.
   for (auto& [key, item] : *members) {
-    if (key == "match" && item.kind == Item::Kind::kString) {
-      mark.match = item.text;
-      has_match = true;
-    } else if (key == "match-dest" && item.kind == Item::Kind::kList) {
-      mark.match_dest = item.items;
-    } else if (key == "id" && item.kind == Item::Kind::kString) {
+    if (key == "match") {
+      has_match = item.kind == Item::Kind::kString;
+      mark.match = has_match ? item.text : "";
+    } else if (key == "match-dest") {
+      mark.match_dest = item.kind == Item::Kind::kList ? item.items : std::vector<std::string>{};
+    } else if (key == "id") {
       if (item.text.size() > 1024)
         return Status::InvalidArgument("Use-As-Dictionary id is over 1024 characters");
-      mark.id = item.text;
-    } else if (key == "type" && item.kind == Item::Kind::kToken) {
-      mark.type = item.text;
+      mark.id = item.kind == Item::Kind::kString ? item.text : "";
+    } else if (key == "type") {
+      mark.type =
+          item.kind == Item::Kind::kToken ? item.text : "";  // not a token: no type ferry knows
     }
   }
   if (!has_match || mark.match.empty())

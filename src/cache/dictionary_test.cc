@@ -23,8 +23,9 @@ TEST(DictionaryTest, ParsesUseAsDictionary) {
   m = ParseUseAsDictionary(R"(foo=1;x=?0, match="/a/*", type=future, bar)");
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->type, "future");
-  for (const char* bad : {"", R"(match=/a/*)", R"(match="")", R"(id="x")", R"(match="/a", )",
-                          R"(match="/a)", R"(match="/a" x)", "match-dest=(\"a\""}) {
+  for (const char* bad :
+       {"", R"(match=/a/*)", R"(match="")", R"(id="x")", R"(match="/a", )", R"(match="/a)",
+        R"(match="/a" x)", R"(match="/a", match-dest=("a")", R"(match="/a", match=1)"}) {
     EXPECT_FALSE(ParseUseAsDictionary(bad).ok()) << bad;
   }
 }
@@ -38,6 +39,11 @@ TEST(DictionaryTest, ParsesAvailableDictionaryAndId) {
   EXPECT_FALSE(ParseAvailableDictionary(":" + Base64Encode(std::string(31, 'a')) + ":")
                    .has_value());  // 31 bytes
   EXPECT_FALSE(ParseAvailableDictionary(":!!:").has_value());
+  std::string unpadded = Base64Encode(h);
+  while (unpadded.back() == '=') unpadded.pop_back();
+  EXPECT_EQ(ParseAvailableDictionary(":" + unpadded + ":").value_or(Sha256Digest{}), h);
+  // The last of a key given twice counts.
+  EXPECT_EQ(ParseUseAsDictionary(R"(match="/a", match="/b")").value().match, "/b");
   EXPECT_EQ(ParseDictionaryId(R"("abc")").value_or("?"), "abc");
   EXPECT_FALSE(ParseDictionaryId("abc").has_value());
 }

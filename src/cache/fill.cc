@@ -22,7 +22,10 @@ std::optional<SysSeconds> DateHeader(const http::Headers& h, std::string_view na
 
 http::Headers UpstreamRequestHeaders(const http::Headers& client, const EntryMeta* stale) {
   http::Headers out = http::EndToEnd(client);
-  for (const char* h : {"accept-encoding", "if-none-match", "if-modified-since", "range", "if-range"}) {
+  // The cache answers content codings itself, dictionaries included
+  // (RFC 9842): the origin is asked for the one representation it stores.
+  for (const char* h : {"accept-encoding", "if-none-match", "if-modified-since", "range", "if-range",
+                        "available-dictionary", "dictionary-id"}) {
     RemoveHeader(&out, h);
   }
   if (stale) {

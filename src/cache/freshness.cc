@@ -79,13 +79,17 @@ StoreDecision DecideStore(const StoreFacts& f, const CacheSettings& s) {
   }
   if (f.status == 206) return no("partial content");
   if (f.status < 200 || f.status >= 600) return no("not a final status");
-  // One stored object serves every client, so it may vary only on
-  // Accept-Encoding, which the cache answers itself.
+  // One stored object serves every client, so it may vary only on what
+  // the cache answers itself: Accept-Encoding, and the dictionaries of
+  // RFC 9842 (which it does not send upstream).
   for (std::string_view rest = f.vary; !rest.empty();) {
     size_t comma = rest.find(',');
     std::string_view member = TrimOws(rest.substr(0, comma));
     if (member == "*") return no("vary *");
-    if (!member.empty() && !EqualsIgnoreCase(member, "accept-encoding")) return no("varies on a request field");
+    if (!member.empty() && !EqualsIgnoreCase(member, "accept-encoding") &&
+        !EqualsIgnoreCase(member, "available-dictionary") && !EqualsIgnoreCase(member, "dictionary-id")) {
+      return no("varies on a request field");
+    }
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
   }
   if (f.set_cookie) return no("set-cookie");

@@ -30,6 +30,10 @@ struct CachedObject {
   // Which fill or disk read made it (unique in a process); a decoded copy
   // carries its source's id, so a copy of an older version is never used.
   uint64_t id = 0;
+  // Stored, or storable: an answer every client may share (never a
+  // private or no-store one). Only such objects become dictionaries or
+  // dcz answers.
+  bool shareable = false;
   // Derived from meta once, so that a hit parses nothing (freshness.h).
   CacheControl cache_control;
   Seconds lifetime{0};

@@ -216,7 +216,7 @@ std::optional<ProxyResponse> Proxy::Run(const ProxyRequest& req, bool may_block)
       }
       counters_.hits++;
       if (entry->heuristic) counters_.heuristic_hits++;
-      return Serve(req, entry, CacheStatus::kHit);
+      return Serve(req, entry, CacheStatus::kHit, may_block);
     }
   }
   if (!may_block) return std::nullopt;

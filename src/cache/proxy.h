@@ -222,8 +222,9 @@ class Proxy {
   // only its new metadata is written (DiskStore::Refresh); when the store
   // no longer holds that body, the whole entry.
   bool KeepRefreshed(const std::shared_ptr<const CachedObject>& object);
+  // `may_block` false: on the event loop (memory only).
   ProxyResponse Serve(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
-                      CacheStatus x_cache);
+                      CacheStatus x_cache, bool may_block = true);
   // Whether serving `object` to `req` needs a decode or an encode that no
   // copy in memory saves.
   bool NeedsDecode(const ProxyRequest& req, const CachedObject& object);
@@ -243,31 +244,43 @@ class Proxy {
   // a dictionary and DczVariant has one; else nullopt, `partial`'s Vary
   // set for a request that named one.
   std::optional<ProxyResponse> DczAnswer(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
-                                         Coding coding, ProxyResponse* partial);
+                                         Coding coding, bool may_block, ProxyResponse* partial);
   // Counts an answer in the per-coding metrics.
   ProxyResponse Counted(Coding coding, ProxyResponse r);
   // Compression dictionaries (proxy_dictionary.cc). MarkDictionary: sets
   // Use-As-Dictionary on the answer when the settings mark it (`tier`: a
-  // lower tier's request, marked whatever its scheme) and keeps an answer
-  // marked so (by them or the origin) as a dictionary. DczVariant: the
-  // dcz body for `req`, or nullptr (no dictionary applies, or it would not
-  // be smaller than `ordinary` bytes); `*vary_id`: it needed Dictionary-ID.
-  // DictionaryWork: whether either would block (for the event loop).
+  // lower tier's request, marked whatever its scheme) and, on a worker,
+  // keeps an answer marked so (by them or the origin) as a dictionary.
+  // DczVariant: the dcz body for `req`, or nullptr (no dictionary applies,
+  // it would not be smaller than `ordinary` bytes, or it is not in memory
+  // and !may_block); `*used`: the dictionary. DictionaryWork: whether
+  // either has work only a worker may do (for the event loop).
   void MarkDictionary(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object, bool tier,
-                      ProxyResponse* r);
+                      bool may_block, ProxyResponse* r);
   std::shared_ptr<const CachedObject> DczVariant(const ProxyRequest& req,
                                                  const std::shared_ptr<const CachedObject>& object, uint64_t ordinary,
-                                                 bool* vary_id);
+                                                 bool may_block, DictionaryInfo* used);
   bool DictionaryWork(const ProxyRequest& req, const CachedObject& object);
+  // A shared answer of the cache's own zstd within the size bound.
+  bool DictionaryEligible(const CachedObject& object) const;
   // The mark that applies to an answer of `object` to `req`, or nullopt;
   // `*configured`: it came from the settings (not the origin).
   std::optional<DictionaryMark> MarkFor(const ProxyRequest& req, const CachedObject& object, bool tier,
                                         bool* configured) const;
-  void KeepDictionary(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
-                      const DictionaryMark& mark);
-  // A dictionary by its SHA-256 (raw bytes): from memory, else the store.
-  std::optional<DictionaryInfo> KnownDictionary(const std::string& hash);
-  void Remember(DictionaryInfo info);  // into dictionaries_, within max_known
+  // What a dictionary kept from this answer would be (its hash not yet
+  // computed), or nullopt when none may be (not a secure context, a
+  // pattern ferry cannot evaluate, no lifetime left).
+  std::optional<DictionaryInfo> Keepable(const ProxyRequest& req, const CachedObject& object,
+                                         const DictionaryMark& mark) const;
+  bool KeptAlready(const std::string& key, uint64_t id, int64_t expires, int64_t now) const;
+  void KeepDictionary(const std::string& origin, const std::shared_ptr<const CachedObject>& object,
+                      DictionaryInfo info);
+  // A dictionary of `origin` by its SHA-256 (raw bytes): from memory, else
+  // (may_block) the store.
+  std::optional<DictionaryInfo> KnownDictionary(const std::string& origin, const std::string& hash, bool may_block);
+  std::optional<DictionaryInfo> DictionaryFor(const ProxyRequest& req, bool may_block);
+  bool Remember(const std::string& known, DictionaryInfo info);  // into dictionaries_; whether it is new
+  std::shared_ptr<const CachedObject> DictionaryBytes(const std::string& origin, const DictionaryInfo& dict);
   std::shared_ptr<const CachedObject> MakeDcz(const std::shared_ptr<const CachedObject>& object,
                                               const DictionaryInfo& dict, const std::string& key);
   // The identity body of a zstd object, from memory or decoded now (and
@@ -321,8 +334,9 @@ class Proxy {
   std::mutex pending_mu_;
   std::condition_variable pending_stored_;  // a key's `storing` ended
   std::unordered_map<std::string, PendingEncode> pending_;  // guarded by pending_mu_
-  // Dictionaries known, by SHA-256 (raw bytes), and the entries kept as
-  // one: key -> (object id, the expiry stored), so a hit costs no hashing.
+  // Dictionaries known, by origin and SHA-256 ("origin\nhash"), and the
+  // entries kept as one ("origin\nkey" -> object id, its expiry), so a hit
+  // costs no hashing.
   mutable std::mutex dict_mu_;
   std::unordered_map<std::string, DictionaryInfo> dictionaries_;                // guarded by dict_mu_
   std::unordered_map<std::string, std::pair<uint64_t, int64_t>> dictionary_of_;  // guarded by dict_mu_

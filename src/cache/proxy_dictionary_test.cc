@@ -160,7 +160,7 @@ TEST_F(ProxyDictionaryTest, TheOriginsMarkWithIdAndDestination) {
             "zstd");
 }
 
-TEST_F(ProxyDictionaryTest, AnExpiredDictionaryIsNotUsed) {
+TEST_F(ProxyDictionaryTest, AnAnswerWithoutLifetimeIsNotKept) {
   upstream_.answers["/static/app.v1.js"].headers = {{"Content-Type", "application/javascript"},
                                                     {"Cache-Control", "max-age=0"}};
   EXPECT_EQ(HeaderValue(proxy().Handle(Browser("/static/app.v1.js")).headers, "use-as-dictionary"),
@@ -188,7 +188,7 @@ TEST_F(ProxyDictionaryTest, ConcurrentRequestsMakeOnePair) {
   EXPECT_EQ(DczEncoded(), v2_.size());
 }
 
-TEST_F(ProxyDictionaryTest, ALowerTierIsSentTheMarkAndKeepsTheDictionary) {
+TEST_F(ProxyDictionaryTest, ALowerTierIsSentTheMarkButTheParentKeepsNothing) {
   ProxyRequest tier =
       GetRequest("/static/app.v1.js", {{"Host", "example.com"}, {"X-Ferry-Tier", "stored"}});
   ProxyResponse r = proxy().Handle(tier);
@@ -204,6 +204,81 @@ TEST_F(ProxyDictionaryTest, OffMeansNoMarksAndNoDcz) {
   EXPECT_EQ(
       HeaderValue(proxy().Handle(Browser("/static/app.v2.js", v1_)).headers, "content-encoding"),
       "zstd");
+}
+
+TEST_F(ProxyDictionaryTest, OnlySharedAnswersOfTheCachesOwnZstdTakePart) {
+  proxy().Handle(Browser("/static/app.v1.js"));
+  auto headers = [&](const char* path, http::Headers origin_headers) {
+    upstream_.answers[path] = {200, std::move(origin_headers), v2_};
+    return proxy().Handle(Browser(path, v1_)).headers;
+  };
+  // Private, no-store: neither marked nor kept nor sent as dcz.
+  auto h = headers("/static/app.private.js", {{"Content-Type", "application/javascript"},
+                                              {"Cache-Control", "private, max-age=600"}});
+  EXPECT_NE(HeaderValue(h, "content-encoding"), "dcz");
+  h = headers("/static/app.nostore.js", {{"Content-Type", "application/javascript"},
+                                         {"Cache-Control", "no-store"},
+                                         {"Use-As-Dictionary", "match=\"/static/*\""}});
+  EXPECT_NE(HeaderValue(h, "content-encoding"), "dcz");
+  // Encoded by the origin, or no-transform: stored as they came, never dcz.
+  auto gz = codec::ZstdCompress(v2_, 3);
+  upstream_.answers["/static/app.z.js"] = {200,
+                                           {{"Content-Type", "application/javascript"},
+                                            {"Content-Encoding", "zstd"},
+                                            {"Cache-Control", "max-age=600"}},
+                                           *gz};
+  EXPECT_EQ(
+      HeaderValue(proxy().Handle(Browser("/static/app.z.js", v1_)).headers, "content-encoding"),
+      "zstd");
+  h = headers("/static/app.nt.js", {{"Content-Type", "application/javascript"},
+                                    {"Cache-Control", "max-age=600, no-transform"}});
+  EXPECT_EQ(HeaderValue(h, "content-encoding"), "");
+  EXPECT_EQ(proxy().Metrics().dictionaries_kept, 1u);  // v1 only
+  EXPECT_EQ(DczEncoded(), 0u);
+  // The origin is never asked for a dictionary's coding.
+  EXPECT_EQ(HeaderValue(upstream_.last_headers, "available-dictionary"), "");
+}
+
+TEST_F(ProxyDictionaryTest, EachOriginHasItsOwnDictionaries) {
+  ProxyRequest other = Browser("/static/app.v1.js");
+  SetHeader(&other.headers, "Host", "127.0.0.1:8080");
+  proxy().Handle(Browser("/static/app.v1.js"));
+  proxy().Handle(other);  // the same bytes, another origin
+  EXPECT_EQ(proxy().Metrics().dictionaries_kept, 2u);
+  ProxyRequest v2_other = Browser("/static/app.v2.js", v1_);
+  SetHeader(&v2_other.headers, "Host", "127.0.0.1:8080");
+  EXPECT_EQ(
+      HeaderValue(proxy().Handle(Browser("/static/app.v2.js", v1_)).headers, "content-encoding"),
+      "dcz");
+  EXPECT_EQ(HeaderValue(proxy().Handle(v2_other).headers, "content-encoding"), "dcz");
+  // A request in absolute form names no origin of its own: no dictionary.
+  ProxyRequest absolute = Browser("/static/app.v2.js", v1_);
+  absolute.target = "http://origin.test:8000/static/app.v2.js";
+  EXPECT_EQ(HeaderValue(proxy().Handle(absolute).headers, "content-encoding"), "zstd");
+}
+
+TEST_F(ProxyDictionaryTest, TheEventLoopNeverHashesOrCompresses) {
+  proxy().Handle(GetRequest("/static/app.v1.js"));  // filled (no Host: not kept)
+  proxy().Handle(GetRequest("/static/app.v2.js"));
+  // Keeping v1 and making v2's dcz are a worker's: the loop declines both.
+  EXPECT_FALSE(proxy().HandleFromMemory(Browser("/static/app.v1.js")).has_value());
+  proxy().Handle(Browser("/static/app.v1.js"));
+  EXPECT_TRUE(proxy().HandleFromMemory(Browser("/static/app.v1.js")).has_value());  // kept now
+  EXPECT_FALSE(proxy().HandleFromMemory(Browser("/static/app.v2.js", v1_)).has_value());
+  EXPECT_EQ(DczEncoded(), 0u);
+  proxy().Handle(Browser("/static/app.v2.js", v1_));
+  auto r = proxy().HandleFromMemory(Browser("/static/app.v2.js", v1_));  // made: from memory
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(HeaderValue(r->headers, "content-encoding"), "dcz");
+  // An origin's mark the cache may not keep (plain http, not loopback)
+  // leaves hits on the loop.
+  upstream_.answers["/static/app.v1.js"].headers.emplace_back("Use-As-Dictionary",
+                                                              "match=\"/static/*\"");
+  proxy().Handle(GetRequest("/static/app.v9.js"));
+  upstream_.answers["/static/app.v9.js"] = upstream_.answers["/static/app.v1.js"];
+  ProxyRequest insecure = GetRequest("/static/app.v9.js", {{"Host", "example.com"}});
+  proxy().Handle(insecure);
+  EXPECT_TRUE(proxy().HandleFromMemory(insecure).has_value());
 }
 
 }  // namespace

@@ -88,6 +88,7 @@ void Proxy::StoreEncoded(FillEncoder::Done* done) {
   if (done->frame.ok()) {
     auto object = std::make_shared<CachedObject>();
     object->meta = plain->meta;
+    object->shareable = plain->shareable;
     object->body = std::move(done->frame).value();
     object->meta.encoding = StoredEncoding::kZstd;
     object->meta.stored_length = object->body.size();

@@ -26,6 +26,7 @@ std::shared_ptr<const CachedObject> Proxy::FromDisk(const std::string& key) {
     return nullptr;
   }
   auto object = std::make_shared<CachedObject>();
+  object->shareable = true;
   object->meta = std::move((*got)->meta);
   object->body = std::move((*got)->body);
   object->big = std::move((*got)->big);
@@ -213,6 +214,7 @@ std::shared_ptr<const Proxy::Fill> Proxy::StoreFill(std::shared_ptr<Fill> fill, 
                                                     std::shared_ptr<CachedObject> object, bool storable,
                                                     bool behind) {
   std::shared_ptr<CachedObject> plain;  // the original of a body compressed here
+  object->shareable = storable;
   if (storable && ShouldCompress(object->meta, object->body.size(), options_.transcode)) {
     if (behind && EncodeBehind(object)) {
       fill->share = Fill::Share::kObject;

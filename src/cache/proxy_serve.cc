@@ -71,13 +71,13 @@ ProxyResponse StoredHeaders(const std::shared_ptr<const CachedObject>& object, C
 }  // namespace
 
 ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
-                           CacheStatus x_cache) {
+                           CacheStatus x_cache, bool may_block) {
   const EntryMeta& m = object->meta;
   ProxyResponse r = StoredHeaders(object, x_cache);
   const bool to_tier = SentAsStored(req, *object);
   // This answer may be a compression dictionary (RFC 9842); a parent hop
   // passes on what marks it.
-  MarkDictionary(req, object, to_tier, &r);
+  MarkDictionary(req, object, to_tier, may_block, &r);
   if (to_tier) return StoredAnswer(req, *object, std::move(r));
 
   // A Range is answered from the identity representation; otherwise the
@@ -92,7 +92,7 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
   if (zstd_stored) SetHeader(&r.headers, "Vary", "Accept-Encoding");
   // The client may hold a dictionary that makes a smaller answer.
   if (range.empty()) {
-    if (auto dcz = DczAnswer(req, object, coding, &r)) return std::move(*dcz);
+    if (auto dcz = DczAnswer(req, object, coding, may_block, &r)) return std::move(*dcz);
   }
   if (coded) {
     SetHeader(&r.headers, "Content-Encoding", std::string(CodingName(coding)));
@@ -151,11 +151,12 @@ ProxyResponse Proxy::Serve(const ProxyRequest& req, const std::shared_ptr<const 
 
 std::optional<ProxyResponse> Proxy::DczAnswer(const ProxyRequest& req,
                                               const std::shared_ptr<const CachedObject>& object, Coding coding,
-                                              ProxyResponse* partial) {
+                                              bool may_block, ProxyResponse* partial) {
   if (HeaderValue(req.headers, "available-dictionary").empty()) return std::nullopt;
-  bool vary_id = false;
   const uint64_t ordinary = coding == Coding::kIdentity ? object->meta.logical_length : object->body.size();
-  std::shared_ptr<const CachedObject> dcz = DczVariant(req, object, ordinary, &vary_id);
+  DictionaryInfo used;
+  std::shared_ptr<const CachedObject> dcz = DczVariant(req, object, ordinary, may_block, &used);
+  const bool vary_id = dcz && !used.mark.id.empty();
   if (dcz || object->meta.encoding == StoredEncoding::kZstd) {
     SetHeader(&partial->headers, "Vary", vary_id ? "Accept-Encoding, Available-Dictionary, Dictionary-ID"
                                                  : "Accept-Encoding, Available-Dictionary");
@@ -166,9 +167,7 @@ std::optional<ProxyResponse> Proxy::DczAnswer(const ProxyRequest& req,
   RemoveHeader(&r.headers, "Accept-Ranges");
   std::string etag = HeaderValue(object->meta.headers, "etag");
   if (!etag.empty()) {
-    Sha256Digest hash;
-    std::copy_n(dcz->body.begin() + 8, hash.size(), hash.begin());  // DczHeader's
-    etag = DczEtag(etag, hash);
+    etag = DczEtag(etag, used.hash);
     SetHeader(&r.headers, "ETag", etag);
   }
   if (MatchesConditional(req, *object, etag)) return Counted(Coding::kDcz, NotModifiedAnswer(std::move(r)));
