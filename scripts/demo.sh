@@ -143,6 +143,17 @@ step "ferry cache serve: a caching proxy that keeps text zstd-compressed at rest
 mkdir -p "$TMP/site"
 cp -r /usr/share/doc/python3.11/html/library "$TMP/site/" 2>/dev/null \
   || for i in $(seq 1 50); do seq 1 5000 | sed "s/^/<p>line of page $i: /" >"$TMP/site/page$i.html"; done
+# Two versions of a script bundle (jQuery when the test packages are in,
+# else text of the pages), the second with one line changed: a browser
+# holding the first as a compression dictionary (RFC 9842) gets a delta.
+mkdir -p "$TMP/site/static"
+if [ -f /usr/share/javascript/jquery/jquery.js ]; then
+  cp /usr/share/javascript/jquery/jquery.js "$TMP/site/static/app.v1.js"
+else
+  cat "$TMP"/site/library/*.html 2>/dev/null | head -c 300000 >"$TMP/site/static/app.v1.js" || true
+  [ -s "$TMP/site/static/app.v1.js" ] || seq 1 60000 >"$TMP/site/static/app.v1.js"
+fi
+sed '10s/$/ \/\/ edited in version 2/' "$TMP/site/static/app.v1.js" >"$TMP/site/static/app.v2.js"
 # Last modified a month ago, as a site's files are: fresh by heuristic
 # (a tenth of that age, at most a day), so the requests below are hits.
 find "$TMP/site" -type f -exec touch -d '30 days ago' {} +
@@ -151,7 +162,7 @@ OTHER_PIDS+=($!)
 for _ in $(seq 1 50); do grep -q 'port' "$TMP/origin.log" 2>/dev/null && break; sleep 0.1; done
 ORIGIN_PORT=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$TMP/origin.log" | head -1)
 "$FERRY" cache serve --origin "http://127.0.0.1:$ORIGIN_PORT" --listen 127.0.0.1:0 \
-    --port-file "$TMP/cache.port" --dir "$TMP/cache" --default-ttl 5m >"$TMP/cache.log" 2>&1 &
+    --port-file "$TMP/cache.port" --dir "$TMP/cache" --default-ttl 5m --dictionary-versioned >"$TMP/cache.log" 2>&1 &
 OTHER_PIDS+=($!)
 for _ in $(seq 1 50); do [ -s "$TMP/cache.port" ] && break; sleep 0.1; done
 CACHE="http://127.0.0.1:$(cat "$TMP/cache.port")"
@@ -170,6 +181,15 @@ for enc in identity zstd; do
 done
 zstd -dcq "$TMP/body.zstd" | cmp - "$TMP/site/$page" && cmp "$TMP/body.identity" "$TMP/site/$page" \
   && echo "both answers decode to the origin's bytes"
+# --dictionary-versioned marks app.v1.js as a dictionary for app.*.js; a
+# client holding it names its SHA-256 and gets app.v2.js as dcz.
+curl -s -D - -o /dev/null "$CACHE/static/app.v1.js" | grep -i '^use-as-dictionary' | tr -d '\r' | sed 's/^/[app.v1.js] /'
+HASH=$(/usr/bin/python3 -c 'import base64, hashlib, sys; print(base64.b64encode(hashlib.sha256(open(sys.argv[1], "rb").read()).digest()).decode())' "$TMP/site/static/app.v1.js")
+curl -s -D - -o "$TMP/app.v2.dcz" -H "Accept-Encoding: zstd, dcz" -H "Available-Dictionary: :$HASH:" "$CACHE/static/app.v2.js" \
+  | grep -iE '^(content-encoding|content-length)' | tr -d '\r' | sed 's/^/[app.v2.js, holding v1] /'
+echo "app.v2.js is $(wc -c <"$TMP/site/static/app.v2.js") bytes; zstd -3 alone: $(zstd -3 -c -q "$TMP/site/static/app.v2.js" | wc -c)"
+zstd -dcq -D "$TMP/site/static/app.v1.js" "$TMP/app.v2.dcz" | cmp - "$TMP/site/static/app.v2.js" \
+  && echo "the dcz answer decodes against app.v1.js to app.v2.js"
 
 step "ferry snapshot + ferry volume: lazy block volumes over NBD"
 mkdir -p "$TMP/rootfs/etc" "$TMP/rootfs/usr"

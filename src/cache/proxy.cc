@@ -183,6 +183,10 @@ std::optional<ProxyResponse> Proxy::Run(const ProxyRequest& req, bool may_block)
     if (!may_block) return std::nullopt;
     return Admin(req);
   }
+  if (req.method == "GET" && IsDictionaryExport(path)) {
+    if (!may_block) return std::nullopt;
+    return ExportDictionary(req);
+  }
   auto route = RouteRequest(options_.routing, HeaderValue(req.headers, "host"), req.target);
   if (!route.ok()) {
     if (route.status().code() == ErrorCode::kNotFound) {

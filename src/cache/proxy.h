@@ -283,6 +283,26 @@ class Proxy {
   std::shared_ptr<const CachedObject> DictionaryBytes(const std::string& origin, const DictionaryInfo& dict);
   std::shared_ptr<const CachedObject> MakeDcz(const std::shared_ptr<const CachedObject>& object,
                                               const DictionaryInfo& dict, const std::string& key);
+  // Writes a dictionary of `origin` to the store (its body as `encoding`
+  // says); false (logged) when the store refused it.
+  bool StoreDictionary(const std::string& origin, const DictionaryInfo& info, StoredEncoding encoding,
+                       const std::string& body, uint64_t logical_length);
+  // Between tiers (proxy_tier_dictionary.cc): a parent notes the marked
+  // answers it sends lower tiers by their hash and answers GET
+  // /_ferry/dictionary/HEX (admin addresses) with one; a lower tier asks
+  // its parents for a dictionary it does not know.
+  struct TierDictionary {
+    std::string key, host, path;  // the entry, and the request it answered
+    uint64_t id = 0;
+    DictionaryMark mark;
+  };
+  static bool IsDictionaryExport(std::string_view path);
+  void NoteTierDictionary(const ProxyRequest& req, const std::shared_ptr<const CachedObject>& object,
+                          const DictionaryMark& mark);
+  bool TierDictionaryNoted(const CachedObject& object) const;
+  ProxyResponse ExportDictionary(const ProxyRequest& req);
+  std::optional<DictionaryInfo> FetchDictionary(const ProxyRequest& req, const std::string& origin,
+                                                const std::string& hash);
   // The identity body of a zstd object, from memory or decoded now (and
   // kept); nullptr when it does not decode (the entry is then removed).
   std::shared_ptr<const CachedObject> DecodedCopy(const CachedObject& object);
@@ -340,6 +360,8 @@ class Proxy {
   mutable std::mutex dict_mu_;
   std::unordered_map<std::string, DictionaryInfo> dictionaries_;                // guarded by dict_mu_
   std::unordered_map<std::string, std::pair<uint64_t, int64_t>> dictionary_of_;  // guarded by dict_mu_
+  std::unordered_map<std::string, TierDictionary> tier_dictionaries_;  // guarded by dict_mu_: by hash
+  std::unordered_map<std::string, int64_t> parent_misses_;  // guarded by dict_mu_: "origin\nhash" -> until
   SingleFlight<std::string, std::shared_ptr<const CachedObject>> dcz_flights_;
   TranscodeSettings small_transcode_;  // options_.transcode without its min_size
   std::unique_ptr<TrainedDictionaries> trained_;  // null when off

@@ -34,8 +34,6 @@ namespace {
 
 using namespace proxy_detail;  // NOLINT: the Proxy's own helpers
 
-int64_t UnixNow() { return Now().time_since_epoch().count(); }
-
 std::string_view PathOf(const ProxyRequest& req) {
   return std::string_view(req.target).substr(0, req.target.find('?'));
 }
@@ -139,8 +137,13 @@ void Proxy::MarkDictionary(const ProxyRequest& req,
   std::optional<DictionaryMark> mark = MarkFor(req, *object, tier, &configured);
   if (!mark) return;
   if (configured) SetHeader(&r->headers, "Use-As-Dictionary", FormatUseAsDictionary(*mark));
-  // Kept by the hop that faces the client; on a worker (DictionaryWork).
-  if (tier || !may_block) return;
+  // Kept by the hop that faces the client; a parent notes it for its lower
+  // tiers; on a worker (DictionaryWork).
+  if (!may_block) return;
+  if (tier) {
+    NoteTierDictionary(req, object, *mark);
+    return;
+  }
   std::optional<DictionaryInfo> info = Keepable(req, *object, *mark);
   if (!info ||
       KeptAlready(OriginOf(req) + "\n" + object->meta.key, object->id, info->expires, UnixNow()))
@@ -158,19 +161,9 @@ void Proxy::KeepDictionary(const std::string& origin,
   // The same bytes kept already for this origin, long enough: nothing to write.
   std::optional<DictionaryInfo> known = KnownDictionary(origin, hash, true);
   if (!known || known->expires - now < (info.expires - now) / 2) {
-    EntryMeta meta;
-    meta.key = StoreKey(origin, hash);
-    meta.headers = {{"use-as-dictionary", FormatUseAsDictionary(info.mark)},
-                    {"x-ferry-pattern", info.pattern},
-                    {"x-ferry-expires", std::to_string(info.expires)}};
-    meta.encoding = object->meta.encoding;
-    meta.logical_length = object->meta.logical_length;
-    meta.request_time = meta.response_time = now;
-    Status st = store_->Put(meta, object->body, /*sync=*/false);
-    if (!st.ok()) {  // its bytes are needed later: not kept at all
-      spdlog::warn("cache: a dictionary was not stored, so not kept: {}", st.ToString());
+    if (!StoreDictionary(origin, info, object->meta.encoding, object->body,
+                         object->meta.logical_length))
       return;
-    }
   }
   {
     std::lock_guard lock(dict_mu_);
@@ -179,6 +172,22 @@ void Proxy::KeepDictionary(const std::string& origin,
       dictionary_of_.erase(dictionary_of_.begin());
   }
   if (Remember(Known(origin, hash), std::move(info))) counters_.dictionaries_kept++;
+}
+
+bool Proxy::StoreDictionary(const std::string& origin, const DictionaryInfo& info,
+                            StoredEncoding encoding, const std::string& body,
+                            uint64_t logical_length) {
+  EntryMeta meta;
+  meta.key = StoreKey(origin, AsBytes(info.hash));
+  meta.headers = {{"use-as-dictionary", FormatUseAsDictionary(info.mark)},
+                  {"x-ferry-pattern", info.pattern},
+                  {"x-ferry-expires", std::to_string(info.expires)}};
+  meta.encoding = encoding;
+  meta.logical_length = logical_length;
+  meta.request_time = meta.response_time = UnixNow();
+  Status st = store_->Put(meta, body, /*sync=*/false);
+  if (!st.ok()) spdlog::warn("cache: a dictionary was not stored, so not kept: {}", st.ToString());
+  return st.ok();  // its bytes are needed later: not kept at all
 }
 
 bool Proxy::Remember(const std::string& known, DictionaryInfo info) {
@@ -235,6 +244,8 @@ std::optional<DictionaryInfo> Proxy::DictionaryFor(const ProxyRequest& req, bool
   auto hash = ParseAvailableDictionary(HeaderValue(req.headers, "available-dictionary"));
   if (origin.empty() || !hash || !SecureContext(req.tls, HostOf(origin))) return std::nullopt;
   std::optional<DictionaryInfo> dict = KnownDictionary(origin, AsBytes(*hash), may_block);
+  if (!dict && may_block && !options_.parents.empty())
+    dict = FetchDictionary(req, origin, AsBytes(*hash));
   const std::string dest = HeaderValue(req.headers, "sec-fetch-dest");
   const std::string id = ParseDictionaryId(HeaderValue(req.headers, "dictionary-id")).value_or("");
   const std::string host = HostOf(origin);
@@ -247,9 +258,11 @@ std::optional<DictionaryInfo> Proxy::DictionaryFor(const ProxyRequest& req, bool
 }
 
 bool Proxy::DictionaryWork(const ProxyRequest& req, const CachedObject& object) {
-  if (!DictionaryEligible(object) || HeaderValue(req.headers, kTierHeader) == "stored")
-    return false;
+  if (!DictionaryEligible(object)) return false;
   bool configured = false;
+  if (HeaderValue(req.headers, kTierHeader) == "stored") {
+    return MarkFor(req, object, true, &configured) && !TierDictionaryNoted(object);
+  }
   if (std::optional<DictionaryMark> mark = MarkFor(req, object, false, &configured)) {
     std::optional<DictionaryInfo> info = Keepable(req, object, *mark);
     if (info &&

@@ -281,5 +281,24 @@ TEST_F(ProxyDictionaryTest, TheEventLoopNeverHashesOrCompresses) {
   EXPECT_TRUE(proxy().HandleFromMemory(insecure).has_value());
 }
 
+TEST_F(ProxyDictionaryTest, AParentGivesTheDictionariesItSentLowerTiersToAdminsOnly) {
+  options_.admin_allow = std::move(ParseAllowList({"127.0.0.1"})).value();
+  ProxyRequest tier =
+      GetRequest("/static/app.v1.js", {{"Host", "example.com"}, {"X-Ferry-Tier", "stored"}});
+  proxy().Handle(tier);
+  ProxyRequest ask =
+      GetRequest("/_ferry/dictionary/" + HexLower(Sha256(v1_)), {{"Host", "example.com"}});
+  ProxyResponse r = proxy().Handle(ask);
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(HeaderValue(r.headers, "use-as-dictionary"), "match=\"/static/app.*.js\"");
+  EXPECT_EQ(HeaderValue(r.headers, "x-ferry-dictionary-path"), "/static/app.v1.js");
+  EXPECT_EQ(codec::ZstdDecompress(std::string(r.body)).value(), v1_);
+  ProxyRequest other_host = ask;
+  SetHeader(&other_host.headers, "Host", "other.example");
+  EXPECT_EQ(proxy().Handle(other_host).status, 404);  // another origin's
+  ask.peer = "10.0.0.9";
+  EXPECT_EQ(proxy().Handle(ask).status, 403);
+}
+
 }  // namespace
 }  // namespace ferry::cache

@@ -73,6 +73,8 @@ inline SysSeconds Now() {
   return std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
 }
 
+inline int64_t UnixNow() { return Now().time_since_epoch().count(); }
+
 inline uint64_t NanosSince(SteadyClock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - t).count();
 }

@@ -130,4 +130,31 @@ curl -sf -H "Accept-Encoding: zstd, dcz" -H "Available-Dictionary: :$(printf oth
 # Over plain http on a name that is not loopback: no mark (not a secure context).
 curl -sf -H "Host: example.test:$PORT" -D "$TMP/h" -o /dev/null "$C/static/app.v1.js"
 [ -z "$(header "$TMP/h" use-as-dictionary)" ] || fail "marked a dictionary for an insecure context"
+
+# A fleet: two lower tiers over one parent that marks. The old version
+# goes through one lower tier, the new one through the other, which has
+# never seen the dictionary: it asks the parent for it by its hash.
+start_cache_named parent --origin "$ORIGIN" --dir "$TMP/parent" --dictionary-versioned
+PARENT=$C
+start_cache_named edge1 --parent "$PARENT" --origin "$ORIGIN" --dir "$TMP/edge1"
+E1="http://localhost:$(cat "$TMP/edge1.port")"
+start_cache_named edge2 --parent "$PARENT" --origin "$ORIGIN" --dir "$TMP/edge2"
+E2="http://localhost:$(cat "$TMP/edge2.port")"
+curl -sf -H "Accept-Encoding: zstd" -D "$TMP/h" -o /dev/null "$E1/static/app.v1.js" || fail "edge1: app.v1.js"
+[ "$(header "$TMP/h" use-as-dictionary)" = 'match="/static/app.*.js"' ] || fail "edge1 did not pass on the parent's mark: $(cat "$TMP/h")"
+[ "$(metric "$E1" ferry_cache_dictionaries_kept_total)" = 1 ] || fail "edge1 did not keep the dictionary"
+curl -sf -H "Accept-Encoding: zstd, dcz" -H "Available-Dictionary: $AD" -D "$TMP/h" -o "$TMP/v2.edge.dcz" \
+  "$E2/static/app.v2.js" || fail "edge2: app.v2.js"
+[ "$(header "$TMP/h" content-encoding)" = dcz ] || fail "edge2 did not answer dcz with the parent's dictionary: $(cat "$TMP/h")"
+zstd -d -q -D "$SITE/static/app.v1.js" -c "$TMP/v2.edge.dcz" | cmp -s - "$SITE/static/app.v2.js" ||
+  fail "edge2's dcz does not decode to version 2"
+# Two: the parent's, and version 2 itself (marked too, for version 3).
+[ "$(metric "$E2" ferry_cache_dictionaries_kept_total)" = 2 ] ||
+  fail "edge2 kept $(metric "$E2" ferry_cache_dictionaries_kept_total) dictionaries, not the parent's and its own"
+# The parent gives dictionaries to admin addresses only, by a valid name.
+code=$(curl -s -o /dev/null -w '%{http_code}' "$PARENT/_ferry/dictionary/xyz")
+[ "$code" = 400 ] || fail "a bad dictionary name got $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$PARENT/_ferry/dictionary/$(printf other | sha256sum | cut -c1-64)")
+[ "$code" = 404 ] || fail "an unknown dictionary got $code"
+echo "fleet: edge2 answered dcz ($(wc -c <"$TMP/v2.edge.dcz") bytes) with the dictionary edge1's client got, from the parent"
 echo "cache dictionary: ok"
