@@ -17,6 +17,7 @@ need curl
 need chromium
 need zstd
 need brotli
+need openssl
 source "$FERRY_SOURCE/tests/integration/cache_lib.sh"
 JQ=/usr/share/javascript/jquery/jquery.js
 [ -f "$JQ" ] || skip "$JQ missing (scripts/setup.sh installs libjs-jquery)"
@@ -123,7 +124,7 @@ cmp -s "$TMP/v2.js" "$SITE/static/app.v2.js" || fail "the dcz body does not deco
 # Without dcz, or with a dictionary ferry never served: the ordinary answer.
 curl -sf -H "Accept-Encoding: zstd" -H "Available-Dictionary: $AD" -D "$TMP/h" -o /dev/null "$CL/static/app.v2.js"
 [ "$(header "$TMP/h" content-encoding)" = zstd ] || fail "a client without dcz got $(header "$TMP/h" content-encoding)"
-curl -sf -H "Accept-Encoding: zstd, dcz" -H "Available-Dictionary: :$(printf other | sha256sum | xxd -r -p | base64):" \
+curl -sf -H "Accept-Encoding: zstd, dcz" -H "Available-Dictionary: :$(printf other | openssl dgst -sha256 -binary | base64):" \
   -D "$TMP/h" -o /dev/null "$CL/static/app.v2.js"
 [ "$(header "$TMP/h" content-encoding)" = zstd ] || fail "an unknown dictionary got $(header "$TMP/h" content-encoding)"
 [ "$(metric "$C" ferry_cache_dictionary_misses_total)" -ge 1 ] || fail "the unknown dictionary was not counted"
