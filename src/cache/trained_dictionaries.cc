@@ -46,6 +46,10 @@ TrainedDictionaries::TrainedDictionaries(TrainedSettings settings, Storage stora
       c.next_training = settings_.first_samples * 4;
     }
   }
+  // spdlog's registry is made on first use inside libspdlog, whose guard
+  // ThreadSanitizer cannot see: made here, before the trainer thread
+  // starts, it is ordered before the trainer's logging.
+  (void)spdlog::default_logger_raw();
   trainer_ = std::thread([this] { Run(); });
 }
 
